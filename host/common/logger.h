@@ -1,0 +1,66 @@
+// Structured logging: one JSON object per line. Context fields (worker_id,
+// model_ref, ...) set once are added to every line. Prompts and other user
+// content must only be logged at debug level.
+#ifndef ORCD_HOST_COMMON_LOGGER_H_
+#define ORCD_HOST_COMMON_LOGGER_H_
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace orcd {
+
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3 };
+
+std::string_view LogLevelName(LogLevel level);
+// Parses "debug" | "info" | "warn" | "error"; returns false on anything else.
+bool ParseLogLevel(std::string_view text, LogLevel* out);
+
+// Escapes `text` as the inside of a JSON string literal.
+std::string JsonEscape(std::string_view text);
+
+using LogFields = std::vector<std::pair<std::string, std::string>>;
+
+class Logger {
+ public:
+  using Sink = std::function<void(const std::string& line)>;
+
+  static Logger& Global();
+
+  void SetLevel(LogLevel level);
+  LogLevel level() const;
+  // Adds (or replaces) a field written on every line.
+  void SetContext(const std::string& key, const std::string& value);
+  // Redirects output (tests); an empty sink restores stderr.
+  void SetSink(Sink sink);
+
+  void Log(LogLevel level, std::string_view event, std::string_view message,
+           const LogFields& fields = {});
+
+ private:
+  mutable std::mutex mu_;
+  LogLevel level_ = LogLevel::kInfo;
+  std::map<std::string, std::string> context_;
+  Sink sink_;
+};
+
+inline void LogInfo(std::string_view event, std::string_view message,
+                    const LogFields& fields = {}) {
+  Logger::Global().Log(LogLevel::kInfo, event, message, fields);
+}
+inline void LogWarn(std::string_view event, std::string_view message,
+                    const LogFields& fields = {}) {
+  Logger::Global().Log(LogLevel::kWarn, event, message, fields);
+}
+inline void LogError(std::string_view event, std::string_view message,
+                     const LogFields& fields = {}) {
+  Logger::Global().Log(LogLevel::kError, event, message, fields);
+}
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_COMMON_LOGGER_H_
