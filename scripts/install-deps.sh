@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs orcd's build and test dependencies from Debian 12 packages.
+# Idempotent: does nothing when everything is already installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libpoco-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev
+  libgtest-dev libgmock-dev libpcre2-dev
+  curl python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
