@@ -1,0 +1,110 @@
+#include "host/server/control_handlers.h"
+
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include "host/common/logger.h"
+#include "host/server/http_util.h"
+
+namespace orcd {
+namespace {
+
+using Poco::Net::HTTPResponse;
+
+std::string Str(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
+
+}  // namespace
+
+std::string HealthJson(const WorkerState& state) {
+  const ModelFacts& f = state.service->facts();
+  const bool healthy = state.ready && f.resident;
+  const auto uptime = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::steady_clock::now() - state.started)
+                          .count();
+  std::string j = "{\"status\":" + Str(healthy ? "healthy" : "unhealthy");
+  j += ",\"worker_id\":" + Str(state.config.worker_id);
+  j += ",\"model\":" + Str(f.model_name) + ",\"model_ref\":" + Str(f.model_ref);
+  j += ",\"architecture\":" + Str(f.architecture);
+  j += std::string(",\"resident\":") + (f.resident ? "true" : "false");
+  j += ",\"quant_kind\":" + Str(f.quant_kind);
+  j += ",\"vram_bytes_used\":" + std::to_string(f.vram_bytes);
+  j += ",\"tokenizer_kind\":" + Str(f.tokenizer_kind);
+  j += ",\"vocab_size\":" + std::to_string(f.vocab_size);
+  j += ",\"context_length\":" + (f.context_length > 0 ? std::to_string(f.context_length) : "null");
+  if (f.expert_count > 0) {
+    j += ",\"expert_count\":" + std::to_string(f.expert_count) +
+         ",\"expert_used_count\":" + std::to_string(f.expert_used_count);
+  }
+  j += ",\"uptime_seconds\":" + std::to_string(uptime);
+  j += ",\"device\":" + Str(f.device);
+  if (f.sm > 0) {
+    j += ",\"sm\":" + std::to_string(f.sm) + ",\"cuda_runtime_version\":" + Str(f.cuda_runtime_version);
+  }
+  j += std::string(",\"busy\":") + (state.slot.busy() ? "true" : "false");
+  j += std::string(",\"shutting_down\":") + (state.shutting_down ? "true" : "false") + "}";
+  return j;
+}
+
+void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
+                                   Poco::Net::HTTPServerResponse& response) {
+  switch (route_) {
+    case Route::kCancel: {
+      const std::optional<std::string> body = ReadBody(request, response);
+      if (!body) return;
+      std::string job_id;
+      try {
+        auto obj = Poco::JSON::Parser().parse(*body).extract<Poco::JSON::Object::Ptr>();
+        if (obj->has("job_id") && obj->get("job_id").isString()) job_id = obj->getValue<std::string>("job_id");
+      } catch (const Poco::Exception&) {
+      } catch (const std::exception&) {
+      }
+      if (job_id.empty()) {
+        SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "INVALID_REQUEST",
+                  "job_id must be a non-empty string", false, "job_id");
+        return;
+      }
+      state_.slot.Cancel(job_id);
+      LogInfo("cancel_requested", "cancel requested", {{"job_id", job_id}});
+      SendJson(response, HTTPResponse::HTTP_ACCEPTED,
+               "{\"job_id\":\"" + JsonEscape(job_id) + "\",\"status\":\"cancel_requested\"}");
+      return;
+    }
+    case Route::kShutdown:
+      LogInfo("shutdown", "shutdown requested over HTTP");
+      state_.RequestShutdown();
+      SendJson(response, HTTPResponse::HTTP_ACCEPTED, "{\"status\":\"shutting_down\"}");
+      return;
+    case Route::kHealth:
+      SendJson(response, HTTPResponse::HTTP_OK, HealthJson(state_));
+      return;
+    case Route::kLive:
+      SendJson(response, HTTPResponse::HTTP_OK, "{\"status\":\"live\"}");
+      return;
+    case Route::kReady: {
+      const bool ready = state_.ready && !state_.shutting_down;
+      SendJson(response, ready ? HTTPResponse::HTTP_OK : HTTPResponse::HTTP_SERVICE_UNAVAILABLE,
+               std::string("{\"status\":\"") + (ready ? "ready" : "not_ready") + "\"}");
+      return;
+    }
+    case Route::kMetrics: {
+      const std::string text = state_.metrics.Render();
+      response.setStatus(HTTPResponse::HTTP_OK);
+      response.setContentType("text/plain; version=0.0.4");
+      response.setContentLength(static_cast<std::streamsize>(text.size()));
+      response.send() << text;
+      return;
+    }
+    case Route::kBadMethod:
+      SendError(response, HTTPResponse::HTTP_METHOD_NOT_ALLOWED, "INVALID_REQUEST",
+                "method " + request.getMethod() + " not allowed on " + request.getURI(), false);
+      return;
+    case Route::kNotFound:
+      SendError(response, HTTPResponse::HTTP_NOT_FOUND, "NOT_FOUND",
+                "no route " + request.getMethod() + " " + request.getURI(), false);
+      return;
+  }
+}
+
+}  // namespace orcd

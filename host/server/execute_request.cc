@@ -1,0 +1,150 @@
+#include "host/server/execute_request.h"
+
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+namespace orcd {
+namespace {
+
+using Poco::Dynamic::Var;
+
+struct Invalid {
+  ValidationError error;
+};
+
+[[noreturn]] void Fail(const std::string& field, const std::string& message) {
+  throw Invalid{{field, field.empty() ? message : field + " " + message}};
+}
+
+double Number(const Var& v, const std::string& field, double lo, double hi, bool lo_open = false) {
+  if (!v.isNumeric() || v.isString()) Fail(field, "must be a number");
+  const double x = v.convert<double>();
+  if (!std::isfinite(x) || x > hi || (lo_open ? x <= lo : x < lo)) {
+    std::string range = (lo_open ? "(" : "[") + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    Fail(field, "must be in " + range);
+  }
+  return x;
+}
+
+int64_t Integer(const Var& v, const std::string& field, int64_t lo, int64_t hi) {
+  if (!v.isInteger()) Fail(field, "must be an integer");
+  if (v.isSigned()) {
+    const int64_t x = v.convert<int64_t>();
+    if (x < lo || x > hi) {
+      Fail(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+    }
+    return x;
+  }
+  const uint64_t u = v.convert<uint64_t>();
+  if (u > static_cast<uint64_t>(hi)) {
+    Fail(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  }
+  return static_cast<int64_t>(u);
+}
+
+std::string String(const Var& v, const std::string& field) {
+  if (!v.isString()) Fail(field, "must be a string");
+  return v.convert<std::string>();
+}
+
+uint64_t RandomSeed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+std::optional<int64_t> CountUtf8CodePoints(const std::string& text) {
+  int64_t n = 0;
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + len > text.size()) return std::nullopt;
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return std::nullopt;
+    }
+    i += len;
+    ++n;
+  }
+  return n;
+}
+
+std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::string& body,
+                                                                  const RequestLimits& limits) {
+  try {
+    Var parsed;
+    try {
+      parsed = Poco::JSON::Parser().parse(body);
+    } catch (const Poco::Exception& e) {
+      Fail("", "body is not valid JSON: " + e.displayText());
+    }
+    if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) Fail("", "body must be a JSON object");
+    auto obj = parsed.extract<Poco::JSON::Object::Ptr>();
+    static const std::set<std::string> kKnown = {"job_id", "prompt", "max_tokens", "temperature",
+                                                 "top_p", "top_k", "repetition_penalty", "min_p",
+                                                 "stop", "seed"};
+    for (const auto& [name, value] : *obj) {
+      if (!kKnown.count(name)) Fail(name, "is not a known field");
+    }
+    ExecuteRequest r;
+    if (!obj->has("job_id")) Fail("job_id", "is required");
+    r.job_id = String(obj->get("job_id"), "job_id");
+    if (r.job_id.empty() || r.job_id.size() > 256) Fail("job_id", "must be 1 to 256 characters");
+    if (!obj->has("prompt")) Fail("prompt", "is required");
+    r.prompt = String(obj->get("prompt"), "prompt");
+    const std::optional<int64_t> chars = CountUtf8CodePoints(r.prompt);
+    if (!chars) Fail("prompt", "is not valid UTF-8");
+    if (*chars == 0 || *chars > limits.max_prompt_chars) {
+      Fail("prompt", "must be 1 to " + std::to_string(limits.max_prompt_chars) + " characters");
+    }
+    r.max_tokens = limits.max_tokens;
+    if (obj->has("max_tokens")) r.max_tokens = Integer(obj->get("max_tokens"), "max_tokens", 1, limits.max_tokens);
+    SamplingParams& s = r.sampling;
+    if (obj->has("temperature")) s.temperature = Number(obj->get("temperature"), "temperature", 0, 2);
+    if (obj->has("top_p")) s.top_p = Number(obj->get("top_p"), "top_p", 0, 1, /*lo_open=*/true);
+    if (obj->has("top_k")) {
+      s.top_k = Integer(obj->get("top_k"), "top_k", 0, limits.vocab_size > 0 ? limits.vocab_size : INT32_MAX);
+    }
+    // 0 would divide logits by zero: the range is (0, 2].
+    if (obj->has("repetition_penalty")) {
+      s.repetition_penalty = Number(obj->get("repetition_penalty"), "repetition_penalty", 0, 2, true);
+    }
+    if (obj->has("min_p")) s.min_p = Number(obj->get("min_p"), "min_p", 0, 1);
+    if (obj->has("seed") && !obj->get("seed").isEmpty()) {
+      const Var& seed = obj->get("seed");
+      if (!seed.isInteger() || (seed.isSigned() && seed.convert<int64_t>() < 0)) {
+        Fail("seed", "must be an integer between 0 and 18446744073709551615");
+      }
+      s.seed = seed.convert<uint64_t>();
+      s.seed_from_request = true;
+    } else {
+      s.seed = RandomSeed();
+    }
+    if (obj->has("stop")) {
+      auto arr = obj->getArray("stop");
+      if (!arr) Fail("stop", "must be an array of strings");
+      if (static_cast<int64_t>(arr->size()) > limits.max_stop_strings) {
+        Fail("stop", "must hold at most " + std::to_string(limits.max_stop_strings) + " strings");
+      }
+      for (size_t k = 0; k < arr->size(); ++k) {
+        const std::string field = "stop[" + std::to_string(k) + "]";
+        std::string s_k = String(arr->get(static_cast<unsigned>(k)), field);
+        if (s_k.empty()) Fail(field, "must not be empty");
+        if (!CountUtf8CodePoints(s_k)) Fail(field, "is not valid UTF-8");
+        if (limits.count_tokens && limits.count_tokens(s_k) > limits.max_stop_tokens) {
+          Fail(field, "must be at most " + std::to_string(limits.max_stop_tokens) + " tokens");
+        }
+        r.stop.push_back(std::move(s_k));
+      }
+    }
+    return r;
+  } catch (const Invalid& e) {
+    return e.error;
+  }
+}
+
+}  // namespace orcd

@@ -1,0 +1,87 @@
+// What the HTTP layer needs from the model: facts for /health and one
+// generation at a time. The implementation (engine + tokenizer + sampler)
+// lives in generation_service.*; tests may substitute their own.
+#ifndef ORCD_HOST_SERVER_INFERENCE_SERVICE_H_
+#define ORCD_HOST_SERVER_INFERENCE_SERVICE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "host/server/execute_request.h"
+
+namespace orcd {
+
+struct ModelFacts {
+  std::string model_ref;       // the model path as configured
+  std::string model_name;      // general.name, else the file stem
+  std::string architecture;
+  std::string quant_kind;      // e.g. Q4_K_M, MXFP4, F16
+  std::string tokenizer_kind;  // gguf-bpe | gguf-spm | hf-json
+  int64_t vocab_size = 0;
+  int64_t context_length = 0;  // as allocated
+  int64_t expert_count = 0;    // 0 for dense models
+  int64_t expert_used_count = 0;
+  uint64_t vram_bytes = 0;
+  bool resident = true;
+  std::string device;  // "cpu" or the GPU's name
+  int sm = 0;          // CUDA only
+  std::string cuda_runtime_version;
+};
+
+struct GenerationInput {
+  std::string prompt;           // already templated when it came through /v1/chat
+  int64_t max_tokens = 0;
+  SamplingParams sampling;
+  std::vector<std::string> stop;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+// Receives a job's output; called on the generating thread.
+class GenerationObserver {
+ public:
+  virtual ~GenerationObserver() = default;
+  // One call per generated token: its index and the text that became safe to
+  // emit with it (may be empty: a partial UTF-8 character or a held-back
+  // possible stop string). Returns false when the consumer is gone.
+  virtual bool OnToken(int64_t index, const std::string& text) = 0;
+  // Polled between tokens; true stops the job with stop_reason "cancelled".
+  virtual bool Cancelled() = 0;
+};
+
+struct GenerationResult {
+  // "eos" | "max_tokens" | "stop" | "cancelled" | "timeout" | "client_gone" | "error"
+  std::string stop_reason;
+  std::string error_code;  // stable code when stop_reason == "error"
+  std::string error_message;
+  int64_t prompt_tokens = 0;
+  int64_t tokens_out = 0;
+  double prefill_ms = 0;
+  double decode_ms = 0;
+  double ttft_ms = -1;
+};
+
+struct ChatMessage {
+  std::string role;  // system | user | assistant | developer | tool
+  std::string content;
+};
+
+class InferenceService {
+ public:
+  virtual ~InferenceService() = default;
+  virtual const ModelFacts& facts() const = 0;
+  virtual int64_t CountTokens(const std::string& text) = 0;
+  // Prompt length in tokens after the service's own rules (BOS etc.).
+  virtual int64_t max_prompt_tokens() const = 0;
+  // Renders a conversation with the model family's chat template, ending with
+  // the assistant's generation prompt.
+  virtual std::string ApplyChatTemplate(const std::vector<ChatMessage>& messages) = 0;
+  // Runs one job to completion (never throws: failures come back as results).
+  // Text still held back at the end is delivered with the last token's index.
+  virtual GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) = 0;
+};
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_SERVER_INFERENCE_SERVICE_H_

@@ -1,0 +1,52 @@
+#include "host/server/job_runner.h"
+
+#include "host/common/logger.h"
+
+namespace orcd {
+
+bool IsNormalStop(const GenerationResult& r) {
+  return r.stop_reason == "eos" || r.stop_reason == "max_tokens" || r.stop_reason == "stop";
+}
+
+std::string JobOutcome(const GenerationResult& r) {
+  return IsNormalStop(r) ? "completed" : r.stop_reason;
+}
+
+GenerationResult RunJob(WorkerState& state, const std::string& job_id, GenerationInput input,
+                        GenerationObserver& observer, const std::function<bool()>& client_gone) {
+  LogInfo("execute_start", "job started",
+          {{"job_id", job_id}, {"seed", std::to_string(input.sampling.seed)},
+           {"max_tokens", std::to_string(input.max_tokens)}});
+  Logger::Global().Log(LogLevel::kDebug, "execute_prompt", input.prompt, {{"job_id", job_id}});
+  input.deadline = std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(static_cast<int64_t>(state.config.inference_timeout_s * 1000));
+  const auto t0 = std::chrono::steady_clock::now();
+  GenerationResult result = state.service->Generate(input, observer);
+  const double total_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (client_gone && client_gone()) result.stop_reason = "client_gone";
+
+  JobMetrics jm;
+  jm.outcome = JobOutcome(result);
+  jm.prompt_tokens = result.prompt_tokens;
+  jm.tokens_out = result.tokens_out;
+  jm.inference_ms = total_ms;
+  jm.ttft_ms = result.ttft_ms;
+  jm.decode_tokens_per_second =
+      result.decode_ms > 0 ? static_cast<double>(result.tokens_out) * 1000.0 / result.decode_ms : 0;
+  state.metrics.RecordJob(jm);
+  LogFields fields = {{"job_id", job_id},
+                      {"outcome", jm.outcome},
+                      {"stop_reason", result.stop_reason},
+                      {"prompt_tokens", std::to_string(result.prompt_tokens)},
+                      {"tokens_out", std::to_string(result.tokens_out)},
+                      {"inference_ms", std::to_string(static_cast<int64_t>(total_ms))}};
+  if (result.stop_reason == "error") {
+    fields.emplace_back("error_code", result.error_code);
+    LogError("error", result.error_message, fields);
+  }
+  LogInfo("execute_end", "job finished", fields);
+  return result;
+}
+
+}  // namespace orcd

@@ -1,0 +1,24 @@
+// Runs one job for any endpoint (/execute, /v1/*): deadline, generation,
+// metrics and the execute_start/execute_end log lines. The caller holds the slot.
+#ifndef ORCD_HOST_SERVER_JOB_RUNNER_H_
+#define ORCD_HOST_SERVER_JOB_RUNNER_H_
+
+#include <functional>
+#include <string>
+
+#include "host/server/worker_state.h"
+
+namespace orcd {
+
+// `client_gone` is asked once the generation returns: true turns the stop
+// reason into "client_gone" (the observer saw a failed write).
+GenerationResult RunJob(WorkerState& state, const std::string& job_id, GenerationInput input,
+                        GenerationObserver& observer, const std::function<bool()>& client_gone);
+
+// "completed" for the normal stops, else the stop reason.
+std::string JobOutcome(const GenerationResult& result);
+bool IsNormalStop(const GenerationResult& result);
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_SERVER_JOB_RUNNER_H_

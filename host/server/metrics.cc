@@ -1,0 +1,95 @@
+#include "host/server/metrics.h"
+
+#include <cstdio>
+
+namespace orcd {
+namespace {
+
+std::string Num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+void Header(std::string* out, const char* name, const char* type, const char* help) {
+  *out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+}  // namespace
+
+void Histogram::Observe(double v) {
+  ++count_;
+  sum_ += v;
+  for (size_t k = 0; k < bounds_.size(); ++k) {
+    if (v <= bounds_[k]) {
+      ++counts_[k];
+      return;
+    }
+  }
+}
+
+void Histogram::Render(const std::string& name, std::string* out) const {
+  uint64_t cumulative = 0;
+  for (size_t k = 0; k < bounds_.size(); ++k) {
+    cumulative += counts_[k];
+    *out += name + "_bucket{le=\"" + Num(bounds_[k]) + "\"} " + std::to_string(cumulative) + "\n";
+  }
+  *out += name + "_bucket{le=\"+Inf\"} " + std::to_string(count_) + "\n";
+  *out += name + "_sum " + Num(sum_) + "\n";
+  *out += name + "_count " + std::to_string(count_) + "\n";
+}
+
+Metrics::Metrics()
+    : start_(std::chrono::steady_clock::now()),
+      inference_ms_({10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000}),
+      ttft_seconds_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}),
+      decode_tps_({1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}) {}
+
+void Metrics::RecordJob(const JobMetrics& job) {
+  std::lock_guard lock(mu_);
+  ++requests_by_outcome_[job.outcome];
+  tokens_generated_ += static_cast<uint64_t>(job.tokens_out);
+  prompt_tokens_ += static_cast<uint64_t>(job.prompt_tokens);
+  inference_ms_.Observe(job.inference_ms);
+  if (job.ttft_ms >= 0) ttft_seconds_.Observe(job.ttft_ms / 1000.0);
+  if (job.decode_tokens_per_second > 0) decode_tps_.Observe(job.decode_tokens_per_second);
+}
+
+void Metrics::RecordRejected(const std::string& outcome) {
+  std::lock_guard lock(mu_);
+  ++requests_by_outcome_[outcome];
+}
+
+void Metrics::SetVramBytes(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  vram_bytes_ = bytes;
+}
+
+std::string Metrics::Render() const {
+  std::lock_guard lock(mu_);
+  std::string out;
+  Header(&out, "worker_requests_total", "counter", "Inference requests by outcome.");
+  for (const auto& [outcome, n] : requests_by_outcome_) {
+    out += "worker_requests_total{outcome=\"" + outcome + "\"} " + std::to_string(n) + "\n";
+  }
+  Header(&out, "worker_tokens_generated_total", "counter", "Tokens generated.");
+  out += "worker_tokens_generated_total " + std::to_string(tokens_generated_) + "\n";
+  Header(&out, "worker_prompt_tokens_total", "counter", "Prompt tokens processed.");
+  out += "worker_prompt_tokens_total " + std::to_string(prompt_tokens_) + "\n";
+  Header(&out, "worker_vram_bytes", "gauge", "Device memory held by the worker.");
+  out += "worker_vram_bytes " + std::to_string(vram_bytes_) + "\n";
+  Header(&out, "worker_uptime_seconds", "gauge", "Seconds since the worker started.");
+  out += "worker_uptime_seconds " +
+         Num(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()) +
+         "\n";
+  Header(&out, "worker_inference_duration_ms", "histogram", "Inference latency per job.");
+  inference_ms_.Render("worker_inference_duration_ms", &out);
+  Header(&out, "worker_time_to_first_token_seconds", "histogram",
+         "Prompt processing plus the first decode step.");
+  ttft_seconds_.Render("worker_time_to_first_token_seconds", &out);
+  Header(&out, "worker_decode_tokens_per_second", "histogram", "Decode speed per job.");
+  decode_tps_.Render("worker_decode_tokens_per_second", &out);
+  return out;
+}
+
+}  // namespace orcd

@@ -1,0 +1,204 @@
+#include "host/server/openai_handlers.h"
+
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include <atomic>
+#include <ctime>
+
+#include "host/common/logger.h"
+#include "host/server/execute_handler.h"
+#include "host/server/http_util.h"
+#include "host/server/job_runner.h"
+#include "host/server/openai_request.h"
+
+namespace orcd {
+namespace {
+
+using Poco::Net::HTTPResponse;
+
+std::string Q(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
+
+void SendOpenAiError(Poco::Net::HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
+                     const std::string& type, const std::string& code, const std::string& message,
+                     const std::string& param = "") {
+  SendJson(response, status,
+           "{\"error\":{\"message\":" + Q(message) + ",\"type\":" + Q(type) + ",\"param\":" +
+               (param.empty() ? "null" : Q(param)) + ",\"code\":" + Q(code) + "}}");
+}
+
+std::string NewId(const char* prefix) {
+  static std::atomic<uint64_t> counter{0};
+  return std::string(prefix) + std::to_string(std::time(nullptr)) + "-" + std::to_string(++counter);
+}
+
+std::string FinishReason(const GenerationResult& r) {
+  return r.stop_reason == "max_tokens" ? "length" : "stop";
+}
+
+// Collects text, or streams it as OpenAI chunks ("data: {...}\n\n").
+class OpenAiObserver : public GenerationObserver {
+ public:
+  OpenAiObserver(JobSlot& slot, std::ostream* stream, std::string chunk_prefix, bool chat)
+      : slot_(slot), stream_(stream), prefix_(std::move(chunk_prefix)), chat_(chat) {}
+
+  bool OnToken(int64_t, const std::string& text) override {
+    if (!stream_) {
+      text_ += text;
+      return true;
+    }
+    if (text.empty()) return ok_;
+    return Chunk(chat_ ? "{\"delta\":{\"content\":" + Q(text) + "},\"index\":0,\"finish_reason\":null}"
+                       : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":null}");
+  }
+  bool Cancelled() override { return slot_.cancel_requested(); }
+
+  bool Chunk(const std::string& choice) { return Data(prefix_ + choice + "]}"); }
+  bool Data(const std::string& payload) {
+    if (!ok_) return false;
+    try {
+      *stream_ << "data: " << payload << "\n\n";
+      stream_->flush();
+      ok_ = stream_->good();
+    } catch (const std::exception&) {
+      ok_ = false;
+    }
+    return ok_;
+  }
+  bool ok() const { return ok_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  JobSlot& slot_;
+  std::ostream* stream_;
+  std::string prefix_;
+  bool chat_;
+  bool ok_ = true;
+  std::string text_;
+};
+
+class ModelsHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit ModelsHandler(WorkerState& s) : state_(s) {}
+  void handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTPServerResponse& response) override {
+    SendJson(response, HTTPResponse::HTTP_OK,
+             "{\"object\":\"list\",\"data\":[{\"id\":" + Q(state_.service->facts().model_name) +
+                 ",\"object\":\"model\",\"created\":0,\"owned_by\":\"orcd\"}]}");
+  }
+
+ private:
+  WorkerState& state_;
+};
+
+class CompletionHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  CompletionHandler(WorkerState& s, bool chat) : state_(s), chat_(chat) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request,
+                     Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  WorkerState& state_;
+  bool chat_;
+};
+
+void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
+                                      Poco::Net::HTTPServerResponse& response) {
+  if (state_.shutting_down) {
+    response.set("Retry-After", "5");
+    SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
+                    "shutting_down", "the worker is shutting down");
+    return;
+  }
+  const std::optional<std::string> body = ReadBody(request, response);
+  if (!body) return;
+  auto parsed = ParseOpenAiRequest(*body, chat_, MakeRequestLimits(state_));
+  if (auto* e = std::get_if<ValidationError>(&parsed)) {
+    state_.metrics.RecordRejected("invalid");
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "invalid_request", e->message, e->field);
+    return;
+  }
+  OpenAiRequest& req = std::get<OpenAiRequest>(parsed);
+  GenerationInput input;
+  input.prompt = chat_ ? state_.service->ApplyChatTemplate(req.messages) : req.prompt;
+  input.max_tokens = req.max_tokens;
+  input.sampling = req.sampling;
+  input.stop = req.stop;
+  if (const int64_t n = state_.service->CountTokens(input.prompt); n > state_.service->max_prompt_tokens()) {
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "context_length_exceeded",
+                    "the prompt is " + std::to_string(n) + " tokens, the limit is " +
+                        std::to_string(state_.service->max_prompt_tokens()),
+                    chat_ ? "messages" : "prompt");
+    return;
+  }
+  const std::string id = NewId(chat_ ? "chatcmpl-" : "cmpl-");
+  if (!state_.slot.TryAcquire(id)) {
+    state_.metrics.RecordRejected("busy");
+    response.set("Retry-After", "1");
+    SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error", "worker_busy",
+                    "another inference is running; retry later");
+    return;
+  }
+  JobSlotLease lease(state_.slot);
+  const std::string model = state_.service->facts().model_name;
+  const std::string object = chat_ ? (req.stream ? "chat.completion.chunk" : "chat.completion")
+                                   : "text_completion";
+  const std::string head = "{\"id\":" + Q(id) + ",\"object\":" + Q(object) +
+                           ",\"created\":" + std::to_string(std::time(nullptr)) +
+                           ",\"model\":" + Q(model);
+  std::ostream* stream = nullptr;
+  if (req.stream) {
+    response.setChunkedTransferEncoding(true);
+    response.setContentType("text/event-stream");
+    response.set("Cache-Control", "no-cache");
+    stream = &response.send();
+  }
+  OpenAiObserver observer(state_.slot, stream, head + ",\"choices\":[", chat_);
+  if (req.stream && chat_) {
+    observer.Chunk("{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":0,\"finish_reason\":null}");
+  }
+  const GenerationResult r =
+      RunJob(state_, id, std::move(input), observer, [&] { return !observer.ok(); });
+  const std::string usage = ",\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
+                            ",\"completion_tokens\":" + std::to_string(r.tokens_out) +
+                            ",\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) + "}";
+  if (!IsNormalStop(r)) {
+    const auto [event, data] = TerminalEvent(r);
+    (void)event;
+    if (req.stream) {
+      observer.Data("{\"error\":" + data + "}");
+    } else {
+      SendOpenAiError(response, HTTPResponse::HTTP_INTERNAL_SERVER_ERROR, "server_error",
+                      r.stop_reason, r.error_message.empty() ? r.stop_reason : r.error_message);
+    }
+    return;
+  }
+  const std::string finish = Q(FinishReason(r));
+  if (req.stream) {
+    observer.Data(head + ",\"choices\":[" +
+                  (chat_ ? "{\"delta\":{},\"index\":0,\"finish_reason\":" + finish + "}"
+                         : "{\"text\":\"\",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}") +
+                  "]" + usage + "}");
+    observer.Data("[DONE]");
+    return;
+  }
+  const std::string choice =
+      chat_ ? "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":" + Q(observer.text()) +
+                  "},\"logprobs\":null,\"finish_reason\":" + finish + "}"
+            : "{\"text\":" + Q(observer.text()) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":" +
+                  finish + "}";
+  SendJson(response, HTTPResponse::HTTP_OK, head + ",\"choices\":[" + choice + "]" + usage + "}");
+}
+
+}  // namespace
+
+Poco::Net::HTTPRequestHandler* CreateOpenAiHandler(WorkerState& state, const std::string& method,
+                                                   const std::string& path) {
+  if (path == "/v1/models" && method == "GET") return new ModelsHandler(state);
+  if (path == "/v1/completions" && method == "POST") return new CompletionHandler(state, false);
+  if (path == "/v1/chat/completions" && method == "POST") return new CompletionHandler(state, true);
+  return nullptr;
+}
+
+}  // namespace orcd

@@ -1,0 +1,31 @@
+// Parsing of OpenAI completion / chat completion requests into a job.
+// Unknown fields are ignored (clients send many); known ones are validated.
+#ifndef ORCD_HOST_SERVER_OPENAI_REQUEST_H_
+#define ORCD_HOST_SERVER_OPENAI_REQUEST_H_
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "host/server/execute_request.h"
+#include "host/server/inference_service.h"
+
+namespace orcd {
+
+struct OpenAiRequest {
+  bool chat = false;
+  bool stream = false;
+  std::string model;
+  std::string prompt;                  // completions
+  std::vector<ChatMessage> messages;   // chat
+  int64_t max_tokens = 0;
+  SamplingParams sampling;
+  std::vector<std::string> stop;
+};
+
+std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::string& body, bool chat,
+                                                                const RequestLimits& limits);
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_SERVER_OPENAI_REQUEST_H_

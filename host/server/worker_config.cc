@@ -1,0 +1,248 @@
+#include "host/server/worker_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "host/common/logger.h"
+#include "host/common/status.h"
+
+namespace orcd {
+namespace {
+
+[[noreturn]] void Bad(const std::string& key, const std::string& why) {
+  throw Error(ErrorCode::kInvalidArgument, "config key '" + key + "': " + why);
+}
+
+int64_t ParseInt(const std::string& key, const std::string& v, int64_t lo, int64_t hi) {
+  int64_t x = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || end != v.data() + v.size()) Bad(key, "'" + v + "' is not an integer");
+  if (x < lo || x > hi) {
+    Bad(key, v + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+  }
+  return x;
+}
+
+double ParseSeconds(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x)) {
+    Bad(key, "'" + v + "' is not a number");
+  }
+  if (x <= 0 || x > 86400) Bad(key, v + " is outside (0, 86400] seconds");
+  return x;
+}
+
+std::string OneOf(const std::string& key, const std::string& v,
+                  std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (v == a) return v;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  Bad(key, "'" + v + "' is not one of " + list);
+}
+
+constexpr int64_t kMaxTokens = int64_t{1} << 24;
+
+// Flattens a YAML mapping into dotted keys; sequences are applied item by item.
+void Flatten(const YAML::Node& node, const std::string& prefix, WorkerConfig* config) {
+  if (!node.IsMap()) Bad(prefix.empty() ? "(root)" : prefix, "expected a mapping");
+  for (const auto& kv : node) {
+    const std::string key = (prefix.empty() ? "" : prefix + ".") + kv.first.as<std::string>();
+    const YAML::Node& value = kv.second;
+    if (value.IsMap()) {
+      Flatten(value, key, config);
+    } else if (value.IsSequence()) {
+      if (key != "plugins.dirs") Bad(key, "a list is not allowed here");
+      config->plugin_dirs.clear();
+      for (const auto& item : value) {
+        if (!item.IsScalar()) Bad(key, "list items must be paths");
+        SetConfigValue(config, key, item.as<std::string>());
+      }
+    } else if (value.IsNull()) {
+      continue;  // "key:" with no value keeps the default
+    } else {
+      SetConfigValue(config, key, value.as<std::string>());
+    }
+  }
+}
+
+}  // namespace
+
+void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& v) {
+  if (key == "worker_id") {
+    if (v.empty()) Bad(key, "must not be empty");
+    c->worker_id = v;
+  } else if (key == "model.path") {
+    c->model_path = v;
+  } else if (key == "model.tokenizer_json") {
+    c->tokenizer_json = v;
+  } else if (key == "device.kind") {
+    c->device = OneOf(key, v, {"cuda", "cpu"});
+  } else if (key == "device.gpu") {
+    c->gpu_device = static_cast<int>(ParseInt(key, v, 0, 255));
+  } else if (key == "device.threads") {
+    c->threads = static_cast<int>(ParseInt(key, v, 0, 1024));
+  } else if (key == "server.bind") {
+    if (v.empty()) Bad(key, "must not be empty");
+    c->bind_address = v;
+  } else if (key == "server.port") {
+    c->port = static_cast<int>(ParseInt(key, v, 0, 65535));
+  } else if (key == "server.callback_url") {
+    if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
+      Bad(key, "'" + v + "' is not an http(s) URL");
+    }
+    c->callback_url = v;
+  } else if (key == "plugins.dirs") {
+    c->plugin_dirs.emplace_back(v);
+  } else if (key == "limits.context_length") {
+    c->context_length = ParseInt(key, v, 0, kMaxTokens);
+  } else if (key == "limits.max_input_tokens") {
+    c->max_input_tokens = ParseInt(key, v, 0, kMaxTokens);
+  } else if (key == "limits.max_output_tokens") {
+    c->max_output_tokens = ParseInt(key, v, 1, kMaxTokens);
+  } else if (key == "limits.inference_timeout_s") {
+    c->inference_timeout_s = ParseSeconds(key, v);
+  } else if (key == "limits.kv_cache_bytes") {
+    c->kv_cache_bytes = ParseInt(key, v, 0, INT64_MAX);
+  } else if (key == "limits.shutdown_timeout_s") {
+    c->shutdown_timeout_s = ParseSeconds(key, v);
+  } else if (key == "logging.level") {
+    LogLevel unused;
+    if (!ParseLogLevel(v, &unused)) Bad(key, "'" + v + "' is not one of debug, info, warn, error");
+    c->log_level = v;
+  } else if (key == "logging.format") {
+    c->log_format = OneOf(key, v, {"json"});
+  } else {
+    Bad(key, "unknown key");
+  }
+}
+
+WorkerConfig ParseWorkerConfig(const std::string& yaml_text, const std::string& source_name) {
+  WorkerConfig config;
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw Error(ErrorCode::kInvalidArgument, source_name + ": invalid YAML: " + e.what());
+  }
+  if (root.IsNull()) return config;  // an empty file keeps every default
+  try {
+    Flatten(root, "", &config);
+  } catch (const YAML::Exception& e) {
+    throw Error(ErrorCode::kInvalidArgument, source_name + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(e.code(), source_name + ": " + e.what());
+  }
+  return config;
+}
+
+WorkerConfig LoadWorkerConfig(const std::filesystem::path& path) {
+  std::ifstream f(path);
+  if (!f) throw Error(ErrorCode::kNotFound, "cannot read config file " + path.string());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ParseWorkerConfig(ss.str(), path.string());
+}
+
+void ValidateWorkerConfig(const WorkerConfig& c) {
+  if (c.model_path.empty()) Bad("model.path", "is required (or pass --model)");
+  if (c.context_length > 0 && c.max_input_tokens >= c.context_length) {
+    Bad("limits.max_input_tokens", "must be smaller than limits.context_length");
+  }
+}
+
+namespace {
+
+struct Flag {
+  const char* flag;
+  const char* key;
+};
+// The seed spec's flags first, then the rest.
+constexpr Flag kFlags[] = {
+    {"--worker-id", "worker_id"},        {"--model", "model.path"},
+    {"--gpu-device", "device.gpu"},      {"--port", "server.port"},
+    {"--callback-url", "server.callback_url"}, {"--device", "device.kind"},
+    {"--bind", "server.bind"},           {"--threads", "device.threads"},
+    {"--log-level", "logging.level"},    {"--plugin-dir", "plugins.dirs"},
+    {"--tokenizer-json", "model.tokenizer_json"},
+};
+
+}  // namespace
+
+CommandLine ParseCommandLine(int argc, const char* const* argv) {
+  CommandLine cl;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    auto take = [&]() {
+      if (has_value) return value;
+      if (i + 1 >= argc) throw Error(ErrorCode::kInvalidArgument, arg + " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (arg == "-h" || arg == "--help") {
+      cl.help = true;
+    } else if (arg == "--version") {
+      cl.version = true;
+    } else if (arg == "--config" || arg == "-c") {
+      cl.config_path = take();
+    } else {
+      const Flag* match = nullptr;
+      for (const Flag& f : kFlags) {
+        if (arg == f.flag) match = &f;
+      }
+      if (!match) throw Error(ErrorCode::kInvalidArgument, "unknown option " + arg);
+      cl.overrides.emplace_back(match->key, take());
+    }
+  }
+  return cl;
+}
+
+WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
+  WorkerConfig config = cl.config_path.empty() ? WorkerConfig{} : LoadWorkerConfig(cl.config_path);
+  bool plugin_dirs_overridden = false;
+  for (const auto& [key, value] : cl.overrides) {
+    // Command-line plugin dirs replace the file's list rather than extend it.
+    if (key == "plugins.dirs" && !plugin_dirs_overridden) {
+      config.plugin_dirs.clear();
+      plugin_dirs_overridden = true;
+    }
+    try {
+      SetConfigValue(&config, key, value);
+    } catch (const Error& e) {
+      throw Error(e.code(), std::string("command line: ") + e.what());
+    }
+  }
+  ValidateWorkerConfig(config);
+  return config;
+}
+
+std::string CommandLineHelp() {
+  return "usage: orcd-host --config worker.yaml [overrides]\n"
+         "  --config FILE        worker.yaml (see /etc/orcd/worker.yaml for every key)\n"
+         "  --model PATH         model.path\n"
+         "  --worker-id ID       worker_id\n"
+         "  --device cuda|cpu    device.kind (default cuda; never falls back silently)\n"
+         "  --gpu-device N       device.gpu\n"
+         "  --threads N          device.threads (CPU backend; 0 = all cores)\n"
+         "  --bind ADDR          server.bind (default 127.0.0.1)\n"
+         "  --port N             server.port (0 = any free port)\n"
+         "  --callback-url URL   server.callback_url (POSTed once ready)\n"
+         "  --plugin-dir DIR     plugins.dirs (repeatable; replaces the file's list)\n"
+         "  --tokenizer-json F   model.tokenizer_json\n"
+         "  --log-level LEVEL    logging.level (debug|info|warn|error)\n"
+         "  --version            print the version and exit\n";
+}
+
+}  // namespace orcd

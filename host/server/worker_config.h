@@ -1,0 +1,67 @@
+// worker.yaml: everything an operator sets, with defaults and validation.
+// Unknown keys and bad values are start-up errors that name the key.
+#ifndef ORCD_HOST_SERVER_WORKER_CONFIG_H_
+#define ORCD_HOST_SERVER_WORKER_CONFIG_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace orcd {
+
+struct WorkerConfig {
+  std::string worker_id = "orcd-worker";
+  // model
+  std::filesystem::path model_path;
+  std::filesystem::path tokenizer_json;  // optional hf-json tokenizer
+  // device
+  std::string device = "cuda";  // "cuda" | "cpu"; never a silent fallback
+  int gpu_device = 0;
+  int threads = 0;  // CPU worker threads; 0 = all cores
+  // server
+  std::string bind_address = "127.0.0.1";
+  int port = 8080;  // 0 = any free port (logged at ready)
+  std::string callback_url;  // optional: POSTed once ready
+  // plugins
+  std::vector<std::filesystem::path> plugin_dirs;  // empty = defaults
+  // limits
+  int64_t context_length = 0;  // 0 = the model's trained context
+  int64_t max_input_tokens = 0;  // 0 = context_length - 1
+  int64_t max_output_tokens = 2048;
+  double inference_timeout_s = 300;
+  int64_t kv_cache_bytes = 0;  // 0 = sized for context_length
+  double shutdown_timeout_s = 30;
+  // logging
+  std::string log_level = "info";
+  std::string log_format = "json";
+};
+
+// Throws orcd::Error(kInvalidArgument) naming the key and the problem.
+WorkerConfig LoadWorkerConfig(const std::filesystem::path& path);
+WorkerConfig ParseWorkerConfig(const std::string& yaml_text, const std::string& source_name);
+// Checks cross-field rules (e.g. a model path is set). Throws like above.
+void ValidateWorkerConfig(const WorkerConfig& config);
+
+// Sets one dotted key ("server.port") from its text form: the single place
+// both worker.yaml and the command line go through. Throws like above.
+void SetConfigValue(WorkerConfig* config, const std::string& key, const std::string& value);
+
+// Command line: --config F plus overrides --worker-id, --model, --gpu-device,
+// --port, --callback-url, --device, --bind, --threads, --log-level,
+// --plugin-dir (repeatable), --tokenizer-json.
+struct CommandLine {
+  std::filesystem::path config_path;
+  std::vector<std::pair<std::string, std::string>> overrides;  // dotted key, value
+  bool help = false;
+  bool version = false;
+};
+// Throws orcd::Error(kInvalidArgument) on an unknown flag or a missing value.
+CommandLine ParseCommandLine(int argc, const char* const* argv);
+// File (when given) then overrides, then validation.
+WorkerConfig ResolveWorkerConfig(const CommandLine& command_line);
+std::string CommandLineHelp();
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_SERVER_WORKER_CONFIG_H_
