@@ -1,0 +1,110 @@
+// worker.yaml parsing: defaults, the documented example, unknown keys and bad
+// values naming the key, and command-line overrides.
+#include "host/server/worker_config.h"
+
+#include <gtest/gtest.h>
+
+#include "host/common/status.h"
+
+namespace orcd {
+namespace {
+
+std::string ErrorOf(const std::string& yaml) {
+  try {
+    ParseWorkerConfig(yaml, "w.yaml");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted: " << yaml;
+  return "";
+}
+
+TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
+  WorkerConfig c = LoadWorkerConfig(std::filesystem::path(ORCD_SOURCE_DIR) / "conf/worker.yaml");
+  WorkerConfig d;
+  EXPECT_EQ(c.device, d.device);
+  EXPECT_EQ(c.bind_address, "127.0.0.1");
+  EXPECT_EQ(c.port, d.port);
+  EXPECT_EQ(c.max_output_tokens, d.max_output_tokens);
+  EXPECT_EQ(c.inference_timeout_s, d.inference_timeout_s);
+  EXPECT_TRUE(c.plugin_dirs.empty());
+  EXPECT_EQ(c.model_path, "/var/lib/orcd/models/model.gguf");
+}
+
+TEST(WorkerConfig, ParsesEveryKey) {
+  WorkerConfig c = ParseWorkerConfig(R"(
+worker_id: w7
+model: {path: /m.gguf, tokenizer_json: /t.json}
+device: {kind: cpu, gpu: 1, threads: 2}
+server: {bind: 0.0.0.0, port: 9000, callback_url: "http://orch:1/ready"}
+plugins: {dirs: [/a, /b]}
+limits: {context_length: 4096, max_input_tokens: 4000, max_output_tokens: 100,
+         inference_timeout_s: 1.5, kv_cache_bytes: 1000, shutdown_timeout_s: 2}
+logging: {level: debug, format: json}
+)", "w.yaml");
+  EXPECT_EQ(c.worker_id, "w7");
+  EXPECT_EQ(c.device, "cpu");
+  EXPECT_EQ(c.threads, 2);
+  EXPECT_EQ(c.port, 9000);
+  EXPECT_EQ(c.plugin_dirs.size(), 2u);
+  EXPECT_EQ(c.context_length, 4096);
+  EXPECT_DOUBLE_EQ(c.inference_timeout_s, 1.5);
+  EXPECT_EQ(c.log_level, "debug");
+}
+
+TEST(WorkerConfig, UnknownKeysAndBadValuesNameTheKey) {
+  EXPECT_NE(ErrorOf("server: {prot: 1}").find("'server.prot': unknown key"), std::string::npos);
+  EXPECT_NE(ErrorOf("server: {port: 70000}").find("'server.port': 70000 is outside 0..65535"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("server: {port: eighty}").find("'server.port': 'eighty' is not an integer"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("device: {kind: tpu}").find("'device.kind': 'tpu' is not one of cuda, cpu"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("limits: {inference_timeout_s: 0}").find("'limits.inference_timeout_s'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("logging: {level: loud}").find("'logging.level'"), std::string::npos);
+  EXPECT_NE(ErrorOf("server: {callback_url: ftp://x}").find("'server.callback_url'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("worker_id: [a]").find("'worker_id': a list is not allowed"), std::string::npos);
+  EXPECT_NE(ErrorOf("server: [1, 2]").find("a list is not allowed"), std::string::npos);
+  EXPECT_NE(ErrorOf("a: b: c").find("invalid YAML"), std::string::npos);
+}
+
+TEST(WorkerConfig, CommandLineOverridesTheFile) {
+  const char* argv[] = {"orcd-host", "--model", "/x.gguf", "--port=1234", "--worker-id", "cli",
+                        "--gpu-device", "2", "--callback-url", "http://o/cb", "--plugin-dir", "/p"};
+  CommandLine cl = ParseCommandLine(12, argv);
+  WorkerConfig c = ResolveWorkerConfig(cl);
+  EXPECT_EQ(c.model_path, "/x.gguf");
+  EXPECT_EQ(c.port, 1234);
+  EXPECT_EQ(c.worker_id, "cli");
+  EXPECT_EQ(c.gpu_device, 2);
+  EXPECT_EQ(c.callback_url, "http://o/cb");
+  ASSERT_EQ(c.plugin_dirs.size(), 1u);
+}
+
+TEST(WorkerConfig, CommandLineErrors) {
+  const char* unknown[] = {"orcd-host", "--bogus"};
+  EXPECT_THROW(ParseCommandLine(2, unknown), Error);
+  const char* missing[] = {"orcd-host", "--port"};
+  EXPECT_THROW(ParseCommandLine(2, missing), Error);
+  const char* bad[] = {"orcd-host", "--model", "/m", "--port", "-3"};
+  try {
+    ResolveWorkerConfig(ParseCommandLine(5, bad));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("command line: config key 'server.port'"), std::string::npos)
+        << e.what();
+  }
+  const char* no_model[] = {"orcd-host"};
+  try {
+    ResolveWorkerConfig(ParseCommandLine(1, no_model));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'model.path': is required"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace orcd
