@@ -1,0 +1,49 @@
+// Token sampling in the seed spec's order (M0-W-1421): temperature,
+// repetition penalty, top-k, top-p, min-p, then a draw from a seeded
+// mt19937_64. Temperature 0 is greedy (ties go to the lowest id). The same
+// seed and logits give the same tokens on every run and platform.
+#ifndef ORCD_HOST_SAMPLING_SAMPLER_H_
+#define ORCD_HOST_SAMPLING_SAMPLER_H_
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace orcd {
+
+struct SamplerConfig {
+  double temperature = 1.0;
+  double repetition_penalty = 1.0;  // applied to tokens generated so far
+  int64_t top_k = 0;                 // 0 = off
+  double top_p = 1.0;                // 1 = off
+  double min_p = 0.0;                // 0 = off
+  uint64_t seed = 0;
+};
+
+class Sampler {
+ public:
+  explicit Sampler(const SamplerConfig& config);
+
+  // Picks the next token from `logits` (modified in place) and records it in
+  // the history the repetition penalty reads.
+  int32_t Sample(std::span<float> logits);
+  // Forgets the history (a new job).
+  void Reset(uint64_t seed);
+
+ private:
+  int32_t Greedy(std::span<const float> logits) const;
+  // A uniform double in [0, 1) from 53 random bits (same on every platform).
+  double Uniform();
+
+  SamplerConfig config_;
+  std::mt19937_64 rng_;
+  std::unordered_set<int32_t> history_;
+  std::vector<std::pair<float, int32_t>> candidates_;  // reused: no per-token allocation
+};
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_SAMPLING_SAMPLER_H_
