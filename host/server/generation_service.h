@@ -1,0 +1,28 @@
+// The real InferenceService: a model loaded through the plugins, run by the
+// engine, with the model's tokenizer, the sampler, stop strings and the
+// UTF-8-safe detokenizer.
+#ifndef ORCD_HOST_SERVER_GENERATION_SERVICE_H_
+#define ORCD_HOST_SERVER_GENERATION_SERVICE_H_
+
+#include <functional>
+#include <memory>
+
+#include "host/device/device_context.h"
+#include "host/plugins/plugin_registry.h"
+#include "host/server/inference_service.h"
+#include "host/server/worker_config.h"
+
+namespace orcd {
+
+using LoadProgress = std::function<void(int percent)>;
+
+// Loads config.model_path. Throws orcd::Error (kModelInvalid, kUnsupported,
+// kOutOfMemory with required vs available bytes, kDevice).
+std::unique_ptr<InferenceService> CreateGenerationService(const WorkerConfig& config,
+                                                          const PluginRegistry& registry,
+                                                          DeviceContext& device,
+                                                          const LoadProgress& progress);
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_SERVER_GENERATION_SERVICE_H_
