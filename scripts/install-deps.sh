@@ -9,6 +9,10 @@ packages=(
   libgtest-dev libgmock-dev libpcre2-dev
   curl python3
 )
+# The OpenAI-client test runs the `openai` npm package: node and npm from
+# Debian unless the machine already has them.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
