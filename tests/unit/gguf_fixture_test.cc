@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "host/gguf/file_type.h"
 #include "host/gguf/ggml_type_traits.h"
 #include "host/gguf/gguf_file.h"
 #include "tests/unit/test_files.h"
@@ -89,6 +90,24 @@ TEST(GgufFixtures, VocabFilesParse) {
     ASSERT_TRUE(tokens.has_value());
     EXPECT_GT(tokens->size(), 30000u);
   }
+}
+
+TEST(GgufFixtures, QuantKindAsUsersNameIt) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"qwen2-tiny.F16.gguf", "F16"},          {"qwen2-tiny.Q4_K_M.gguf", "Q4_K_M"},
+      {"qwen2-tiny.Q4_0.gguf", "Q4_0"},        {"phi3-tiny.Q4_K_M.gguf", "Q4_K_M"},
+      {"gpt2-tiny.Q8_0.gguf", "Q8_0"},         {"gptoss-tiny.MXFP4_MOE.gguf", "MXFP4_MOE"}};
+  for (const auto& [file, kind] : cases) {
+    EXPECT_EQ(QuantKind(*GgufFile::Open(testing::FixturePath(std::string("models/") + file))), kind)
+        << file;
+  }
+  // Without general.file_type: the dominant 2-D weight type.
+  testing::TempDir dir;
+  GgufWriter w;
+  w.AddTensor("a", 8 /*Q8_0*/, {32, 4}, std::vector<uint8_t>(4 * 34));
+  w.AddTensor("b", 0 /*F32*/, {32}, std::vector<uint8_t>(128));
+  w.WriteFile(dir / "m.gguf");
+  EXPECT_EQ(QuantKind(*GgufFile::Open(dir / "m.gguf")), "Q8_0");
 }
 
 }  // namespace
