@@ -1,0 +1,246 @@
+// orcd-bench quant: matvec (one token) bandwidth of every quant type, in GB/s
+// of weight bytes, on the CPU (one thread, then all threads splitting rows as
+// the host does) and, when built and present, on the CUDA device (also as a
+// fraction of the device's measured copy bandwidth).
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_util.h"
+#include "common/cpu_kernel_set.h"
+#include "quant_bench_cuda.h"
+#include "subcommands.h"
+
+namespace orcd::bench {
+namespace {
+
+struct Options {
+  bool json = false;
+  std::vector<std::string> types;  // empty: all
+  int threads = 0;                 // 0: hardware concurrency
+  double min_time = 0.3;           // seconds per measurement
+};
+
+struct Matrix {
+  int64_t rows;
+  int64_t cols;
+  std::string note;
+  std::vector<uint8_t> w;
+};
+
+struct Result {
+  const quant::CpuKernels* kernels;
+  int64_t rows;
+  int64_t cols;
+  std::string note;
+  double bytes;
+  double cpu_1t_gbps;
+  double cpu_nt_gbps;
+  double cuda_gbps;
+};
+
+void usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: orcd-bench quant [--json] [--types T1,T2,...] [--threads N] [--min-time S]\n"
+               "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n");
+}
+
+bool parse(const Args& args, Options& o) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--json") {
+      o.json = true;
+    } else if (a == "--types" && has_value) {
+      std::stringstream list(args[++i]);
+      for (std::string t; std::getline(list, t, ',');) {
+        if (!t.empty()) o.types.push_back(t);
+      }
+    } else if (a == "--threads" && has_value) {
+      o.threads = std::stoi(args[++i]);
+    } else if (a == "--min-time" && has_value) {
+      o.min_time = std::stod(args[++i]);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// rows x cols of the type: 16 distinct random rows quantized by the reference
+// quantizer, repeated (bandwidth does not depend on the values, and quantizing
+// 16M values with the K-quant search would dominate the run).
+Matrix make_matrix(const quant::CpuKernels& k, int64_t rows, int64_t cols, std::string note) {
+  Matrix m{rows, cols, std::move(note), {}};
+  const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
+  constexpr int64_t kDistinct = 16;
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal;
+  std::vector<float> src(static_cast<size_t>(kDistinct * cols));
+  for (float& v : src) v = normal(rng);
+  std::vector<uint8_t> distinct(static_cast<size_t>(kDistinct * row_bytes));
+  k.portable.quantize_row(src.data(), distinct.data(), kDistinct * cols);
+  m.w.resize(static_cast<size_t>(rows * row_bytes));
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(m.w.data() + r * row_bytes, distinct.data() + (r % kDistinct) * row_bytes,
+                static_cast<size_t>(row_bytes));
+  }
+  return m;
+}
+
+// Seconds per matvec on `threads` threads, each taking a contiguous row range
+// (offset w and y by whole rows, as the host does).
+double time_cpu_matvec(const orcd_quant_cpu_ops& ops, const Matrix& m, const quant::CpuKernels& k,
+                       int threads, double min_time) {
+  const int64_t row_bytes = m.cols / k.block_elems * k.block_bytes;
+  std::vector<float> x(static_cast<size_t>(m.cols), 0.5f), y(static_cast<size_t>(m.rows));
+  auto run_range = [&](int64_t r0, int64_t r1) {
+    ops.matmul(m.w.data() + r0 * row_bytes, r1 - r0, m.cols, x.data(), 1, y.data() + r0, r1 - r0);
+  };
+  // Calibrate on one call (also warms caches and page tables).
+  double t0 = now_seconds();
+  run_range(0, m.rows);
+  const double one = std::max(now_seconds() - t0, 1e-6);
+  const int iters = static_cast<int>(std::clamp(min_time / (one / threads), 3.0, 100000.0));
+
+  if (threads == 1) {
+    t0 = now_seconds();
+    for (int i = 0; i < iters; ++i) run_range(0, m.rows);
+    return (now_seconds() - t0) / iters;
+  }
+  // Workers meet the timing thread at a barrier before and after each call.
+  std::barrier sync(threads + 1);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t r0 = m.rows * t / threads, r1 = m.rows * (t + 1) / threads;
+    pool.emplace_back([&, r0, r1] {
+      for (int i = 0; i < iters; ++i) {
+        sync.arrive_and_wait();
+        run_range(r0, r1);
+        sync.arrive_and_wait();
+      }
+    });
+  }
+  t0 = now_seconds();
+  for (int i = 0; i < iters; ++i) {
+    sync.arrive_and_wait();
+    sync.arrive_and_wait();
+  }
+  const double seconds = (now_seconds() - t0) / iters;
+  for (std::thread& t : pool) t.join();
+  return seconds;
+}
+
+void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int threads) {
+  std::printf("CPU: %s, %u hardware threads, kernels: %s\n", cpu_model_name().c_str(),
+              std::thread::hardware_concurrency(),
+              quant::cpu_has_avx2_fma() ? "AVX2+FMA" : "portable");
+  if (cuda.usable) {
+    std::printf("CUDA: %s, device-to-device copy %.1f GB/s (read + write)\n", cuda.name.c_str(),
+                cuda.copy_gbps);
+  } else {
+    std::printf("CUDA: not measured (%s)\n", cuda.reason.c_str());
+  }
+  std::printf("\nmatvec, GB/s of weight bytes (1 token)\n");
+  std::printf("%-6s %-11s %8s %9s %9s %9s %7s  %s\n", "type", "rows x cols", "MiB", "CPU 1T",
+              ("CPU " + std::to_string(threads) + "T").c_str(), "CUDA", "%copy", "note");
+  for (const Result& r : results) {
+    const std::string shape = std::to_string(r.rows) + "x" + std::to_string(r.cols);
+    std::printf("%-6s %-11s %8.1f %9.2f %9.2f", r.kernels->name, shape.c_str(),
+                r.bytes / (1 << 20), r.cpu_1t_gbps, r.cpu_nt_gbps);
+    if (cuda.usable && std::isfinite(r.cuda_gbps)) {
+      std::printf(" %9.1f %6.1f%%", r.cuda_gbps, 100.0 * r.cuda_gbps / cuda.copy_gbps);
+    } else {
+      std::printf(" %9s %7s", "-", "-");
+    }
+    std::printf("  %s\n", r.note.c_str());
+  }
+}
+
+void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int threads) {
+  std::printf("{\n  \"benchmark\": \"quant matvec\",\n  \"unit\": \"GB/s of weight bytes\",\n");
+  std::printf("  \"cpu\": {\"model\": %s, \"hardware_threads\": %u, \"threads\": %d, \"kernels\": %s},\n",
+              json_string(cpu_model_name()).c_str(), std::thread::hardware_concurrency(), threads,
+              json_string(quant::cpu_has_avx2_fma() ? "avx2+fma" : "portable").c_str());
+  if (cuda.usable) {
+    std::printf("  \"cuda\": {\"device\": %s, \"copy_gbps\": %s, \"copy_gbps_counts\": \"read + write\"},\n",
+                json_string(cuda.name).c_str(), json_number(cuda.copy_gbps).c_str());
+  } else {
+    std::printf("  \"cuda\": {\"device\": null, \"reason\": %s},\n", json_string(cuda.reason).c_str());
+  }
+  std::printf("  \"results\": [\n");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    const double fraction = cuda.usable ? r.cuda_gbps / cuda.copy_gbps : NAN;
+    std::printf("    {\"type\": %s, \"rows\": %lld, \"cols\": %lld, \"weight_bytes\": %.0f, "
+                "\"cpu_1t_gbps\": %s, \"cpu_nt_gbps\": %s, \"cuda_gbps\": %s, "
+                "\"cuda_fraction_of_copy\": %s, \"note\": %s}%s\n",
+                json_string(r.kernels->name).c_str(), static_cast<long long>(r.rows),
+                static_cast<long long>(r.cols), r.bytes, json_number(r.cpu_1t_gbps).c_str(),
+                json_number(r.cpu_nt_gbps).c_str(), json_number(r.cuda_gbps).c_str(),
+                json_number(fraction).c_str(), json_string(r.note).c_str(),
+                i + 1 < results.size() ? "," : "");
+  }
+  std::printf("  ]\n}\n");
+}
+
+}  // namespace
+
+int run_quant(const Args& args) {
+  Options o;
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    usage(stdout);
+    return 0;
+  }
+  if (!parse(args, o)) {
+    usage(stderr);
+    return 2;
+  }
+  const int threads = o.threads > 0 ? o.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<const quant::CpuKernels*> selected;
+  for (const quant::CpuKernels* k : quant::all_cpu_kernels()) {
+    if (o.types.empty() || std::find(o.types.begin(), o.types.end(), k->name) != o.types.end()) {
+      selected.push_back(k);
+    }
+  }
+  if (selected.empty()) {
+    std::fprintf(stderr, "orcd-bench quant: no such type among --types\n");
+    return 2;
+  }
+  const CudaDevice cuda = probe_cuda_device();
+
+  std::vector<Result> results;
+  for (const quant::CpuKernels* k : selected) {
+    // 2880 is not a multiple of 256: super-block types use 2816 = 11 x 256 columns.
+    const bool super = k->block_elems > 32 && 2880 % k->block_elems != 0;
+    const int64_t cols_2880 = super ? 2880 / k->block_elems * k->block_elems : 2880;
+    const std::string note_2880 =
+        super ? "cols " + std::to_string(cols_2880) + ": 2880 is not a multiple of " +
+                    std::to_string(k->block_elems)
+              : "";
+    for (const Matrix& m : {make_matrix(*k, 4096, 4096, ""), make_matrix(*k, 2880, cols_2880, note_2880)}) {
+      const orcd_quant_cpu_ops& ops = quant::best_cpu_ops(*k);
+      Result r{k, m.rows, m.cols, m.note, static_cast<double>(m.w.size()), NAN, NAN, NAN};
+      r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, m, *k, 1, o.min_time) / 1e9;
+      r.cpu_nt_gbps = r.bytes / time_cpu_matvec(ops, m, *k, threads, o.min_time) / 1e9;
+      if (cuda.usable) r.cuda_gbps = cuda_matvec_gbps(k->type, m.w, m.rows, m.cols, o.min_time);
+      results.push_back(r);
+    }
+  }
+  if (o.json) {
+    print_json(results, cuda, threads);
+  } else {
+    print_text(results, cuda, threads);
+  }
+  return 0;
+}
+
+}  // namespace orcd::bench

@@ -1,0 +1,18 @@
+// orcd-bench subcommands. Each lives in its own file and is listed in
+// main.cc's table; it gets the arguments after its name.
+#ifndef ORCD_BENCH_SUBCOMMANDS_H_
+#define ORCD_BENCH_SUBCOMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace orcd::bench {
+
+using Args = std::vector<std::string>;
+
+// orcd-bench quant [--json] [--types T,...] [--threads N] [--min-time S]
+int run_quant(const Args& args);
+
+}  // namespace orcd::bench
+
+#endif  // ORCD_BENCH_SUBCOMMANDS_H_

@@ -1,0 +1,66 @@
+// AVX2 helpers the per-type block decoders share: bytes -> floats with exactly
+// ggml's scalar arithmetic (int -> float is exact; one rounding per multiply
+// and per add, never fused), so AVX2 decoding is bit-identical to ggml's.
+#ifndef ORCD_QUANT_COMMON_AVX2_CONVERT_H_
+#define ORCD_QUANT_COMMON_AVX2_CONVERT_H_
+
+#include "common/compiler.h"
+
+#if ORCD_QUANT_HAVE_X86
+#include <immintrin.h>
+#include <stdint.h>
+
+namespace orcd::quant::avx2_convert {
+
+// out[0..15] = float(int8 q[i]) * d
+ORCD_QUANT_AVX2 inline void store_i8x16_mul(float* out, __m128i q, __m256 d) {
+  const __m256 lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q));
+  const __m256 hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(q, 8)));
+  _mm256_storeu_ps(out, _mm256_mul_ps(lo, d));
+  _mm256_storeu_ps(out + 8, _mm256_mul_ps(hi, d));
+}
+
+// out[0..15] = float(uint8 q[i]) * d + m
+ORCD_QUANT_AVX2 inline void store_u8x16_mul_add(float* out, __m128i q, __m256 d, __m256 m) {
+  const __m256 lo = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q));
+  const __m256 hi = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)));
+  _mm256_storeu_ps(out, _mm256_add_ps(_mm256_mul_ps(lo, d), m));
+  _mm256_storeu_ps(out + 8, _mm256_add_ps(_mm256_mul_ps(hi, d), m));
+}
+
+// out[0..15] = d * float(uint8 q[i]) - m   (the K-quant form)
+ORCD_QUANT_AVX2 inline void store_u8x16_mul_sub(float* out, __m128i q, __m256 d, __m256 m) {
+  const __m256 lo = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q));
+  const __m256 hi = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)));
+  _mm256_storeu_ps(out, _mm256_sub_ps(_mm256_mul_ps(d, lo), m));
+  _mm256_storeu_ps(out + 8, _mm256_sub_ps(_mm256_mul_ps(d, hi), m));
+}
+
+ORCD_QUANT_AVX2 inline __m128i low_nibbles(__m128i q) {
+  return _mm_and_si128(q, _mm_set1_epi8(0x0F));
+}
+
+ORCD_QUANT_AVX2 inline __m128i high_nibbles(__m128i q) {
+  return _mm_and_si128(_mm_srli_epi16(q, 4), _mm_set1_epi8(0x0F));
+}
+
+// Byte i = 0x10 when bit i of `bits` is set, else 0 (Q5_0 / Q5_1 high bits).
+ORCD_QUANT_AVX2 inline __m128i bits16_to_0x10(uint32_t bits) {
+  const __m128i spread = _mm_shuffle_epi8(_mm_cvtsi32_si128(static_cast<int>(bits)),
+                                          _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+  const __m128i select = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+  const __m128i set = _mm_cmpeq_epi8(_mm_and_si128(spread, select), select);
+  return _mm_and_si128(set, _mm_set1_epi8(0x10));
+}
+
+// Byte i = 0x10 when bit `shift` of byte i of q is set (Q5_K high bits).
+ORCD_QUANT_AVX2 inline __m128i bit_to_0x10(__m128i q, int shift) {
+  const __m128i bit = _mm_and_si128(_mm_srl_epi16(q, _mm_cvtsi32_si128(shift)), _mm_set1_epi8(1));
+  return _mm_slli_epi16(bit, 4);
+}
+
+}  // namespace orcd::quant::avx2_convert
+
+#endif  // ORCD_QUANT_HAVE_X86
+
+#endif  // ORCD_QUANT_COMMON_AVX2_CONVERT_H_

@@ -1,0 +1,210 @@
+// The CUDA kernels, generic over a quant type T (see block_codec.h): device
+// code only, no runtime API, so that tests/quant/cuda_emulation_test.cc can
+// also compile them for the host and run them thread by thread.
+//
+// Every kernel decodes weights with T::decode_chunk, the same code (and, as
+// the library builds with --fmad=false, the same roundings) as the CPU, so
+// get_rows is bit-identical to ggml's to_float. Dot products accumulate in f32
+// with explicit fmaf.
+#ifndef ORCD_QUANT_COMMON_CUDA_DEVICE_KERNELS_CUH_
+#define ORCD_QUANT_COMMON_CUDA_DEVICE_KERNELS_CUH_
+
+#include <stdint.h>
+
+#include "common/block_codec.h"
+
+namespace orcd::quant::cuda {
+
+constexpr int kWarp = 32;
+
+// get_rows: one CTA per output row, threads stride over the row's chunks.
+constexpr int kGetRowsThreads = 256;
+
+// matvec: each warp computes kMatvecRowsPerWarp rows, loading each slice of x
+// once for all of them (x is re-read per row from L1, and for 4-bit weights
+// x bytes outnumber weight bytes 7 to 1); kMatvecWarps warps per CTA.
+constexpr int kMatvecRowsPerWarp = 2;
+constexpr int kMatvecWarps = 4;
+constexpr int kMatvecRowsPerCta = kMatvecRowsPerWarp * kMatvecWarps;
+constexpr int kMatvecThreads = kMatvecWarps * kWarp;
+
+// matmul: a CTA computes kTileRows x kTileTokens outputs, walking the columns
+// in tiles of kTileK. Per tile it decodes each weight block it covers once
+// into shared memory and reuses it for all kTileTokens tokens.
+constexpr int kTileRows = 32;     // one per lane: coalesced y stores, conflict-free ws reads
+constexpr int kTileTokens = 32;
+constexpr int kTileK = 128;       // block_codec.h's tile rule: 16 chunks per row per tile
+constexpr int kMatmulThreads = 256;
+constexpr int kTokensPerThread = kTileTokens / (kMatmulThreads / kWarp);  // 4
+constexpr int kChunksPerTileRow = kTileK / kChunkValues;                   // 16
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int offset = kWarp / 2; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+  return v;
+}
+
+// kLen consecutive floats of x; vector loads when x is 16-byte aligned (runs
+// start at multiples of kLen inside 32-float-aligned blocks).
+template <int kLen, bool kAligned>
+__device__ __forceinline__ void load_run(const float* __restrict__ p, float* out) {
+  if constexpr (kAligned && kLen % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < kLen; i += 4) {
+      const float4 v = *reinterpret_cast<const float4*>(p + i);
+      out[i] = v.x;
+      out[i + 1] = v.y;
+      out[i + 2] = v.z;
+      out[i + 3] = v.w;
+    }
+  } else if constexpr (kAligned && kLen == 2) {
+    const float2 v = *reinterpret_cast<const float2*>(p);
+    out[0] = v.x;
+    out[1] = v.y;
+  } else {
+#pragma unroll
+    for (int i = 0; i < kLen; ++i) out[i] = p[i];
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kGetRowsThreads)
+    get_rows_kernel(const typename T::Block* __restrict__ w, int64_t row_blocks,
+                    const int32_t* __restrict__ ids, float* __restrict__ out, int64_t cols) {
+  constexpr int kRuns = kChunkValues / T::kRunLen;
+  const int64_t i = blockIdx.x;
+  const typename T::Block* row = w + static_cast<int64_t>(ids[i]) * row_blocks;
+  float* dst = out + i * cols;
+  const int64_t n_chunks = row_blocks * T::kChunks;
+  for (int64_t q = threadIdx.x; q < n_chunks; q += blockDim.x) {
+    const int64_t b = q / T::kChunks;
+    const int c = static_cast<int>(q % T::kChunks);
+    float v[kChunkValues];
+    T::decode_chunk(row[b], c, v);
+    float* o = dst + b * T::kElems;
+#pragma unroll
+    for (int r = 0; r < kRuns; ++r) {
+#pragma unroll
+      for (int k = 0; k < T::kRunLen; ++k) o[T::run_start(c, r) + k] = v[r * T::kRunLen + k];
+    }
+  }
+}
+
+// Lane l of a warp decodes chunk l % kChunks of blocks l / kChunks,
+// + 32 / kChunks, ...: a warp step reads 32 / kChunks whole consecutive blocks
+// of each of its rows. Weight bytes are read once; f32 FMA accumulation, then
+// a shuffle tree per row.
+template <class T, bool kAlignedX>
+__global__ void __launch_bounds__(kMatvecThreads)
+    matvec_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
+                  const float* __restrict__ x, float* __restrict__ y) {
+  static_assert(kWarp % T::kChunks == 0, "a warp step must cover whole blocks");
+  constexpr int kBlocksPerStep = kWarp / T::kChunks;
+  constexpr int kRuns = kChunkValues / T::kRunLen;
+  const int lane = threadIdx.x % kWarp;
+  const int64_t warp = static_cast<int64_t>(blockIdx.x) * kMatvecWarps + threadIdx.x / kWarp;
+  const int64_t row0 = warp * kMatvecRowsPerWarp;
+  if (row0 >= rows) return;  // whole warps leave together: the shuffles below stay full-mask
+  const int n_rows = rows - row0 < kMatvecRowsPerWarp ? static_cast<int>(rows - row0)
+                                                      : kMatvecRowsPerWarp;  // warp-uniform
+  const int c = lane % T::kChunks;
+  const typename T::Block* w0 = w + row0 * row_blocks;
+  float acc[kMatvecRowsPerWarp] = {};
+#pragma unroll 2
+  for (int64_t b = lane / T::kChunks; b < row_blocks; b += kBlocksPerStep) {
+    float xv[kChunkValues];  // the x values this lane's chunk multiplies, shared by the rows
+    const float* xb = x + b * T::kElems;
+#pragma unroll
+    for (int r = 0; r < kRuns; ++r) load_run<T::kRunLen, kAlignedX>(xb + T::run_start(c, r), xv + r * T::kRunLen);
+#pragma unroll
+    for (int j = 0; j < kMatvecRowsPerWarp; ++j) {
+      if (j < n_rows) {
+        float v[kChunkValues];
+        T::decode_chunk(w0[j * row_blocks + b], c, v);
+#pragma unroll
+        for (int k = 0; k < kChunkValues; ++k) acc[j] = fmaf(v[k], xv[k], acc[j]);
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kMatvecRowsPerWarp; ++j) {
+    const float sum = warp_sum(acc[j]);
+    if (lane == 0 && j < n_rows) y[row0 + j] = sum;
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kMatmulThreads)
+    matmul_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t cols,
+                  const float* __restrict__ x, int64_t n_tokens, float* __restrict__ y,
+                  int64_t y_stride) {
+  constexpr int kRuns = kChunkValues / T::kRunLen;
+  // +1 column: row r's element k sits in bank (r + k) % 32, so the per-lane
+  // row reads below are conflict-free.
+  __shared__ float ws[kTileRows][kTileK + 1];
+  __shared__ float xs[kTileTokens][kTileK + 1];
+
+  const int tid = threadIdx.x;
+  const int lane = tid % kWarp;          // output row within the tile
+  const int token_group = tid / kWarp;   // output tokens token_group * 4 + 0..3
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * kTileRows;
+  const int64_t tok0 = static_cast<int64_t>(blockIdx.y) * kTileTokens;
+  const int64_t row_blocks = cols / T::kElems;
+  const int64_t n_ktiles = (cols + kTileK - 1) / kTileK;
+
+  float acc[kTokensPerThread] = {};
+  for (int64_t kt = 0; kt < n_ktiles; ++kt) {
+    // Decode the weight tile: chunks [16 kt, 16 kt + 16) of each row cover
+    // columns [128 kt, 128 kt + 128). Past the matrix edge, zeros.
+    for (int q = tid; q < kTileRows * kChunksPerTileRow; q += kMatmulThreads) {
+      const int r = q / kChunksPerTileRow;
+      const int64_t g = kt * kChunksPerTileRow + q % kChunksPerTileRow;
+      const int64_t b = g / T::kChunks;
+      const int c = static_cast<int>(g % T::kChunks);
+      float v[kChunkValues];
+      if (row0 + r < rows && b < row_blocks) {
+        T::decode_chunk(w[(row0 + r) * row_blocks + b], c, v);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kChunkValues; ++k) v[k] = 0.0f;
+      }
+      const int base = static_cast<int>(b * T::kElems - kt * kTileK);
+#pragma unroll
+      for (int rr = 0; rr < kRuns; ++rr) {
+#pragma unroll
+        for (int k = 0; k < T::kRunLen; ++k) {
+          ws[r][base + T::run_start(c, rr) + k] = v[rr * T::kRunLen + k];
+        }
+      }
+    }
+    // The activation tile, coalesced along the columns.
+    for (int q = tid; q < kTileTokens * kTileK; q += kMatmulThreads) {
+      const int t = q / kTileK;
+      const int k = q % kTileK;
+      const int64_t tok = tok0 + t;
+      const int64_t col = kt * kTileK + k;
+      xs[t][k] = (tok < n_tokens && col < cols) ? x[tok * cols + col] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll 8
+    for (int k = 0; k < kTileK; ++k) {
+      const float wv = ws[lane][k];
+#pragma unroll
+      for (int j = 0; j < kTokensPerThread; ++j) {
+        acc[j] = fmaf(wv, xs[token_group * kTokensPerThread + j][k], acc[j]);  // broadcast read
+      }
+    }
+    __syncthreads();
+  }
+  const int64_t row = row0 + lane;
+  if (row >= rows) return;
+#pragma unroll
+  for (int j = 0; j < kTokensPerThread; ++j) {
+    const int64_t tok = tok0 + token_group * kTokensPerThread + j;
+    if (tok < n_tokens) y[tok * y_stride + row] = acc[j];
+  }
+}
+
+}  // namespace orcd::quant::cuda
+
+#endif  // ORCD_QUANT_COMMON_CUDA_DEVICE_KERNELS_CUH_

@@ -1,0 +1,45 @@
+// The CUDA kernels of one quant type (launchers on a given stream), as the
+// plugins, the GPU tests and orcd-bench see them. Built only with CUDA; C++17
+// (the project compiles CUDA sources as C++17).
+#ifndef ORCD_QUANT_COMMON_CUDA_KERNEL_SET_H_
+#define ORCD_QUANT_COMMON_CUDA_KERNEL_SET_H_
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include <vector>
+
+#include "orcd/plugin.h"
+
+namespace orcd::quant {
+
+// Device pointers throughout; same layouts as orcd_quant_cuda_ops. Each
+// launcher enqueues on `stream` and returns cudaGetLastError() (so launch
+// failures, not kernel faults, which surface at the next synchronisation).
+// The weight pointer must be aligned like its blocks (2 bytes; 1 for MXFP4);
+// x may have any 4-byte alignment (16-byte aligned x takes vector loads).
+struct CudaKernels {
+  orcd_ggml_type type;
+  const char* name;
+  uint32_t block_elems;
+  uint32_t block_bytes;
+  cudaError_t (*get_rows)(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids,
+                          float* out, cudaStream_t stream);
+  // Decode: y[r] = W[r] . x, one warp per two rows.
+  cudaError_t (*matvec)(const void* w, int64_t rows, int64_t cols, const float* x, float* y,
+                        cudaStream_t stream);
+  // Prefill: y[t * y_stride + r] = W[r] . x[t]; tiled, 1 token goes to matvec.
+  cudaError_t (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x,
+                        int64_t n_tokens, float* y, int64_t y_stride, cudaStream_t stream);
+};
+
+std::vector<const CudaKernels*> all_cuda_kernels();  // type_list.def order
+const CudaKernels* find_cuda_kernels(orcd_ggml_type type);  // nullptr if not served
+
+#define ORCD_QUANT_TYPE(plugin, T) extern const CudaKernels kCudaKernels_##T;
+#include "common/type_list.def"
+#undef ORCD_QUANT_TYPE
+
+}  // namespace orcd::quant
+
+#endif  // ORCD_QUANT_COMMON_CUDA_KERNEL_SET_H_

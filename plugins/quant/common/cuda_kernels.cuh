@@ -1,0 +1,71 @@
+// Launchers of the CUDA kernels (cuda_device_kernels.cuh) and the kernel set a
+// per-type .cu instantiates:
+//   extern const CudaKernels kCudaKernels_<T> = cuda::make_cuda_kernels<T>();
+#ifndef ORCD_QUANT_COMMON_CUDA_KERNELS_CUH_
+#define ORCD_QUANT_COMMON_CUDA_KERNELS_CUH_
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "common/cuda_device_kernels.cuh"
+#include "common/cuda_kernel_set.h"
+
+namespace orcd::quant::cuda {
+
+template <class T>
+cudaError_t launch_get_rows(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids,
+                            float* out, cudaStream_t stream) {
+  if (n_ids <= 0) return cudaSuccess;
+  if (n_ids > INT32_MAX) return cudaErrorInvalidValue;
+  get_rows_kernel<T><<<static_cast<unsigned>(n_ids), kGetRowsThreads, 0, stream>>>(
+      static_cast<const typename T::Block*>(w), cols / T::kElems, ids, out, cols);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_matvec(const void* w, int64_t rows, int64_t cols, const float* x, float* y,
+                          cudaStream_t stream) {
+  if (rows <= 0) return cudaSuccess;
+  const int64_t ctas = (rows + kMatvecRowsPerCta - 1) / kMatvecRowsPerCta;
+  if (ctas > INT32_MAX) return cudaErrorInvalidValue;
+  const auto* blocks = static_cast<const typename T::Block*>(w);
+  const bool aligned = reinterpret_cast<uintptr_t>(x) % 16 == 0;
+  if (aligned) {
+    matvec_kernel<T, true><<<static_cast<unsigned>(ctas), kMatvecThreads, 0, stream>>>(
+        blocks, rows, cols / T::kElems, x, y);
+  } else {
+    matvec_kernel<T, false><<<static_cast<unsigned>(ctas), kMatvecThreads, 0, stream>>>(
+        blocks, rows, cols / T::kElems, x, y);
+  }
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_matmul(const void* w, int64_t rows, int64_t cols, const float* x,
+                          int64_t n_tokens, float* y, int64_t y_stride, cudaStream_t stream) {
+  if (rows <= 0 || n_tokens <= 0) return cudaSuccess;
+  if (n_tokens == 1) return launch_matvec<T>(w, rows, cols, x, y, stream);
+  const int64_t row_tiles = (rows + kTileRows - 1) / kTileRows;
+  const int64_t token_tiles = (n_tokens + kTileTokens - 1) / kTileTokens;
+  if (row_tiles > INT32_MAX || token_tiles > 65535) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(row_tiles), static_cast<unsigned>(token_tiles));
+  matmul_kernel<T><<<grid, kMatmulThreads, 0, stream>>>(
+      static_cast<const typename T::Block*>(w), rows, cols, x, n_tokens, y, y_stride);
+  return cudaGetLastError();
+}
+
+template <class T>
+constexpr CudaKernels make_cuda_kernels() {
+  static_assert(covers_tiles_of_128<T>(), "chunk numbering breaks the 128-element tile rule");
+  return CudaKernels{T::kType,
+                     T::kName,
+                     static_cast<uint32_t>(T::kElems),
+                     static_cast<uint32_t>(sizeof(typename T::Block)),
+                     &launch_get_rows<T>,
+                     &launch_matvec<T>,
+                     &launch_matmul<T>};
+}
+
+}  // namespace orcd::quant::cuda
+
+#endif  // ORCD_QUANT_COMMON_CUDA_KERNELS_CUH_

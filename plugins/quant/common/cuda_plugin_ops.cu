@@ -1,0 +1,79 @@
+// The orcd_quant_cuda_ops a quant plugin hands to the host: argument checks,
+// then the type's launcher from the kernel library, with CUDA failures turned
+// into ORCD_ERR_DEVICE errors made by the host's services.
+#include <string>
+
+#include "common/cuda_kernel_set.h"
+#include "common/plugin_support.h"
+
+namespace orcd::quant {
+namespace {
+
+orcd_error* invalid(const CudaKernels& k, const char* op, const std::string& why) {
+  return make_error(ORCD_ERR_INVALID_ARGUMENT, std::string(k.name) + " " + op + ": " + why);
+}
+
+orcd_error* device_result(const CudaKernels& k, const char* op, cudaError_t e) {
+  if (e == cudaSuccess) return nullptr;
+  return make_error(ORCD_ERR_DEVICE, std::string(k.name) + " " + op + ": " + cudaGetErrorName(e) +
+                                         ": " + cudaGetErrorString(e));
+}
+
+template <orcd_ggml_type kType>
+struct CudaOps {
+  static const CudaKernels& kernels() {
+    static const CudaKernels* const k = find_cuda_kernels(kType);
+    return *k;
+  }
+
+  static orcd_error* get_rows(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids,
+                              float* out, void* stream) {
+    const CudaKernels& k = kernels();
+    if (std::string e = check_get_rows_args(k.block_elems, w, cols, ids, n_ids, out); !e.empty()) {
+      return invalid(k, "get_rows", e);
+    }
+    return device_result(k, "get_rows",
+                         k.get_rows(w, cols, ids, n_ids, out, static_cast<cudaStream_t>(stream)));
+  }
+
+  static orcd_error* matvec(const void* w, int64_t rows, int64_t cols, const float* x, float* y,
+                            void* stream) {
+    const CudaKernels& k = kernels();
+    if (std::string e = check_matmul_args(k.block_elems, w, rows, cols, x, 1, y, rows); !e.empty()) {
+      return invalid(k, "matvec", e);
+    }
+    return device_result(k, "matvec",
+                         k.matvec(w, rows, cols, x, y, static_cast<cudaStream_t>(stream)));
+  }
+
+  static orcd_error* matmul(const void* w, int64_t rows, int64_t cols, const float* x,
+                            int64_t n_tokens, float* y, int64_t y_stride, void* stream) {
+    const CudaKernels& k = kernels();
+    if (std::string e = check_matmul_args(k.block_elems, w, rows, cols, x, n_tokens, y, y_stride);
+        !e.empty()) {
+      return invalid(k, "matmul", e);
+    }
+    return device_result(k, "matmul",
+                         k.matmul(w, rows, cols, x, n_tokens, y, y_stride,
+                                  static_cast<cudaStream_t>(stream)));
+  }
+
+  static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops), &get_rows, &matvec,
+                                               &matmul};
+};
+
+}  // namespace
+
+const orcd_quant_cuda_ops* cuda_plugin_ops(orcd_ggml_type type) {
+  switch (type) {
+#define ORCD_QUANT_TYPE(plugin, T) \
+  case ORCD_TYPE_##T:              \
+    return &CudaOps<ORCD_TYPE_##T>::kOps;
+#include "common/type_list.def"
+#undef ORCD_QUANT_TYPE
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace orcd::quant

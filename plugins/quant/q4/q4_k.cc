@@ -1,0 +1,51 @@
+// Q4_K CPU: ggml's quantize_row_q4_K_ref and an AVX2 block decoder.
+#include "q4/q4_k.h"
+
+#include "common/avx2_convert.h"
+#include "common/cpu_kernels.h"
+#include "common/reference_quantizer.h"
+
+namespace orcd::quant {
+namespace {
+
+struct Q4_KCpu : Q4_K {
+  static void quantize(const float* x, Block& y) {
+    uint8_t L[kElems];
+    quantize_k4_super_block(x, /*nmax=*/15, /*rmin=*/-1.f, /*rdelta=*/0.1f, /*nstep=*/20,
+                            y.scales, &y.d, &y.dmin, L);
+    for (int g = 0; g < 4; ++g) {  // group g: low nibbles elements 64g.., high 64g+32..
+      for (int l = 0; l < 32; ++l) {
+        y.qs[32 * g + l] = static_cast<uint8_t>(L[64 * g + l] | (L[64 * g + l + 32] << 4));
+      }
+    }
+  }
+
+#if ORCD_QUANT_HAVE_X86
+  ORCD_QUANT_AVX2 static void decode_avx2(const Block& b, float* out) {
+    using namespace avx2_convert;
+    const float d = fp16_to_f32(b.d);
+    const float dmin = fp16_to_f32(b.dmin);
+    for (int g = 0; g < 4; ++g) {
+      uint8_t sc, m;
+      get_scale_min_k4(2 * g, b.scales, &sc, &m);
+      const __m256 d1 = _mm256_set1_ps(d * sc);
+      const __m256 m1 = _mm256_set1_ps(dmin * m);
+      get_scale_min_k4(2 * g + 1, b.scales, &sc, &m);
+      const __m256 d2 = _mm256_set1_ps(d * sc);
+      const __m256 m2 = _mm256_set1_ps(dmin * m);
+      float* o = out + 64 * g;
+      for (int h = 0; h < 2; ++h) {
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * g + 16 * h));
+        store_u8x16_mul_sub(o + 16 * h, low_nibbles(q), d1, m1);
+        store_u8x16_mul_sub(o + 32 + 16 * h, high_nibbles(q), d2, m2);
+      }
+    }
+  }
+#endif
+};
+
+}  // namespace
+
+extern const CpuKernels kCpuKernels_Q4_K = make_cpu_kernels<Q4_KCpu>();
+
+}  // namespace orcd::quant

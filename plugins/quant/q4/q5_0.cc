@@ -1,0 +1,50 @@
+// Q5_0 CPU: ggml's quantize_row_q5_0_ref and an AVX2 block decoder.
+#include "q4/q5_0.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/avx2_convert.h"
+#include "common/cpu_kernels.h"
+#include "common/reference_quantizer.h"
+
+namespace orcd::quant {
+namespace {
+
+struct Q5_0Cpu : Q5_0 {
+  static void quantize(const float* x, Block& y) {
+    const float max = max_by_magnitude(x, kElems);
+    const float d = max / -16;
+    const float id = d ? 1.0f / d : 0.0f;
+    y.d = f32_to_fp16(d);
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; ++j) {
+      const int xi0 = std::min(31, static_cast<int>(x[j] * id + 16.5f));
+      const int xi1 = std::min(31, static_cast<int>(x[16 + j] * id + 16.5f));
+      y.qs[j] = static_cast<uint8_t>((xi0 & 0x0F) | ((xi1 & 0x0F) << 4));
+      qh |= ((static_cast<uint32_t>(xi0) & 0x10u) >> 4) << j;  // bit 4 of element j
+      qh |= ((static_cast<uint32_t>(xi1) & 0x10u) >> 4) << (j + 16);
+    }
+    std::memcpy(y.qh, &qh, sizeof qh);  // little-endian, as ggml
+  }
+
+#if ORCD_QUANT_HAVE_X86
+  ORCD_QUANT_AVX2 static void decode_avx2(const Block& b, float* out) {
+    using namespace avx2_convert;
+    const __m256 d = _mm256_set1_ps(fp16_to_f32(b.d));
+    const uint32_t qh = load_le32(b.qh);
+    const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+    const __m128i sixteen = _mm_set1_epi8(16);
+    const __m128i lo = _mm_or_si128(low_nibbles(qs), bits16_to_0x10(qh & 0xFFFFu));
+    const __m128i hi = _mm_or_si128(high_nibbles(qs), bits16_to_0x10(qh >> 16));
+    store_i8x16_mul(out, _mm_sub_epi8(lo, sixteen), d);
+    store_i8x16_mul(out + 16, _mm_sub_epi8(hi, sixteen), d);
+  }
+#endif
+};
+
+}  // namespace
+
+extern const CpuKernels kCpuKernels_Q5_0 = make_cpu_kernels<Q5_0Cpu>();
+
+}  // namespace orcd::quant

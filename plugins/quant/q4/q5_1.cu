@@ -1,0 +1,10 @@
+// Q5_1 CUDA kernels: the generic get_rows / matvec / matmul over Q5_1's decoder.
+#include "q4/q5_1.h"
+
+#include "common/cuda_kernels.cuh"
+
+namespace orcd::quant {
+
+extern const CudaKernels kCudaKernels_Q5_1 = cuda::make_cuda_kernels<Q5_1>();
+
+}  // namespace orcd::quant

@@ -1,0 +1,38 @@
+// Q5_1: blocks of 32 = fp16 scale d, fp16 min m, 32 high bits qh, 16 bytes of
+// low nibbles; x = q * d + m.
+#ifndef ORCD_QUANT_Q4_Q5_1_H_
+#define ORCD_QUANT_Q4_Q5_1_H_
+
+#include "common/block_codec.h"
+
+namespace orcd::quant {
+
+struct Q5_1 : NibblePairs32Layout {
+  static constexpr orcd_ggml_type kType = ORCD_TYPE_Q5_1;
+  static constexpr const char* kName = "Q5_1";
+  struct Block {
+    uint16_t d;
+    uint16_t m;
+    uint8_t qh[4];
+    uint8_t qs[16];
+  };
+
+  ORCD_QUANT_HD static void decode_chunk(const Block& b, int c, float v[kChunkValues]) {
+    const float d = fp16_to_f32(b.d);
+    const float m = fp16_to_f32(b.m);
+    const uint32_t qh = load_le32(b.qh);
+    for (int i = 0; i < 4; ++i) {
+      const int j = 4 * c + i;
+      const int q = b.qs[j];
+      const int lo = (q & 0x0F) | static_cast<int>(((qh >> j) & 1u) << 4);
+      const int hi = (q >> 4) | static_cast<int>(((qh >> (j + 16)) & 1u) << 4);
+      v[i] = static_cast<float>(lo) * d + m;
+      v[4 + i] = static_cast<float>(hi) * d + m;
+    }
+  }
+};
+static_assert(sizeof(Q5_1::Block) == 24);
+
+}  // namespace orcd::quant
+
+#endif  // ORCD_QUANT_Q4_Q5_1_H_

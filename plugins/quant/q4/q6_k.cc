@@ -1,0 +1,99 @@
+// Q6_K CPU: ggml's quantize_row_q6_K_ref and an AVX2 block decoder.
+#include "q4/q6_k.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "common/avx2_convert.h"
+#include "common/cpu_kernels.h"
+#include "common/reference_quantizer.h"
+
+namespace orcd::quant {
+namespace {
+
+struct Q6_KCpu : Q6_K {
+  static void quantize(const float* x, Block& y) {
+    int8_t L[kElems];
+    float scales[16];
+    float max_scale = 0;
+    float max_abs_scale = 0;
+    for (int ib = 0; ib < 16; ++ib) {
+      const float scale = make_qx_quants(16, 32, x + 16 * ib, L + 16 * ib, 1, nullptr);
+      scales[ib] = scale;
+      const float abs_scale = std::fabs(scale);
+      if (abs_scale > max_abs_scale) {
+        max_abs_scale = abs_scale;
+        max_scale = scale;
+      }
+    }
+    if (max_abs_scale < 1e-15f) {  // ggml's GROUP_MAX_EPS: an all-zero block
+      std::memset(&y, 0, sizeof y);
+      return;
+    }
+    const float iscale = -128.f / max_scale;
+    y.d = f32_to_fp16(1 / iscale);
+    for (int ib = 0; ib < 16; ++ib) {
+      y.scales[ib] = static_cast<int8_t>(std::min(127, nearest_int(iscale * scales[ib])));
+    }
+    for (int j = 0; j < 16; ++j) {
+      const float d = fp16_to_f32(y.d) * y.scales[j];
+      if (!d) continue;
+      for (int ii = 0; ii < 16; ++ii) {
+        const int l = nearest_int(x[16 * j + ii] / d);
+        L[16 * j + ii] = static_cast<int8_t>(std::max(-32, std::min(31, l)) + 32);
+      }
+    }
+    for (int half = 0; half < 2; ++half) {
+      uint8_t* ql = y.ql + 64 * half;
+      uint8_t* qh = y.qh + 32 * half;
+      const int8_t* Lh = L + 128 * half;
+      for (int l = 0; l < 32; ++l) {
+        const int q1 = Lh[l + 0] & 0xF;
+        const int q2 = Lh[l + 32] & 0xF;
+        const int q3 = Lh[l + 64] & 0xF;
+        const int q4 = Lh[l + 96] & 0xF;
+        ql[l + 0] = static_cast<uint8_t>(q1 | (q3 << 4));
+        ql[l + 32] = static_cast<uint8_t>(q2 | (q4 << 4));
+        qh[l] = static_cast<uint8_t>((Lh[l] >> 4) | ((Lh[l + 32] >> 4) << 2) |
+                                     ((Lh[l + 64] >> 4) << 4) | ((Lh[l + 96] >> 4) << 6));
+      }
+    }
+  }
+
+#if ORCD_QUANT_HAVE_X86
+  ORCD_QUANT_AVX2 static void decode_avx2(const Block& b, float* out) {
+    using namespace avx2_convert;
+    const float d = fp16_to_f32(b.d);
+    const __m128i low4 = _mm_set1_epi8(0x0F);
+    const __m128i bits45 = _mm_set1_epi8(0x30);
+    const __m128i bias = _mm_set1_epi8(32);
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t* ql = b.ql + 64 * half;
+      const uint8_t* qh = b.qh + 32 * half;
+      const int8_t* sc = b.scales + 8 * half;
+      float* o = out + 128 * half;
+      for (int h = 0; h < 2; ++h) {  // bytes l = 16h .. 16h+15 use scales sc[h + 0/2/4/6]
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 16 * h));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 32 + 16 * h));
+        const __m128i hb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qh + 16 * h));
+        const __m128i q1 = _mm_or_si128(_mm_and_si128(a, low4), _mm_and_si128(_mm_slli_epi16(hb, 4), bits45));
+        const __m128i q2 = _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
+        const __m128i q3 = _mm_or_si128(high_nibbles(a), _mm_and_si128(hb, bits45));
+        const __m128i q4 = _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
+        // ggml: d * sc * q, left to right: (d * sc) rounds first.
+        store_i8x16_mul(o + 16 * h + 0, _mm_sub_epi8(q1, bias), _mm256_set1_ps(d * sc[h + 0]));
+        store_i8x16_mul(o + 16 * h + 32, _mm_sub_epi8(q2, bias), _mm256_set1_ps(d * sc[h + 2]));
+        store_i8x16_mul(o + 16 * h + 64, _mm_sub_epi8(q3, bias), _mm256_set1_ps(d * sc[h + 4]));
+        store_i8x16_mul(o + 16 * h + 96, _mm_sub_epi8(q4, bias), _mm256_set1_ps(d * sc[h + 6]));
+      }
+    }
+  }
+#endif
+};
+
+}  // namespace
+
+extern const CpuKernels kCpuKernels_Q6_K = make_cpu_kernels<Q6_KCpu>();
+
+}  // namespace orcd::quant

@@ -1,0 +1,37 @@
+// Q8_0 CPU: ggml's quantize_row_q8_0_ref and an AVX2 block decoder.
+#include "q4/q8_0.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/avx2_convert.h"
+#include "common/cpu_kernels.h"
+
+namespace orcd::quant {
+namespace {
+
+struct Q8_0Cpu : Q8_0 {
+  static void quantize(const float* x, Block& y) {
+    float amax = 0.0f;
+    for (int j = 0; j < kElems; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float d = amax / ((1 << 7) - 1);
+    const float id = d ? 1.0f / d : 0.0f;
+    y.d = f32_to_fp16(d);
+    for (int j = 0; j < kElems; ++j) y.qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+  }
+
+#if ORCD_QUANT_HAVE_X86
+  ORCD_QUANT_AVX2 static void decode_avx2(const Block& b, float* out) {
+    using namespace avx2_convert;
+    const __m256 d = _mm256_set1_ps(fp16_to_f32(b.d));
+    store_i8x16_mul(out, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs)), d);
+    store_i8x16_mul(out + 16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16)), d);
+  }
+#endif
+};
+
+}  // namespace
+
+extern const CpuKernels kCpuKernels_Q8_0 = make_cpu_kernels<Q8_0Cpu>();
+
+}  // namespace orcd::quant

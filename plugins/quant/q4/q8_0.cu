@@ -1,0 +1,10 @@
+// Q8_0 CUDA kernels: the generic get_rows / matvec / matmul over Q8_0's decoder.
+#include "q4/q8_0.h"
+
+#include "common/cuda_kernels.cuh"
+
+namespace orcd::quant {
+
+extern const CudaKernels kCudaKernels_Q8_0 = cuda::make_cuda_kernels<Q8_0>();
+
+}  // namespace orcd::quant

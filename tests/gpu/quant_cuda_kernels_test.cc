@@ -1,0 +1,185 @@
+// CUDA kernels of every served type against the CPU kernels (which the CPU
+// tests pin to ggml): get_rows, matvec (aligned and unaligned x) and the tiled
+// prefill matmul, on shapes that leave partial tiles everywhere.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "common/cpu_kernel_set.h"
+#include "common/cuda_kernel_set.h"
+#include "device_buffer.h"
+#include "quant_test_support.h"
+
+namespace orcd::quant::test {
+namespace {
+
+struct Shape {
+  int64_t rows;
+  int64_t cols_32;   // for 32-element blocks
+  int64_t cols_256;  // for 256-element super-blocks
+};
+
+// 37 rows: one full and one partial 32-row matmul tile, a partial 8-row matvec
+// CTA. 130 rows: several tiles. 1184 = 37 blocks of 32, not a multiple of the
+// 128-column tile; 2880 is gpt-oss's width (2816 = 11 super-blocks for K-types).
+constexpr Shape kShapes[] = {{37, 1184, 768}, {130, 2880, 2816}};
+
+// Tolerance for dot products: both sides accumulate in f32, in different
+// orders (CPU: 32 lanes folded into a double every 256 columns; GPU: per-lane
+// FMA chains, then a warp tree or a shared-memory tile walk). The difference
+// of two such sums is bounded by a few ulp of sum |w x|; 1e-5 * sum |w x| is
+// ~100x typical and still far below one misplaced or mis-decoded element,
+// whose product is of order sum |w x| / cols (>= 3e-4 of it here).
+constexpr double kDotTolerance = 1e-5;
+
+class QuantCudaKernels : public testing::TestWithParam<const CpuKernels*> {
+ protected:
+  void SetUp() override {
+    if (std::string why = cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    cpu_ = GetParam();
+    cuda_ = find_cuda_kernels(cpu_->type);
+    ASSERT_NE(cuda_, nullptr) << cpu_->name << " has no CUDA kernels";
+    ASSERT_EQ(cuda_->block_elems, cpu_->block_elems);
+    ASSERT_EQ(cuda_->block_bytes, cpu_->block_bytes);
+  }
+
+  int64_t cols_of(const Shape& s) const { return cpu_->block_elems == 256 ? s.cols_256 : s.cols_32; }
+
+  // Random weights of the shape, quantized by the reference quantizer.
+  std::vector<uint8_t> quantized(int64_t rows, int64_t cols, uint64_t seed) const {
+    const std::vector<float> src = random_weights(rows, cols, seed);
+    const int64_t row_bytes = cols / cpu_->block_elems * cpu_->block_bytes;
+    std::vector<uint8_t> q(static_cast<size_t>(rows * row_bytes));
+    cpu_->portable.quantize_row(src.data(), q.data(), rows * cols);
+    return q;
+  }
+
+  void expect_close(const std::vector<float>& gpu, const std::vector<float>& cpu,
+                    const std::vector<double>& scale, const std::string& what) const {
+    ASSERT_EQ(gpu.size(), cpu.size()) << what;
+    int reported = 0;
+    for (size_t i = 0; i < gpu.size(); ++i) {
+      if (!(std::fabs(static_cast<double>(gpu[i]) - cpu[i]) <= kDotTolerance * scale[i]) &&
+          ++reported <= 5) {
+        ADD_FAILURE() << cpu_->name << " " << what << " output " << i << ": GPU " << gpu[i]
+                      << ", CPU " << cpu[i] << ", sum|wx| " << scale[i];
+      }
+    }
+  }
+
+  const CpuKernels* cpu_ = nullptr;
+  const CudaKernels* cuda_ = nullptr;
+};
+
+// Decoding on the GPU runs the same decode_chunk code as the CPU, built with
+// --fmad=false, so get_rows must be bit-identical (tolerance 0).
+TEST_P(QuantCudaKernels, GetRowsIsBitIdenticalToCpu) {
+  for (const Shape& s : kShapes) {
+    const int64_t cols = cols_of(s);
+    const std::vector<uint8_t> q = quantized(s.rows, cols, 11);
+    const std::vector<int32_t> ids = {static_cast<int32_t>(s.rows - 1), 0, 5, 5, 17};
+    const int64_t n_ids = static_cast<int64_t>(ids.size());
+    std::vector<float> expect(ids.size() * cols);
+    cpu_->portable.get_rows(q.data(), cols, ids.data(), n_ids, expect.data());
+
+    DeviceBuffer<uint8_t> d_w(q);
+    DeviceBuffer<int32_t> d_ids(ids);
+    DeviceBuffer<float> d_out(expect.size());
+    ASSERT_TRUE(d_w.ok() && d_ids.ok() && d_out.ok());
+    ASSERT_EQ(cuda_->get_rows(d_w.get(), cols, d_ids.get(), n_ids, d_out.get(), nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> got = d_out.download();
+    ASSERT_EQ(got.size(), expect.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(same_bits(got[i], expect[i]))
+          << cpu_->name << " rows " << s.rows << " cols " << cols << " element " << i << ": GPU "
+          << got[i] << ", CPU " << expect[i];
+    }
+  }
+}
+
+// x at a 16-byte boundary takes vector loads; x one float further does not.
+TEST_P(QuantCudaKernels, MatvecMatchesCpu) {
+  for (const Shape& s : kShapes) {
+    const int64_t cols = cols_of(s);
+    const std::vector<uint8_t> q = quantized(s.rows, cols, 12);
+    std::vector<float> deq(static_cast<size_t>(s.rows * cols));
+    cpu_->portable.dequantize_row(q.data(), deq.data(), s.rows * cols);
+    for (int64_t offset : {0, 1}) {
+      std::vector<float> x_padded = random_normal(cols + 1, 13);
+      const std::vector<float> x(x_padded.begin() + offset, x_padded.begin() + offset + cols);
+      std::vector<float> expect(static_cast<size_t>(s.rows));
+      cpu_->portable.matmul(q.data(), s.rows, cols, x.data(), 1, expect.data(), s.rows);
+
+      DeviceBuffer<uint8_t> d_w(q);
+      DeviceBuffer<float> d_x(x_padded);
+      DeviceBuffer<float> d_y(expect.size());
+      ASSERT_TRUE(d_w.ok() && d_x.ok() && d_y.ok());
+      ASSERT_EQ(cuda_->matvec(d_w.get(), s.rows, cols, d_x.get() + offset, d_y.get(), nullptr),
+                cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      expect_close(d_y.download(), expect, abs_product_sums(deq, s.rows, cols, x, 1),
+                   "matvec rows " + std::to_string(s.rows) + " x offset " + std::to_string(offset));
+    }
+  }
+}
+
+// 1 token (routed to matvec), 5 and 17 (one partial token tile), 40 (two
+// tiles); y_stride > rows, and the padding between tokens stays untouched.
+TEST_P(QuantCudaKernels, MatmulMatchesCpu) {
+  for (const Shape& s : kShapes) {
+    const int64_t cols = cols_of(s);
+    const std::vector<uint8_t> q = quantized(s.rows, cols, 14);
+    std::vector<float> deq(static_cast<size_t>(s.rows * cols));
+    cpu_->portable.dequantize_row(q.data(), deq.data(), s.rows * cols);
+    for (int64_t n_tokens : {1, 5, 17, 40}) {
+      const std::vector<float> x = random_normal(n_tokens * cols, 15 + n_tokens);
+      const int64_t y_stride = s.rows + 5;
+      std::vector<float> expect(static_cast<size_t>(n_tokens * y_stride), -777.0f);
+      cpu_->portable.matmul(q.data(), s.rows, cols, x.data(), n_tokens, expect.data(), y_stride);
+
+      DeviceBuffer<uint8_t> d_w(q);
+      DeviceBuffer<float> d_x(x);
+      DeviceBuffer<float> d_y(std::vector<float>(expect.size(), -777.0f));
+      ASSERT_TRUE(d_w.ok() && d_x.ok() && d_y.ok());
+      ASSERT_EQ(cuda_->matmul(d_w.get(), s.rows, cols, d_x.get(), n_tokens, d_y.get(), y_stride,
+                              nullptr),
+                cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<float> got = d_y.download();
+      ASSERT_EQ(got.size(), expect.size());
+
+      // Compare the outputs, then check the padding.
+      const std::vector<double> sums = abs_product_sums(deq, s.rows, cols, x, n_tokens);
+      std::vector<float> got_dense, expect_dense;
+      for (int64_t t = 0; t < n_tokens; ++t) {
+        for (int64_t r = 0; r < s.rows; ++r) {
+          got_dense.push_back(got[t * y_stride + r]);
+          expect_dense.push_back(expect[t * y_stride + r]);
+        }
+        for (int64_t r = s.rows; r < y_stride; ++r) {
+          ASSERT_EQ(got[t * y_stride + r], -777.0f) << "padding of token " << t << " overwritten";
+        }
+      }
+      expect_close(got_dense, expect_dense, sums,
+                   "matmul rows " + std::to_string(s.rows) + " tokens " + std::to_string(n_tokens));
+    }
+  }
+}
+
+// Nothing to do must launch nothing and succeed.
+TEST_P(QuantCudaKernels, EmptyWorkSucceeds) {
+  EXPECT_EQ(cuda_->matvec(nullptr, 0, cpu_->block_elems, nullptr, nullptr, nullptr), cudaSuccess);
+  EXPECT_EQ(cuda_->matmul(nullptr, 4, cpu_->block_elems, nullptr, 0, nullptr, 4, nullptr),
+            cudaSuccess);
+  EXPECT_EQ(cuda_->get_rows(nullptr, cpu_->block_elems, nullptr, 0, nullptr, nullptr), cudaSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, QuantCudaKernels, testing::ValuesIn(all_cpu_kernels()),
+                         [](const testing::TestParamInfo<const CpuKernels*>& info) {
+                           return std::string(info.param->name);
+                         });
+
+}  // namespace
+}  // namespace orcd::quant::test

@@ -1,0 +1,135 @@
+// The CUDA kernels, run on the host by cuda_emulator.h, against the CPU
+// kernels: catches indexing, tiling and reduction mistakes without a GPU
+// (tests/gpu runs the real thing where a device exists).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/cpu_kernel_set.h"
+#include "cuda_emulator.h"
+#include "mxfp4/mxfp4.h"
+#include "q4/q4_0.h"
+#include "q4/q4_1.h"
+#include "q4/q4_k.h"
+#include "q4/q5_0.h"
+#include "q4/q5_1.h"
+#include "q4/q5_k.h"
+#include "q4/q6_k.h"
+#include "q4/q8_0.h"
+#include "quant_test_support.h"
+
+namespace orcd::quant::test {
+namespace {
+
+namespace k = ::orcd::quant::cuda;
+
+template <class T>
+class QuantCudaEmulation : public testing::Test {
+ protected:
+  // 37 rows: a full and a partial 32-row tile, a partial 8-row matvec CTA with
+  // a warp holding one row and one holding none;
+  // cols: 37 blocks of 32 (a partial 128-column tile) or 3 super-blocks.
+  static constexpr int64_t kRows = 37;
+  static constexpr int64_t kCols = T::kElems == 32 ? 37 * 32 : 3 * 256;
+  static constexpr int64_t kRowBlocks = kCols / T::kElems;
+
+  void SetUp() override {
+    cpu_ = find_cpu_kernels(T::kType);
+    ASSERT_NE(cpu_, nullptr);
+    const std::vector<float> src = random_weights(kRows, kCols, 31);
+    q_.resize(kRows * kRowBlocks);
+    cpu_->portable.quantize_row(src.data(), q_.data(), kRows * kCols);
+    deq_.resize(src.size());
+    cpu_->portable.dequantize_row(q_.data(), deq_.data(), kRows * kCols);
+  }
+
+  // Same bound and reasoning as tests/gpu: f32 sums in different orders.
+  void expect_close(const std::vector<float>& got, const std::vector<float>& expect,
+                    const std::vector<double>& scale, const char* what) {
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], expect[i], 1e-5 * scale[i]) << T::kName << " " << what << " output " << i;
+    }
+  }
+
+  const CpuKernels* cpu_ = nullptr;
+  std::vector<typename T::Block> q_;
+  std::vector<float> deq_;
+};
+
+using ServedTypes = testing::Types<Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4>;
+class TypeNames {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return T::kName;
+  }
+};
+TYPED_TEST_SUITE(QuantCudaEmulation, ServedTypes, TypeNames);
+
+TYPED_TEST(QuantCudaEmulation, GetRows) {
+  using T = TypeParam;
+  const std::vector<int32_t> ids = {36, 0, 5, 5, 17};
+  std::vector<float> got(ids.size() * this->kCols, NAN);
+  emulator::launch({static_cast<unsigned>(ids.size())}, {k::kGetRowsThreads}, [&] {
+    k::get_rows_kernel<T>(this->q_.data(), this->kRowBlocks, ids.data(), got.data(), this->kCols);
+  });
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (int64_t c = 0; c < this->kCols; ++c) {
+      ASSERT_TRUE(same_bits(got[i * this->kCols + c], this->deq_[ids[i] * this->kCols + c]))
+          << T::kName << " id " << ids[i] << " column " << c;
+    }
+  }
+}
+
+TYPED_TEST(QuantCudaEmulation, Matvec) {
+  using T = TypeParam;
+  const std::vector<float> x = random_normal(this->kCols, 32);
+  std::vector<float> expect(this->kRows);
+  this->cpu_->portable.matmul(this->q_.data(), this->kRows, this->kCols, x.data(), 1, expect.data(),
+                              this->kRows);
+  const std::vector<double> scale = abs_product_sums(this->deq_, this->kRows, this->kCols, x, 1);
+  const unsigned ctas = (this->kRows + k::kMatvecRowsPerCta - 1) / k::kMatvecRowsPerCta;
+  std::vector<float> aligned(this->kRows, NAN), unaligned(this->kRows, NAN);
+  emulator::launch({ctas}, {k::kMatvecThreads}, [&] {
+    k::matvec_kernel<T, true>(this->q_.data(), this->kRows, this->kRowBlocks, x.data(), aligned.data());
+  });
+  emulator::launch({ctas}, {k::kMatvecThreads}, [&] {
+    k::matvec_kernel<T, false>(this->q_.data(), this->kRows, this->kRowBlocks, x.data(),
+                               unaligned.data());
+  });
+  this->expect_close(aligned, expect, scale, "matvec (vector loads)");
+  this->expect_close(unaligned, expect, scale, "matvec (scalar loads)");
+}
+
+// 5 tokens: one partial token tile; 40: two tiles. y_stride > rows.
+TYPED_TEST(QuantCudaEmulation, TiledMatmul) {
+  using T = TypeParam;
+  for (int64_t n_tokens : {5, 40}) {
+    const std::vector<float> x = random_normal(n_tokens * this->kCols, 33);
+    const int64_t y_stride = this->kRows + 2;
+    std::vector<float> expect(n_tokens * y_stride, -777.0f), got(expect.size(), -777.0f);
+    this->cpu_->portable.matmul(this->q_.data(), this->kRows, this->kCols, x.data(), n_tokens,
+                                expect.data(), y_stride);
+    const EmulatedDim3 grid{static_cast<unsigned>((this->kRows + k::kTileRows - 1) / k::kTileRows),
+                            static_cast<unsigned>((n_tokens + k::kTileTokens - 1) / k::kTileTokens)};
+    emulator::launch(grid, {k::kMatmulThreads}, [&] {
+      k::matmul_kernel<T>(this->q_.data(), this->kRows, this->kCols, x.data(), n_tokens, got.data(),
+                          y_stride);
+    });
+    const std::vector<double> sums = abs_product_sums(this->deq_, this->kRows, this->kCols, x, n_tokens);
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      for (int64_t r = 0; r < y_stride; ++r) {
+        const size_t i = t * y_stride + r;
+        if (r >= this->kRows) {
+          ASSERT_EQ(got[i], -777.0f) << "padding of token " << t << " overwritten";
+        } else {
+          ASSERT_NEAR(got[i], expect[i], 1e-5 * sums[t * this->kRows + r])
+              << T::kName << " tokens " << n_tokens << " token " << t << " row " << r;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace orcd::quant::test
