@@ -7,56 +7,50 @@
 #include <random>
 #include <set>
 
+#include "host/server/request_validation.h"
+
 namespace orcd {
 namespace {
 
 using Poco::Dynamic::Var;
 
-struct Invalid {
-  ValidationError error;
-};
-
-[[noreturn]] void Fail(const std::string& field, const std::string& message) {
-  throw Invalid{{field, field.empty() ? message : field + " " + message}};
-}
-
 double Number(const Var& v, const std::string& field, double lo, double hi, bool lo_open = false) {
-  if (!v.isNumeric() || v.isString()) Fail(field, "must be a number");
+  if (!v.isNumeric() || v.isString()) FailField(field, "must be a number");
   const double x = v.convert<double>();
   if (!std::isfinite(x) || x > hi || (lo_open ? x <= lo : x < lo)) {
     std::string range = (lo_open ? "(" : "[") + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    Fail(field, "must be in " + range);
+    FailField(field, "must be in " + range);
   }
   return x;
 }
 
 int64_t Integer(const Var& v, const std::string& field, int64_t lo, int64_t hi) {
-  if (!v.isInteger()) Fail(field, "must be an integer");
+  if (!v.isInteger()) FailField(field, "must be an integer");
   if (v.isSigned()) {
     const int64_t x = v.convert<int64_t>();
     if (x < lo || x > hi) {
-      Fail(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+      FailField(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
     }
     return x;
   }
   const uint64_t u = v.convert<uint64_t>();
   if (u > static_cast<uint64_t>(hi)) {
-    Fail(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+    FailField(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
   }
   return static_cast<int64_t>(u);
 }
 
 std::string String(const Var& v, const std::string& field) {
-  if (!v.isString()) Fail(field, "must be a string");
+  if (!v.isString()) FailField(field, "must be a string");
   return v.convert<std::string>();
 }
 
-uint64_t RandomSeed() {
+}  // namespace
+
+uint64_t DrawSeed() {
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
 }
-
-}  // namespace
 
 std::optional<int64_t> CountUtf8CodePoints(const std::string& text) {
   int64_t n = 0;
@@ -80,26 +74,26 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     try {
       parsed = Poco::JSON::Parser().parse(body);
     } catch (const Poco::Exception& e) {
-      Fail("", "body is not valid JSON: " + e.displayText());
+      FailField("", "body is not valid JSON: " + e.displayText());
     }
-    if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) Fail("", "body must be a JSON object");
+    if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) FailField("", "body must be a JSON object");
     auto obj = parsed.extract<Poco::JSON::Object::Ptr>();
     static const std::set<std::string> kKnown = {"job_id", "prompt", "max_tokens", "temperature",
                                                  "top_p", "top_k", "repetition_penalty", "min_p",
                                                  "stop", "seed"};
     for (const auto& [name, value] : *obj) {
-      if (!kKnown.count(name)) Fail(name, "is not a known field");
+      if (!kKnown.count(name)) FailField(name, "is not a known field");
     }
     ExecuteRequest r;
-    if (!obj->has("job_id")) Fail("job_id", "is required");
+    if (!obj->has("job_id")) FailField("job_id", "is required");
     r.job_id = String(obj->get("job_id"), "job_id");
-    if (r.job_id.empty() || r.job_id.size() > 256) Fail("job_id", "must be 1 to 256 characters");
-    if (!obj->has("prompt")) Fail("prompt", "is required");
+    if (r.job_id.empty() || r.job_id.size() > 256) FailField("job_id", "must be 1 to 256 characters");
+    if (!obj->has("prompt")) FailField("prompt", "is required");
     r.prompt = String(obj->get("prompt"), "prompt");
     const std::optional<int64_t> chars = CountUtf8CodePoints(r.prompt);
-    if (!chars) Fail("prompt", "is not valid UTF-8");
+    if (!chars) FailField("prompt", "is not valid UTF-8");
     if (*chars == 0 || *chars > limits.max_prompt_chars) {
-      Fail("prompt", "must be 1 to " + std::to_string(limits.max_prompt_chars) + " characters");
+      FailField("prompt", "must be 1 to " + std::to_string(limits.max_prompt_chars) + " characters");
     }
     r.max_tokens = limits.max_tokens;
     if (obj->has("max_tokens")) r.max_tokens = Integer(obj->get("max_tokens"), "max_tokens", 1, limits.max_tokens);
@@ -117,32 +111,32 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     if (obj->has("seed") && !obj->get("seed").isEmpty()) {
       const Var& seed = obj->get("seed");
       if (!seed.isInteger() || (seed.isSigned() && seed.convert<int64_t>() < 0)) {
-        Fail("seed", "must be an integer between 0 and 18446744073709551615");
+        FailField("seed", "must be an integer between 0 and 18446744073709551615");
       }
       s.seed = seed.convert<uint64_t>();
       s.seed_from_request = true;
     } else {
-      s.seed = RandomSeed();
+      s.seed = DrawSeed();
     }
     if (obj->has("stop")) {
       auto arr = obj->getArray("stop");
-      if (!arr) Fail("stop", "must be an array of strings");
+      if (!arr) FailField("stop", "must be an array of strings");
       if (static_cast<int64_t>(arr->size()) > limits.max_stop_strings) {
-        Fail("stop", "must hold at most " + std::to_string(limits.max_stop_strings) + " strings");
+        FailField("stop", "must hold at most " + std::to_string(limits.max_stop_strings) + " strings");
       }
       for (size_t k = 0; k < arr->size(); ++k) {
         const std::string field = "stop[" + std::to_string(k) + "]";
         std::string s_k = String(arr->get(static_cast<unsigned>(k)), field);
-        if (s_k.empty()) Fail(field, "must not be empty");
-        if (!CountUtf8CodePoints(s_k)) Fail(field, "is not valid UTF-8");
+        if (s_k.empty()) FailField(field, "must not be empty");
+        if (!CountUtf8CodePoints(s_k)) FailField(field, "is not valid UTF-8");
         if (limits.count_tokens && limits.count_tokens(s_k) > limits.max_stop_tokens) {
-          Fail(field, "must be at most " + std::to_string(limits.max_stop_tokens) + " tokens");
+          FailField(field, "must be at most " + std::to_string(limits.max_stop_tokens) + " tokens");
         }
         r.stop.push_back(std::move(s_k));
       }
     }
     return r;
-  } catch (const Invalid& e) {
+  } catch (const InvalidRequest& e) {
     return e.error;
   }
 }
