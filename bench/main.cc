@@ -14,6 +14,7 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"quant", "CPU and CUDA matvec bandwidth of every quant type", &orcd::bench::run_quant},
+    {"tokenizer", "encode and streaming-decode MB/s of every fixture tokenizer", &orcd::bench::run_tokenizer},
 };
 
 void usage(std::FILE* out) {

@@ -13,6 +13,9 @@ using Args = std::vector<std::string>;
 // orcd-bench quant [--json] [--types T,...] [--threads N] [--min-time S]
 int run_quant(const Args& args);
 
+// orcd-bench tokenizer [--json] [--fixtures DIR] [--megabytes N] [--min-time S]
+int run_tokenizer(const Args& args);
+
 }  // namespace orcd::bench
 
 #endif  // ORCD_BENCH_SUBCOMMANDS_H_

@@ -1,0 +1,104 @@
+// Chat templates: the exact strings of each format, and how the template is
+// chosen from GGUF metadata.
+#include <gtest/gtest.h>
+
+#include "host/common/status.h"
+#include "host/gguf/gguf_file.h"
+#include "host/tokenizer/chat_template.h"
+#include "host/tokenizer/tokenizer_factory.h"
+#include "tokenizer_test_support.h"
+
+namespace orcd::testing {
+namespace {
+
+const std::vector<ChatTurn> kConversation = {
+    {"user", "Hi"},
+    {"assistant", "Hello!"},
+    {"user", "2+2?"},
+};
+
+std::filesystem::path Model(const std::string& file) { return FixturesDir() / "models" / file; }
+
+TEST(ChatTemplate, ChatMlWithQwen2DefaultSystem) {
+  const ChatTemplate t{ChatFormat::kChatMl, "You are a helpful assistant."};
+  EXPECT_EQ(RenderChat(t, kConversation, true),
+            "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+            "<|im_start|>user\nHi<|im_end|>\n"
+            "<|im_start|>assistant\nHello!<|im_end|>\n"
+            "<|im_start|>user\n2+2?<|im_end|>\n"
+            "<|im_start|>assistant\n");
+  const std::vector<ChatTurn> with_system = {{"system", "Be brief."}, {"user", "Hi"}};
+  EXPECT_EQ(RenderChat(t, with_system, false),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n");
+}
+
+TEST(ChatTemplate, Phi3) {
+  const std::vector<ChatTurn> turns = {
+      {"system", "Be brief."}, {"user", "Hi"}, {"assistant", "Hello!"}, {"user", "2+2?"}};
+  EXPECT_EQ(RenderChat({ChatFormat::kPhi3, ""}, turns, true),
+            "<|system|>\nBe brief.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\nHello!<|end|>\n"
+            "<|user|>\n2+2?<|end|>\n<|assistant|>\n");
+}
+
+TEST(ChatTemplate, Harmony) {
+  const std::vector<ChatTurn> turns = {
+      {"developer", "Be brief."}, {"user", "Hi"}, {"assistant", "Hello!"}, {"user", "2+2?"}};
+  EXPECT_EQ(RenderChat({ChatFormat::kHarmony, ""}, turns, true),
+            "<|start|>developer<|message|>Be brief.<|end|>"
+            "<|start|>user<|message|>Hi<|end|>"
+            "<|start|>assistant<|channel|>final<|message|>Hello!<|end|>"
+            "<|start|>user<|message|>2+2?<|end|>"
+            "<|start|>assistant");
+}
+
+TEST(ChatTemplate, UnsupportedRoleIsNamed) {
+  const std::vector<ChatTurn> turns = {{"tool", "{}"}};
+  try {
+    RenderChat({ChatFormat::kPhi3, ""}, turns, true);
+    ADD_FAILURE() << "tool role accepted by phi3";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("'tool'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ChatTemplate, ChosenFromTemplateTextInTheGguf) {
+  const ChatTemplate qwen2 = SelectChatTemplate(*GgufFile::Open(VocabGguf("qwen2")));
+  EXPECT_EQ(qwen2.format, ChatFormat::kChatMl);
+  EXPECT_EQ(qwen2.default_system, "You are a helpful assistant.");
+  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(VocabGguf("phi-3"))).format, ChatFormat::kPhi3);
+  // Unrecognised text falls back to the architecture.
+  EXPECT_EQ(SelectChatTemplate(std::string_view("{{ messages }}"), "gpt-oss").format,
+            ChatFormat::kHarmony);
+}
+
+TEST(ChatTemplate, ChosenFromTheArchitectureWhenTheGgufHasNone) {
+  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(Model("qwen2-tiny.F16.gguf"))).format,
+            ChatFormat::kChatMl);
+  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(Model("phi3-tiny.Q4_K_M.gguf"))).format,
+            ChatFormat::kPhi3);
+  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(Model("gptoss-tiny.F16.gguf"))).format,
+            ChatFormat::kHarmony);
+  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(VocabGguf("gpt-oss"))).format, ChatFormat::kHarmony);
+  try {
+    SelectChatTemplate(*GgufFile::Open(Model("gpt2-tiny.F16.gguf")));
+    ADD_FAILURE() << "gpt2 has no chat template";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("'gpt2'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ChatTemplate, RenderedPromptEncodesToControlTokens) {
+  const std::filesystem::path model = Model("qwen2-tiny.F16.gguf");
+  const std::unique_ptr<Tokenizer> tokenizer = LoadTokenizer(model);
+  const std::string prompt =
+      RenderChat(SelectChatTemplate(*GgufFile::Open(model)), {{{"user", "Hi"}}}, true);
+  const std::vector<TokenId> ids = tokenizer->Encode(prompt, true, true);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 4097), 3) << FormatIds(ids);  // <|im_start|>
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 4098), 2) << FormatIds(ids);  // <|im_end|>
+  EXPECT_EQ(ids.front(), 4097);                                              // no BOS for qwen2
+}
+
+}  // namespace
+}  // namespace orcd::testing
