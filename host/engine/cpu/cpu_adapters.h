@@ -1,0 +1,53 @@
+// The CPU backend's adapters, one per host macro-op (orcd/ops.h), and the
+// table that maps opcodes to them.
+#ifndef ORCD_HOST_ENGINE_CPU_CPU_ADAPTERS_H_
+#define ORCD_HOST_ENGINE_CPU_CPU_ADAPTERS_H_
+
+#include <cstdint>
+
+#include "host/engine/adapter_table.h"
+#include "host/engine/exec_context.h"
+
+namespace orcd::engine::cpu {
+
+// The table: every host op the CPU backend runs. Plugin-defined opcodes may be
+// added to a copy of it.
+AdapterTable MakeCpuAdapterTable();
+
+// Floats of per-thread workspace the adapters need for a context of
+// `context_length` positions.
+int64_t CpuWorkspaceFloats(int64_t context_length);
+
+void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx);
+void RunMatmul(const BoundInstruction& insn, ExecContext& ctx);
+void RunLogits(const BoundInstruction& insn, ExecContext& ctx);
+void RunAdd(const BoundInstruction& insn, ExecContext& ctx);
+void RunMul(const BoundInstruction& insn, ExecContext& ctx);
+void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx);
+void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
+void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx);
+void RunRope(const BoundInstruction& insn, ExecContext& ctx);
+void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
+
+// Splits [0, n) into pieces for the pool: calls fn(begin, end, thread) with
+// pieces of at least `grain` items (one piece, inline, when n is small).
+template <class Fn>
+void ParallelRange(ExecContext& ctx, int64_t n, int64_t grain, Fn&& fn) {
+  const int64_t threads = ctx.pool->size();
+  int64_t pieces = (n + grain - 1) / grain;
+  if (pieces > threads * 4) pieces = threads * 4;
+  if (pieces <= 1) {
+    fn(int64_t{0}, n, 0);
+    return;
+  }
+  const int64_t step = (n + pieces - 1) / pieces;
+  ctx.pool->ParallelFor((n + step - 1) / step, [&](int64_t piece, int thread) {
+    const int64_t begin = piece * step;
+    const int64_t end = begin + step < n ? begin + step : n;
+    fn(begin, end, thread);
+  });
+}
+
+}  // namespace orcd::engine::cpu
+
+#endif  // ORCD_HOST_ENGINE_CPU_CPU_ADAPTERS_H_

@@ -1,0 +1,88 @@
+// MATMUL (+bias, split outputs), LOGITS and EMBEDDING on the CPU: weights go
+// through weight_kernels (host kernels or the type's quant plugin); rows of the
+// weight are split across the pool's threads.
+#include <cmath>
+#include <string>
+
+#include "host/common/status.h"
+#include "host/engine/cpu/cpu_adapters.h"
+#include "host/engine/cpu/weight_kernels.h"
+
+namespace orcd::engine::cpu {
+namespace {
+
+// Rows per task: a few tasks per thread for balance, but never so few rows
+// that the call overhead shows.
+int64_t RowGrain(int64_t rows, int threads) {
+  const int64_t target = (rows + threads * 4 - 1) / (threads * 4);
+  return target < 16 ? 16 : target;
+}
+
+// Output i of a split matmul holds rows [begin, begin + width) of the weight.
+struct Segment {
+  float* y;
+  int64_t begin;
+  int64_t width;
+};
+
+void MatmulSegments(const WeightRef& w, const float* bias, const float* x, int64_t n_tokens,
+                    const Segment* segments, size_t n_segments, ExecContext& ctx) {
+  const int64_t m = w.rows();
+  ParallelRange(ctx, m, RowGrain(m, ctx.pool->size()), [&](int64_t r0, int64_t r1, int) {
+    for (size_t s = 0; s < n_segments; ++s) {
+      const Segment& seg = segments[s];
+      const int64_t a = r0 > seg.begin ? r0 : seg.begin;
+      const int64_t b = r1 < seg.begin + seg.width ? r1 : seg.begin + seg.width;
+      if (a >= b) continue;
+      float* y = seg.y + (a - seg.begin);
+      MatmulRows(w, a, b - a, x, n_tokens, y, seg.width);
+      if (bias == nullptr) continue;
+      for (int64_t t = 0; t < n_tokens; ++t) {
+        float* yt = y + t * seg.width;
+        for (int64_t r = a; r < b; ++r) yt[r - a] += bias[r];
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& w = *insn.weights[0];
+  const float* bias =
+      insn.weights.size() == 2 ? reinterpret_cast<const float*>(insn.weights[1]->data) : nullptr;
+  Segment segments[ORCD_OP_MAX_OUTPUTS];
+  int64_t begin = 0;
+  for (size_t i = 0; i < insn.out.size(); ++i) {
+    segments[i] = {ctx.Out(insn, i), begin, insn.out[i].width};
+    begin += insn.out[i].width;
+  }
+  MatmulSegments(w, bias, ctx.In(insn, 0), ctx.n_tokens, segments, insn.out.size(), ctx);
+}
+
+void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& w = *insn.weights[0];
+  const float* x = ctx.In(insn, 0) + ctx.first_logit_row * w.cols();
+  const Segment all = {ctx.logits, 0, w.rows()};
+  MatmulSegments(w, nullptr, x, ctx.logit_rows, &all, 1, ctx);
+  const float softcap = insn.ParamsAs<orcd_op_logits_params>().softcap;
+  if (softcap > 0.0f) {
+    float* y = ctx.logits;
+    for (int64_t i = 0; i < ctx.logit_rows * w.rows(); ++i) y[i] = softcap * std::tanh(y[i] / softcap);
+  }
+}
+
+void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& w = *insn.weights[0];
+  for (int64_t t = 0; t < ctx.n_tokens; ++t) {
+    const int32_t id = ctx.tokens[t];
+    if (id < 0 || id >= w.rows()) {
+      throw Error(ErrorCode::kInvalidArgument, "token id " + std::to_string(id) +
+                                                   " is outside the vocabulary (0.." +
+                                                   std::to_string(w.rows() - 1) + ")");
+    }
+  }
+  GetRows(w, ctx.tokens, ctx.n_tokens, ctx.Out(insn, 0));
+}
+
+}  // namespace orcd::engine::cpu

@@ -1,0 +1,169 @@
+#include "host/engine/cpu/simd.h"
+
+#include "orcd/cpp/half.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define ORCD_ENGINE_X86 1
+#else
+#define ORCD_ENGINE_X86 0
+#endif
+
+namespace orcd::engine::cpu {
+namespace {
+
+// ---- portable -------------------------------------------------------------
+
+// Eight partial sums, like the vector version, so both round alike.
+float DotF32Portable(const float* a, const float* b, int64_t n) {
+  float acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
+  }
+  float s = 0.0f;
+  for (float v : acc) s += v;
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+float DotF16Portable(const uint16_t* a, const float* b, int64_t n) {
+  float s = 0.0f;
+  for (int64_t i = 0; i < n; ++i) s += fp16_to_f32(a[i]) * b[i];
+  return s;
+}
+
+void F16ToF32Portable(const uint16_t* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = fp16_to_f32(in[i]);
+}
+
+void Bf16ToF32Portable(const uint16_t* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = bf16_to_f32(in[i]);
+}
+
+void F32ToF16Portable(const float* in, uint16_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f32_to_fp16(in[i]);
+}
+
+void AxpyF32Portable(float a, const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+void AxpyF16Portable(float a, const uint16_t* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += a * fp16_to_f32(x[i]);
+}
+
+constexpr SimdKernels kPortable = {"portable",       DotF32Portable,  DotF16Portable,
+                                   F16ToF32Portable, Bf16ToF32Portable, F32ToF16Portable,
+                                   AxpyF32Portable,  AxpyF16Portable};
+
+// ---- AVX2 + FMA + F16C ------------------------------------------------------
+#if ORCD_ENGINE_X86
+#define ORCD_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+ORCD_AVX2 inline float HorizontalSum(__m256 v) {
+  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+}
+
+ORCD_AVX2 inline __m256 LoadF16(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+ORCD_AVX2 float DotF32Avx2(const float* a, const float* b, int64_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
+         a3 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
+    a2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), a2);
+    a3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), a3);
+  }
+  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
+  float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+ORCD_AVX2 float DotF16Avx2(const uint16_t* a, const float* b, int64_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
+         a3 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a0 = _mm256_fmadd_ps(LoadF16(a + i), _mm256_loadu_ps(b + i), a0);
+    a1 = _mm256_fmadd_ps(LoadF16(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
+    a2 = _mm256_fmadd_ps(LoadF16(a + i + 16), _mm256_loadu_ps(b + i + 16), a2);
+    a3 = _mm256_fmadd_ps(LoadF16(a + i + 24), _mm256_loadu_ps(b + i + 24), a3);
+  }
+  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(LoadF16(a + i), _mm256_loadu_ps(b + i), a0);
+  float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  for (; i < n; ++i) s += fp16_to_f32(a[i]) * b[i];
+  return s;
+}
+
+ORCD_AVX2 void F16ToF32Avx2(const uint16_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, LoadF16(in + i));
+  for (; i < n; ++i) out[i] = fp16_to_f32(in[i]);
+}
+
+ORCD_AVX2 void Bf16ToF32Avx2(const uint16_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+    _mm256_storeu_ps(out + i, _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16)));
+  }
+  for (; i < n; ++i) out[i] = bf16_to_f32(in[i]);
+}
+
+ORCD_AVX2 void F32ToF16Avx2(const float* in, uint16_t* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+  }
+  for (; i < n; ++i) out[i] = f32_to_fp16(in[i]);
+}
+
+ORCD_AVX2 void AxpyF32Avx2(float a, const float* x, float* y, int64_t n) {
+  const __m256 va = _mm256_set1_ps(a);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+  }
+  for (; i < n; ++i) y[i] += a * x[i];
+}
+
+ORCD_AVX2 void AxpyF16Avx2(float a, const uint16_t* x, float* y, int64_t n) {
+  const __m256 va = _mm256_set1_ps(a);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, LoadF16(x + i), _mm256_loadu_ps(y + i)));
+  }
+  for (; i < n; ++i) y[i] += a * fp16_to_f32(x[i]);
+}
+
+constexpr SimdKernels kAvx2 = {"avx2",       DotF32Avx2,    DotF16Avx2,  F16ToF32Avx2,
+                               Bf16ToF32Avx2, F32ToF16Avx2, AxpyF32Avx2, AxpyF16Avx2};
+
+bool CpuHasAvx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+}
+#endif
+
+}  // namespace
+
+const SimdKernels& Simd() {
+#if ORCD_ENGINE_X86
+  static const SimdKernels& chosen = CpuHasAvx2() ? kAvx2 : kPortable;
+  return chosen;
+#else
+  return kPortable;
+#endif
+}
+
+}  // namespace orcd::engine::cpu

@@ -1,0 +1,28 @@
+// Vector primitives of the CPU adapters, chosen once at start-up: AVX2+FMA+F16C
+// where the CPU has them, portable C++ otherwise. The build never assumes them
+// (no -mavx2): the same binary runs on any x86-64.
+#ifndef ORCD_HOST_ENGINE_CPU_SIMD_H_
+#define ORCD_HOST_ENGINE_CPU_SIMD_H_
+
+#include <cstdint>
+
+namespace orcd::engine::cpu {
+
+struct SimdKernels {
+  const char* name;  // "avx2" | "portable"
+  float (*dot_f32)(const float* a, const float* b, int64_t n);
+  float (*dot_f16)(const uint16_t* a, const float* b, int64_t n);
+  void (*f16_to_f32)(const uint16_t* in, float* out, int64_t n);
+  void (*bf16_to_f32)(const uint16_t* in, float* out, int64_t n);
+  // Round to nearest even (ggml's F16C conversion).
+  void (*f32_to_f16)(const float* in, uint16_t* out, int64_t n);
+  // y += a * x
+  void (*axpy_f32)(float a, const float* x, float* y, int64_t n);
+  void (*axpy_f16)(float a, const uint16_t* x, float* y, int64_t n);
+};
+
+const SimdKernels& Simd();
+
+}  // namespace orcd::engine::cpu
+
+#endif  // ORCD_HOST_ENGINE_CPU_SIMD_H_

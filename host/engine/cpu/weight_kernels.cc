@@ -1,0 +1,92 @@
+#include "host/engine/cpu/weight_kernels.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "host/engine/cpu/simd.h"
+
+namespace orcd::engine::cpu {
+namespace {
+
+// Tokens sharing one converted chunk of a weight row, and the chunk length:
+// the x tile (kTokenTile x kChunk floats) stays in L1/L2 while the row chunk
+// is reused kTokenTile times.
+constexpr int64_t kTokenTile = 32;
+constexpr int64_t kChunk = 512;
+
+bool IsHostType(uint32_t type) {
+  return type == ORCD_TYPE_F32 || type == ORCD_TYPE_F16 || type == ORCD_TYPE_BF16;
+}
+
+// Converts elements [c0, c0 + n) of a host-typed row to f32.
+void ConvertChunk(uint32_t type, const uint8_t* row, int64_t c0, int64_t n, float* out) {
+  const SimdKernels& s = Simd();
+  switch (type) {
+    case ORCD_TYPE_F32: std::memcpy(out, reinterpret_cast<const float*>(row) + c0, n * sizeof(float)); break;
+    case ORCD_TYPE_F16: s.f16_to_f32(reinterpret_cast<const uint16_t*>(row) + c0, out, n); break;
+    default: s.bf16_to_f32(reinterpret_cast<const uint16_t*>(row) + c0, out, n); break;
+  }
+}
+
+void HostMatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
+                    int64_t n_tokens, float* y, int64_t y_stride) {
+  const SimdKernels& s = Simd();
+  const int64_t cols = w.cols();
+  if (w.type == ORCD_TYPE_F32 || (w.type == ORCD_TYPE_F16 && n_tokens == 1)) {
+    // Straight dot products: nothing to convert (F32) or one token (F16).
+    for (int64_t r = 0; r < n_rows; ++r) {
+      const uint8_t* row = w.row(row0 + r);
+      for (int64_t t = 0; t < n_tokens; ++t) {
+        const float* xt = x + t * cols;
+        y[t * y_stride + r] = w.type == ORCD_TYPE_F32
+                                  ? s.dot_f32(reinterpret_cast<const float*>(row), xt, cols)
+                                  : s.dot_f16(reinterpret_cast<const uint16_t*>(row), xt, cols);
+      }
+    }
+    return;
+  }
+  alignas(64) float chunk[kChunk];
+  float acc[kTokenTile];
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const uint8_t* row = w.row(row0 + r);
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenTile) {
+      const int64_t nt = std::min(kTokenTile, n_tokens - t0);
+      std::fill(acc, acc + nt, 0.0f);
+      for (int64_t c0 = 0; c0 < cols; c0 += kChunk) {
+        const int64_t n = std::min(kChunk, cols - c0);
+        ConvertChunk(w.type, row, c0, n, chunk);
+        for (int64_t t = 0; t < nt; ++t) acc[t] += s.dot_f32(chunk, x + (t0 + t) * cols + c0, n);
+      }
+      for (int64_t t = 0; t < nt; ++t) y[(t0 + t) * y_stride + r] = acc[t];
+    }
+  }
+}
+
+}  // namespace
+
+bool CpuSupportsWeight(const WeightRef& w) {
+  if (IsHostType(w.type)) return true;
+  return w.quant != nullptr && w.quant->cpu != nullptr && w.quant->cpu->matmul != nullptr &&
+         w.quant->cpu->get_rows != nullptr;
+}
+
+void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
+                int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_rows <= 0 || n_tokens <= 0) return;
+  if (IsHostType(w.type)) {
+    HostMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);
+    return;
+  }
+  w.quant->cpu->matmul(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
+}
+
+void GetRows(const WeightRef& w, const int32_t* ids, int64_t n_ids, float* out) {
+  const int64_t cols = w.cols();
+  if (!IsHostType(w.type)) {
+    w.quant->cpu->get_rows(w.data, cols, ids, n_ids, out);
+    return;
+  }
+  for (int64_t i = 0; i < n_ids; ++i) ConvertChunk(w.type, w.row(ids[i]), 0, cols, out + i * cols);
+}
+
+}  // namespace orcd::engine::cpu

@@ -1,0 +1,120 @@
+#include "host/engine/engine.h"
+
+#include <algorithm>
+
+#include "host/common/logger.h"
+#include "host/common/status.h"
+#include "host/engine/cpu/cpu_adapters.h"
+#include "host/engine/cpu/simd.h"
+#include "host/engine/plan_builder.h"
+#include "host/engine/plan_validator.h"
+
+namespace orcd::engine {
+namespace {
+
+// Used when neither the options nor the model name a context length.
+constexpr int64_t kFallbackContext = 2048;
+
+void CheckDevice(const std::string& device) {
+  if (device == "cpu") return;
+  if (device == "cuda") {
+    throw Error(ErrorCode::kDevice,
+                "CUDA backend not built/available: the engine has no CUDA adapters yet; "
+                "use device cpu explicitly");
+  }
+  throw Error(ErrorCode::kInvalidArgument, "unknown device '" + device + "' (cpu | cuda)");
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> Engine::Load(const std::filesystem::path& model,
+                                     const PluginRegistry& registry, const EngineOptions& options) {
+  CheckDevice(options.device);
+  std::unique_ptr<GgufFile> file = GgufFile::Open(model);
+  const ModelRoute route = RouteModel(registry, *file);
+  return Load(std::move(file), route, options);
+}
+
+std::unique_ptr<Engine> Engine::Load(std::unique_ptr<GgufFile> file, const ModelRoute& route,
+                                     const EngineOptions& options) {
+  std::unique_ptr<Engine> engine(new Engine());
+  engine->Init(std::move(file), route, options);
+  return engine;
+}
+
+Engine::~Engine() = default;
+
+void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
+                  const EngineOptions& options) {
+  CheckDevice(options.device);
+  if (route.arch.entry == nullptr) {
+    throw Error(ErrorCode::kUnsupported, file->source_name() + ": no architecture plugin");
+  }
+  if (options.max_batch <= 0) throw Error(ErrorCode::kInvalidArgument, "max_batch must be positive");
+  file_ = std::move(file);
+  weights_ = std::make_unique<WeightTable>(*file_, route.quant);
+  plan_ = CompilePlan(*route.arch.entry, *file_);
+  adapters_ = std::make_unique<AdapterTable>(cpu::MakeCpuAdapterTable());
+  max_batch_ = options.max_batch;
+  bound_ = ValidatePlan(plan_, *weights_, *adapters_, max_batch_);
+
+  const std::string arch(file_->architecture());
+  info_.architecture = arch;
+  info_.arch_plugin = route.arch.plugin ? route.arch.plugin->name : "";
+  info_.name = std::string(file_->GetString("general.name").value_or(file_->source_name()));
+  info_.train_context_length =
+      static_cast<int64_t>(file_->GetU64(arch + ".context_length").value_or(0));
+  int64_t ctx = options.context_length;
+  if (ctx <= 0) ctx = info_.train_context_length > 0 ? info_.train_context_length : kFallbackContext;
+  kv_ = std::make_unique<KvCache>(plan_.kv_states, ctx, options.kv_type);
+  executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
+
+  info_.vocab = bound_.phase(Phase::kDecode).vocab;
+  info_.context_length = ctx;
+  for (const GgufTensorInfo& t : file_->tensors()) info_.weight_bytes += t.n_bytes;
+  info_.kv_bytes = kv_->bytes();
+  info_.threads = executor_->threads();
+  info_.device = "cpu (" + std::to_string(info_.threads) + " threads, " + cpu::Simd().name + ")";
+  info_.prefill_instructions = static_cast<int64_t>(bound_.phase(Phase::kPrefill).instructions.size());
+  info_.decode_instructions = static_cast<int64_t>(bound_.phase(Phase::kDecode).instructions.size());
+  LogInfo("engine_ready", "model loaded",
+          {{"architecture", arch},
+           {"plugin", info_.arch_plugin},
+           {"device", info_.device},
+           {"context_length", std::to_string(ctx)},
+           {"kv_bytes", std::to_string(info_.kv_bytes)},
+           {"kv_type", std::string(KvTypeName(options.kv_type))},
+           {"prefill_scratch_floats", std::to_string(bound_.phase(Phase::kPrefill).arena_floats)}});
+}
+
+std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRows rows) {
+  const auto n = static_cast<int64_t>(tokens.size());
+  if (n == 0) throw Error(ErrorCode::kInvalidArgument, "prefill of zero tokens");
+  if (position_ + n > kv_->context_length()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "prompt of " + std::to_string(n) + " tokens at position " +
+                    std::to_string(position_) + " exceeds the context length " +
+                    std::to_string(kv_->context_length()));
+  }
+  const bool all = rows == LogitRows::kAll;
+  const int64_t vocab = info_.vocab;
+  if (all && n > max_batch_) all_logits_.resize(static_cast<size_t>(n * vocab));
+  std::span<const float> out;
+  for (int64_t begin = 0; begin < n; begin += max_batch_) {
+    const int64_t count = std::min(max_batch_, n - begin);
+    out = executor_->Run(Phase::kPrefill, tokens.subspan(begin, count), position_, *kv_, all);
+    position_ += count;
+    if (all && n > max_batch_) std::copy(out.begin(), out.end(), all_logits_.begin() + begin * vocab);
+  }
+  if (all) return n > max_batch_ ? std::span<const float>(all_logits_) : out;
+  return out.subspan(out.size() - static_cast<size_t>(vocab));
+}
+
+std::span<const float> Engine::Decode(int32_t token) {
+  const int32_t one[1] = {token};
+  std::span<const float> out = executor_->Run(Phase::kDecode, one, position_, *kv_, false);
+  ++position_;
+  return out;
+}
+
+}  // namespace orcd::engine

@@ -1,0 +1,71 @@
+#include "host/engine/executor.h"
+
+#include <algorithm>
+#include <string>
+
+#include "host/common/status.h"
+#include "host/engine/exec_context.h"
+
+namespace orcd::engine {
+
+Executor::Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_per_thread)
+    : plan_(plan), pool_(threads), workspace_floats_(workspace_floats_per_thread) {
+  int64_t arena = 0;
+  for (int p = 0; p < kPhaseCount; ++p) {
+    const BoundPhase& phase = plan.phases[p];
+    arena = std::max(arena, phase.arena_floats);
+    for (const BoundInstruction& insn : phase.instructions) {
+      op_counters_[p].push_back(&counters_.ops[insn.opcode]);
+    }
+  }
+  arena_.assign(static_cast<size_t>(arena), 0.0f);
+  workspace_.assign(static_cast<size_t>(workspace_floats_ * pool_.size()), 0.0f);
+  // Room for one row per phase run without growing later.
+  logits_.assign(static_cast<size_t>(plan.phase(Phase::kDecode).vocab), 0.0f);
+}
+
+std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
+                                     KvCache& kv, bool all_logits) {
+  const BoundPhase& bp = plan_.phase(phase);
+  const auto n = static_cast<int64_t>(tokens.size());
+  if (n <= 0 || n > bp.row_capacity) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string(PhaseName(phase)) + " run of " + std::to_string(n) +
+                    " tokens (1.." + std::to_string(bp.row_capacity) + " allowed)");
+  }
+  if (pos0 < 0 || pos0 + n > kv.context_length()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "positions " + std::to_string(pos0) + ".." + std::to_string(pos0 + n - 1) +
+                    " exceed the context length " + std::to_string(kv.context_length()));
+  }
+  ExecContext ctx;
+  ctx.pool = &pool_;
+  ctx.arena = arena_.data();
+  ctx.tokens = tokens.data();
+  ctx.n_tokens = n;
+  ctx.pos0 = pos0;
+  ctx.kv = &kv;
+  const bool last_only = bp.logits_rows_selectable && !all_logits;
+  ctx.first_logit_row = last_only ? n - 1 : 0;
+  ctx.logit_rows = last_only ? 1 : n;
+  const auto logits_size = static_cast<size_t>(ctx.logit_rows * bp.vocab);
+  if (logits_.size() < logits_size) logits_.resize(logits_size);
+  ctx.logits = logits_.data();
+  ctx.workspace = workspace_.data();
+  ctx.workspace_floats = workspace_floats_;
+
+  const std::vector<OpCounter*>& op_counters = op_counters_[static_cast<int>(phase)];
+  for (size_t i = 0; i < bp.instructions.size(); ++i) {
+    const BoundInstruction& insn = bp.instructions[i];
+    insn.run(insn, ctx);
+    OpCounter& c = *op_counters[i];
+    ++c.dispatches;
+    c.weight_bytes += insn.opcode == ORCD_OP_EMBEDDING ? insn.weight_bytes * n : insn.weight_bytes;
+  }
+  PhaseCounter& pc = counters_.phases[static_cast<int>(phase)];
+  ++pc.runs;
+  pc.tokens += static_cast<uint64_t>(n);
+  return {logits_.data(), logits_size};
+}
+
+}  // namespace orcd::engine

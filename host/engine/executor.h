@@ -1,0 +1,50 @@
+// The generic executor: runs a bound phase over one batch by calling each
+// instruction's adapter in order. It owns the scratch arena (sized once from
+// the bound plan), the logits buffer and the per-thread workspace, so running
+// allocates nothing (the logits buffer grows only when a caller first asks for
+// more rows), and it counts dispatches.
+#ifndef ORCD_HOST_ENGINE_EXECUTOR_H_
+#define ORCD_HOST_ENGINE_EXECUTOR_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "host/engine/bound_plan.h"
+#include "host/engine/dispatch_counters.h"
+#include "host/engine/kv_cache.h"
+#include "host/engine/thread_pool.h"
+
+namespace orcd::engine {
+
+class Executor {
+ public:
+  // `plan` must outlive the executor.
+  Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_per_thread);
+
+  // Evaluates `tokens` (at most the phase's row capacity) at positions
+  // pos0.. and returns the logits, [rows][vocab]: the last token's row, or one
+  // row per token when `all_logits` (or when the plan's logits are not
+  // selectable by row).
+  std::span<const float> Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
+                             KvCache& kv, bool all_logits);
+
+  DispatchCounters& counters() { return counters_; }
+  const DispatchCounters& counters() const { return counters_; }
+  int threads() const { return pool_.size(); }
+
+ private:
+  const BoundPlan& plan_;
+  ThreadPool pool_;
+  std::vector<float> arena_;
+  std::vector<float> logits_;
+  std::vector<float> workspace_;
+  int64_t workspace_floats_;
+  DispatchCounters counters_;
+  // Per phase and instruction, its opcode's counter (map nodes are stable).
+  std::array<std::vector<OpCounter*>, kPhaseCount> op_counters_;
+};
+
+}  // namespace orcd::engine
+
+#endif  // ORCD_HOST_ENGINE_EXECUTOR_H_

@@ -1,0 +1,48 @@
+#include "host/engine/kv_cache.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "host/common/status.h"
+
+namespace orcd::engine {
+
+std::string_view KvTypeName(KvType type) { return type == KvType::kF16 ? "f16" : "f32"; }
+
+void KvCache::FreeDeleter::operator()(void* p) const { std::free(p); }
+
+KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length, KvType type)
+    : type_(type), context_length_(context_length) {
+  if (context_length <= 0) throw Error(ErrorCode::kInvalidArgument, "context length must be positive");
+  for (const KvStateDesc& d : states) {
+    const uint64_t bytes = static_cast<uint64_t>(d.n_kv_heads) * d.head_dim *
+                           static_cast<uint64_t>(context_length) * element_size();
+    Layer layer;
+    layer.desc = d;
+    for (void** side : {&layer.k, &layer.v}) {
+      void* p = nullptr;
+      // Zeroed so that a bug reading unwritten positions shows up as zeros,
+      // not as garbage (and pages are committed now, not mid-generation).
+      if (posix_memalign(&p, 64, bytes == 0 ? 64 : bytes) != 0 || p == nullptr) {
+        throw Error(ErrorCode::kOutOfMemory,
+                    "KV cache: cannot allocate " + std::to_string(bytes) + " bytes for layer " +
+                        std::to_string(d.layer));
+      }
+      std::memset(p, 0, bytes);
+      buffers_.emplace_back(p);
+      *side = p;
+      bytes_ += bytes;
+    }
+    layers_.push_back(layer);
+  }
+}
+
+int KvCache::Find(uint32_t layer) const {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i].desc.layer == layer) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace orcd::engine

@@ -1,0 +1,51 @@
+// The KV cache of one slot: for every KV state descriptor of the plan, K and V
+// of n_kv_heads heads at up to `context_length` positions, allocated once at
+// the configured context length. Layout per layer and head: [position][head_dim]
+// (one head's keys are contiguous, which is what attention streams over).
+#ifndef ORCD_HOST_ENGINE_KV_CACHE_H_
+#define ORCD_HOST_ENGINE_KV_CACHE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "host/engine/plan.h"
+
+namespace orcd::engine {
+
+enum class KvType { kF16, kF32 };
+std::string_view KvTypeName(KvType type);
+
+class KvCache {
+ public:
+  KvCache(const std::vector<KvStateDesc>& states, int64_t context_length, KvType type);
+
+  struct Layer {
+    KvStateDesc desc;
+    void* k = nullptr;  // [n_kv_heads][context_length][head_dim] of type()
+    void* v = nullptr;
+  };
+
+  KvType type() const { return type_; }
+  int64_t context_length() const { return context_length_; }
+  uint64_t bytes() const { return bytes_; }
+  // Index of the state for plan layer `layer`, or -1.
+  int Find(uint32_t layer) const;
+  const Layer& layer(int index) const { return layers_[static_cast<size_t>(index)]; }
+  size_t element_size() const { return type_ == KvType::kF16 ? 2 : 4; }
+
+ private:
+  struct FreeDeleter {
+    void operator()(void* p) const;
+  };
+  KvType type_;
+  int64_t context_length_;
+  uint64_t bytes_ = 0;
+  std::vector<Layer> layers_;
+  std::vector<std::unique_ptr<void, FreeDeleter>> buffers_;
+};
+
+}  // namespace orcd::engine
+
+#endif  // ORCD_HOST_ENGINE_KV_CACHE_H_

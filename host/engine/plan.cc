@@ -1,0 +1,35 @@
+#include "host/engine/plan.h"
+
+namespace orcd::engine {
+
+std::string_view PhaseName(Phase phase) {
+  return phase == Phase::kPrefill ? "prefill" : "decode";
+}
+
+std::string OpcodeName(Opcode opcode) {
+  switch (opcode) {
+    case ORCD_OP_EMBEDDING: return "EMBEDDING";
+    case ORCD_OP_MATMUL: return "MATMUL";
+    case ORCD_OP_ADD: return "ADD";
+    case ORCD_OP_MUL: return "MUL";
+    case ORCD_OP_RMS_NORM: return "RMS_NORM";
+    case ORCD_OP_LAYER_NORM: return "LAYER_NORM";
+    case ORCD_OP_ROPE: return "ROPE";
+    case ORCD_OP_ATTENTION: return "ATTENTION";
+    case ORCD_OP_SWIGLU: return "SWIGLU";
+    case ORCD_OP_GEGLU: return "GEGLU";
+    case ORCD_OP_GELU: return "GELU";
+    case ORCD_OP_MOE: return "MOE";
+    case ORCD_OP_LOGITS: return "LOGITS";
+    default: return "op#" + std::to_string(opcode);
+  }
+}
+
+std::string DescribeInstruction(Phase phase, size_t index, const PlanInstruction& insn) {
+  std::string text = std::string(PhaseName(phase)) + " instruction " + std::to_string(index) +
+                     " (" + OpcodeName(insn.opcode);
+  if (!insn.weights.empty()) text += " " + insn.weights.front();
+  return text + ")";
+}
+
+}  // namespace orcd::engine

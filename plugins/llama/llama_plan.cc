@@ -1,0 +1,83 @@
+#include "llama_plan.h"
+
+#include <cmath>
+#include <string>
+
+#include "orcd/cpp/decoder_blocks.h"
+
+namespace orcd::llama {
+namespace {
+
+// The name if the model has that tensor, else "" (absent).
+std::string IfPresent(const sdk::ModelReader& m, const std::string& name) {
+  return m.HasTensor(name) ? name : std::string();
+}
+
+sdk::AttentionBlock Attention(const sdk::ModelReader& m, const LlamaConfig& c, uint32_t layer) {
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  sdk::AttentionBlock b;
+  b.layer = layer;
+  b.n_head = c.n_head;
+  b.n_head_kv = c.n_head_kv;
+  b.head_dim = c.head_dim;
+  b.norm_eps = c.norm_eps;
+  b.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  b.rope = c.rope;
+  b.norm = blk + "attn_norm.weight";
+  if (m.HasTensor(blk + "attn_qkv.weight")) {  // phi3: rows Q | K | V
+    b.qkv = blk + "attn_qkv.weight";
+    b.qkv_bias = IfPresent(m, blk + "attn_qkv.bias");
+  } else {
+    b.q = blk + "attn_q.weight";
+    b.k = blk + "attn_k.weight";
+    b.v = blk + "attn_v.weight";
+    b.q_bias = IfPresent(m, blk + "attn_q.bias");  // qwen2
+    b.k_bias = IfPresent(m, blk + "attn_k.bias");
+    b.v_bias = IfPresent(m, blk + "attn_v.bias");
+  }
+  b.q_norm = IfPresent(m, blk + "attn_q_norm.weight");
+  b.k_norm = IfPresent(m, blk + "attn_k_norm.weight");
+  b.rope_freqs = IfPresent(m, "rope_freqs.weight");  // llama 3.1 frequency factors
+  b.o = blk + "attn_output.weight";
+  b.o_bias = IfPresent(m, blk + "attn_output.bias");
+  return b;
+}
+
+sdk::SwigluFfnBlock Ffn(const sdk::ModelReader& m, const LlamaConfig& c, uint32_t layer) {
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  sdk::SwigluFfnBlock b;
+  b.norm_eps = c.norm_eps;
+  b.norm = blk + "ffn_norm.weight";
+  b.gate = IfPresent(m, blk + "ffn_gate.weight");  // absent in phi3: ffn_up is gate | up
+  b.up = blk + "ffn_up.weight";
+  b.down = blk + "ffn_down.weight";
+  return b;
+}
+
+void EmitPhase(const sdk::ModelReader& m, const LlamaConfig& c, sdk::PlanWriter& w,
+               orcd_plan_phase phase) {
+  const int32_t x = w.NewRegister();
+  w.Emit(phase, ORCD_OP_EMBEDDING, {ORCD_REG_TOKENS}, {x}, {"token_embd.weight"});
+  for (uint32_t layer = 0; layer < c.n_layer; ++layer) {
+    sdk::EmitAttentionBlock(w, phase, Attention(m, c, layer), x);
+    sdk::EmitSwigluFfnBlock(w, phase, Ffn(m, c, layer), x);
+  }
+  const int32_t h = sdk::EmitRmsNorm(w, phase, x, "output_norm.weight", c.norm_eps);
+  const int32_t logits = w.NewRegister();
+  w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {c.output_weight});
+  w.Logits(phase, logits);
+}
+
+}  // namespace
+
+void EmitLlamaPlan(const sdk::ModelReader& m, const LlamaConfig& c, sdk::PlanWriter& w) {
+  // llama.cpp runs these architectures without a sliding window (it ignores
+  // phi3.attention.sliding_window), so every layer keeps the full context.
+  for (uint32_t layer = 0; layer < c.n_layer; ++layer) w.KvState(layer, c.n_head_kv, c.head_dim, 0);
+  // The same instruction stream serves both phases: the host's adapters
+  // handle one token or many.
+  EmitPhase(m, c, w, ORCD_PHASE_PREFILL);
+  EmitPhase(m, c, w, ORCD_PHASE_DECODE);
+}
+
+}  // namespace orcd::llama

@@ -1,0 +1,123 @@
+// Header-only C++ helper for architecture plugins: the pre-norm decoder
+// pieces most transformer families share, emitted as host macro-ops.
+//   attention block:  x += O(attention(rope(Q h), rope(K h), V h)),  h = rms_norm(x)
+//   SwiGLU FFN block: x += down(silu(gate h) * up h),                 h = rms_norm(x)
+// Weight names are the caller's (GGUF names); empty names mean "absent"
+// (no bias, separate instead of fused, ...). Both blocks update the residual
+// register x in place and use fresh registers for everything else, so the
+// host's liveness analysis can reuse scratch.
+#ifndef ORCD_CPP_DECODER_BLOCKS_H_
+#define ORCD_CPP_DECODER_BLOCKS_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orcd/cpp/plan_writer.h"
+#include "orcd/ops.h"
+
+namespace orcd::sdk {
+
+struct AttentionBlock {
+  uint32_t layer = 0;  // KV state this attention uses
+  uint32_t n_head = 0;
+  uint32_t n_head_kv = 0;
+  uint32_t head_dim = 0;
+  float norm_eps = 0.0f;
+  float scale = 0.0f;  // on q.k
+  orcd_op_rope_params rope{};
+  std::string norm;  // pre-attention RMS norm weight
+  std::string qkv, qkv_bias;  // fused Q|K|V (then q/k/v are unused)
+  std::string q, q_bias, k, k_bias, v, v_bias;
+  std::string q_norm, k_norm;  // per-head RMS norms before RoPE (optional)
+  std::string rope_freqs;      // frequency factors (optional)
+  std::string o, o_bias;
+  std::string sinks;  // attention sinks (optional)
+};
+
+struct SwigluFfnBlock {
+  float norm_eps = 0.0f;
+  std::string norm;
+  std::string gate;  // empty: `up` holds gate|up fused (gate rows first)
+  std::string up;
+  std::string down;
+};
+
+inline std::vector<std::string> WeightWithBias(const std::string& w, const std::string& bias) {
+  return bias.empty() ? std::vector<std::string>{w} : std::vector<std::string>{w, bias};
+}
+
+inline std::vector<std::string> Optional(const std::string& w) {
+  return w.empty() ? std::vector<std::string>{} : std::vector<std::string>{w};
+}
+
+// h = rms_norm(x) * gamma in a fresh register.
+inline int32_t EmitRmsNorm(PlanWriter& w, orcd_plan_phase phase, int32_t x,
+                           const std::string& gamma, float eps) {
+  const int32_t h = w.NewRegister();
+  orcd_op_norm_params p{};
+  p.eps = eps;
+  w.Emit(phase, ORCD_OP_RMS_NORM, {x}, {h}, {gamma}, p);
+  return h;
+}
+
+inline void EmitAttentionBlock(PlanWriter& w, orcd_plan_phase phase, const AttentionBlock& b,
+                               int32_t x) {
+  const int32_t h = EmitRmsNorm(w, phase, x, b.norm, b.norm_eps);
+  const int32_t q = w.NewRegister(), k = w.NewRegister(), v = w.NewRegister();
+  if (!b.qkv.empty()) {
+    orcd_op_matmul_params split{};
+    split.output_rows[0] = b.n_head * b.head_dim;
+    split.output_rows[1] = b.n_head_kv * b.head_dim;
+    split.output_rows[2] = b.n_head_kv * b.head_dim;
+    w.Emit(phase, ORCD_OP_MATMUL, {h}, {q, k, v}, WeightWithBias(b.qkv, b.qkv_bias), split);
+  } else {
+    w.Emit(phase, ORCD_OP_MATMUL, {h}, {q}, WeightWithBias(b.q, b.q_bias));
+    w.Emit(phase, ORCD_OP_MATMUL, {h}, {k}, WeightWithBias(b.k, b.k_bias));
+    w.Emit(phase, ORCD_OP_MATMUL, {h}, {v}, WeightWithBias(b.v, b.v_bias));
+  }
+  for (const auto& [reg, norm] : {std::pair<int32_t, std::string>{q, b.q_norm}, {k, b.k_norm}}) {
+    if (norm.empty()) continue;
+    orcd_op_norm_params p{};
+    p.eps = b.norm_eps;
+    p.group_size = b.head_dim;
+    w.Emit(phase, ORCD_OP_RMS_NORM, {reg}, {reg}, {norm}, p);
+  }
+  w.Emit(phase, ORCD_OP_ROPE, {q}, {q}, Optional(b.rope_freqs), b.rope);
+  w.Emit(phase, ORCD_OP_ROPE, {k}, {k}, Optional(b.rope_freqs), b.rope);
+  orcd_op_attention_params ap{};
+  ap.kv_layer = b.layer;
+  ap.n_head = b.n_head;
+  ap.n_head_kv = b.n_head_kv;
+  ap.head_dim = b.head_dim;
+  ap.scale = b.scale;
+  const int32_t a = w.NewRegister();
+  w.Emit(phase, ORCD_OP_ATTENTION, {q, k, v}, {a}, Optional(b.sinks), ap);
+  const int32_t o = w.NewRegister();
+  w.Emit(phase, ORCD_OP_MATMUL, {a}, {o}, WeightWithBias(b.o, b.o_bias));
+  w.Emit(phase, ORCD_OP_ADD, {x, o}, {x});
+}
+
+inline void EmitSwigluFfnBlock(PlanWriter& w, orcd_plan_phase phase, const SwigluFfnBlock& b,
+                               int32_t x) {
+  const int32_t h = EmitRmsNorm(w, phase, x, b.norm, b.norm_eps);
+  const int32_t act = w.NewRegister();
+  if (b.gate.empty()) {
+    const int32_t gate_up = w.NewRegister();
+    w.Emit(phase, ORCD_OP_MATMUL, {h}, {gate_up}, {b.up});
+    w.Emit(phase, ORCD_OP_SWIGLU, {gate_up}, {act});
+  } else {
+    const int32_t gate = w.NewRegister(), up = w.NewRegister();
+    w.Emit(phase, ORCD_OP_MATMUL, {h}, {gate}, {b.gate});
+    w.Emit(phase, ORCD_OP_MATMUL, {h}, {up}, {b.up});
+    w.Emit(phase, ORCD_OP_SWIGLU, {gate, up}, {act});
+  }
+  const int32_t down = w.NewRegister();
+  w.Emit(phase, ORCD_OP_MATMUL, {act}, {down}, {b.down});
+  w.Emit(phase, ORCD_OP_ADD, {x, down}, {x});
+}
+
+}  // namespace orcd::sdk
+
+#endif  // ORCD_CPP_DECODER_BLOCKS_H_

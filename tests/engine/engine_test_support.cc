@@ -1,0 +1,35 @@
+#include "engine_test_support.h"
+
+#include "golden.h"
+#include "host/plugins/host_services.h"
+
+namespace orcd::testing {
+
+const PluginRegistry& BuildPlugins() {
+  static PluginRegistry* registry = [] {
+    auto* r = new PluginRegistry(HostServices());
+    r->LoadDirectories({ORCD_PLUGIN_DIR});
+    return r;
+  }();
+  return *registry;
+}
+
+std::unique_ptr<engine::Engine> LoadFixtureEngine(const std::string& model,
+                                                  engine::EngineOptions options) {
+  if (options.threads == 0) options.threads = 2;
+  if (options.context_length == 0) options.context_length = 512;
+  return engine::Engine::Load(FixtureModel(model), BuildPlugins(), options);
+}
+
+std::vector<float> TeacherForcedLogits(engine::Engine& engine, const std::vector<int32_t>& prompt,
+                                       const std::vector<int32_t>& forced) {
+  std::span<const float> rows = engine.Prefill(prompt, engine::LogitRows::kAll);
+  std::vector<float> out(rows.begin(), rows.end());
+  for (int32_t token : forced) {
+    std::span<const float> row = engine.Decode(token);
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
+}  // namespace orcd::testing

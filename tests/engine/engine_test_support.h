@@ -1,0 +1,29 @@
+// Loading fixture models through the real plugin modules of this build.
+#ifndef ORCD_TESTS_ENGINE_ENGINE_TEST_SUPPORT_H_
+#define ORCD_TESTS_ENGINE_ENGINE_TEST_SUPPORT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/engine/engine.h"
+#include "host/plugins/plugin_registry.h"
+
+namespace orcd::testing {
+
+// The build's plugin directory, loaded once per process.
+const PluginRegistry& BuildPlugins();
+
+// models/<model>.gguf on the CPU with the given options (threads default 2,
+// context 512 like the goldens).
+std::unique_ptr<engine::Engine> LoadFixtureEngine(const std::string& model,
+                                                  engine::EngineOptions options = {});
+
+// Teacher-forced logits: `prompt` as one prefill (every row), then one decode
+// step per token of `forced`. Returns [prompt + forced][vocab].
+std::vector<float> TeacherForcedLogits(engine::Engine& engine, const std::vector<int32_t>& prompt,
+                                       const std::vector<int32_t>& forced);
+
+}  // namespace orcd::testing
+
+#endif  // ORCD_TESTS_ENGINE_ENGINE_TEST_SUPPORT_H_

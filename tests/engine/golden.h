@@ -1,0 +1,47 @@
+// Reference logits from fixtures/goldens: the teacher-forced sequence
+// (prompt_tokens + greedy_tokens), the logits of every position, each row's
+// top-1 margin; and the per-row comparison statistics the tests bound.
+#ifndef ORCD_TESTS_ENGINE_GOLDEN_H_
+#define ORCD_TESTS_ENGINE_GOLDEN_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace orcd::testing {
+
+struct Golden {
+  std::string model;  // e.g. "qwen2-tiny.F16"
+  std::vector<int32_t> prompt;
+  std::vector<int32_t> greedy;
+  int64_t vocab = 0;
+  std::vector<float> logits;  // [prompt + greedy][vocab]
+  std::vector<double> margins;
+  std::vector<int32_t> top1;
+
+  int64_t rows() const { return static_cast<int64_t>(prompt.size() + greedy.size()); }
+  std::span<const float> row(int64_t r) const {
+    return std::span<const float>(logits).subspan(static_cast<size_t>(r * vocab),
+                                                  static_cast<size_t>(vocab));
+  }
+};
+
+std::filesystem::path FixtureModel(const std::string& model);  // models/<model>.gguf
+Golden LoadGolden(const std::string& model);                   // goldens/<model>.json + .logits.f32
+
+struct RowStats {
+  std::vector<double> rel;  // ||a - b|| / ||b|| per row
+  double max_abs = 0.0;     // over all rows
+  double median = 0.0, p90 = 0.0, max = 0.0;
+};
+
+// a and b are [rows][vocab].
+RowStats CompareRows(std::span<const float> a, std::span<const float> b, int64_t vocab);
+
+int32_t Argmax(std::span<const float> row);  // ties: lowest id
+
+}  // namespace orcd::testing
+
+#endif  // ORCD_TESTS_ENGINE_GOLDEN_H_
