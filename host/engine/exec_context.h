@@ -27,6 +27,11 @@ struct ExecContext {
   float* workspace = nullptr;
   int64_t workspace_floats = 0;
 
+  // Weight bytes the running instruction reads. The executor presets it to
+  // the bound instruction's static figure; adapters whose reads depend on the
+  // data (MOE reads only the picked experts) overwrite it.
+  uint64_t weight_bytes_read = 0;
+
   float* Reg(const RegisterSlot& s) const {
     return s.kind == RegisterSlot::Kind::kLogits ? logits : arena + s.offset;
   }

@@ -57,10 +57,13 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
   const std::vector<OpCounter*>& op_counters = op_counters_[static_cast<int>(phase)];
   for (size_t i = 0; i < bp.instructions.size(); ++i) {
     const BoundInstruction& insn = bp.instructions[i];
+    const bool per_token =
+        insn.opcode == ORCD_OP_EMBEDDING || insn.opcode == ORCD_OP_POSITION_EMBEDDING;
+    ctx.weight_bytes_read = per_token ? insn.weight_bytes * n : insn.weight_bytes;
     insn.run(insn, ctx);
     OpCounter& c = *op_counters[i];
     ++c.dispatches;
-    c.weight_bytes += insn.opcode == ORCD_OP_EMBEDDING ? insn.weight_bytes * n : insn.weight_bytes;
+    c.weight_bytes += ctx.weight_bytes_read;
   }
   PhaseCounter& pc = counters_.phases[static_cast<int>(phase)];
   ++pc.runs;

@@ -16,10 +16,14 @@ KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length,
     : type_(type), context_length_(context_length) {
   if (context_length <= 0) throw Error(ErrorCode::kInvalidArgument, "context length must be positive");
   for (const KvStateDesc& d : states) {
-    const uint64_t bytes = static_cast<uint64_t>(d.n_kv_heads) * d.head_dim *
-                           static_cast<uint64_t>(context_length) * element_size();
     Layer layer;
     layer.desc = d;
+    layer.capacity = d.sliding_window > 0 && d.sliding_window < context_length
+                         ? static_cast<int64_t>(d.sliding_window)
+                         : context_length;
+    const uint64_t bytes = static_cast<uint64_t>(d.n_kv_heads) * d.head_dim *
+                           static_cast<uint64_t>(layer.capacity) * element_size();
+    layer.bytes = 2 * bytes;
     for (void** side : {&layer.k, &layer.v}) {
       void* p = nullptr;
       // Zeroed so that a bug reading unwritten positions shows up as zeros,

@@ -1,7 +1,10 @@
 // The KV cache of one slot: for every KV state descriptor of the plan, K and V
-// of n_kv_heads heads at up to `context_length` positions, allocated once at
-// the configured context length. Layout per layer and head: [position][head_dim]
-// (one head's keys are contiguous, which is what attention streams over).
+// of n_kv_heads heads, allocated once. A full-context layer holds
+// `context_length` positions; a sliding-window layer holds only its window
+// (min(window, context_length)) as a ring: position p lives in slot
+// p % capacity, since no query ever looks further back than the window.
+// Layout per layer and head: [slot][head_dim] (one head's keys are
+// contiguous, which is what attention streams over).
 #ifndef ORCD_HOST_ENGINE_KV_CACHE_H_
 #define ORCD_HOST_ENGINE_KV_CACHE_H_
 
@@ -23,8 +26,12 @@ class KvCache {
 
   struct Layer {
     KvStateDesc desc;
-    void* k = nullptr;  // [n_kv_heads][context_length][head_dim] of type()
+    int64_t capacity = 0;  // positions held: context_length, or the window
+    uint64_t bytes = 0;    // K and V together
+    void* k = nullptr;     // [n_kv_heads][capacity][head_dim] of type()
     void* v = nullptr;
+
+    int64_t Slot(int64_t position) const { return position % capacity; }
   };
 
   KvType type() const { return type_; }
@@ -33,6 +40,7 @@ class KvCache {
   // Index of the state for plan layer `layer`, or -1.
   int Find(uint32_t layer) const;
   const Layer& layer(int index) const { return layers_[static_cast<size_t>(index)]; }
+  size_t layer_count() const { return layers_.size(); }
   size_t element_size() const { return type_ == KvType::kF16 ? 2 : 4; }
 
  private:

@@ -209,6 +209,64 @@ void Logits(ShapeQuery& q) {
   q.out_widths = {w.rows()};
 }
 
+void PositionEmbedding(ShapeQuery& q) {
+  ExpectCounts(q, 0, 0, 1, 1, 1, 1);
+  ExpectMatrix(q, *q.weights[0]);
+  q.out_widths = {q.weights[0]->cols()};
+}
+
+void Gelu(ShapeQuery& q) {
+  ExpectCounts(q, 1, 1, 0, 0, 1, 1);
+  q.out_widths = {q.in_widths[0]};
+}
+
+// A stack of E expert matrices: ne = [cols, rows, E].
+void ExpectExperts(const ShapeQuery& q, const WeightRef& w, int64_t cols, int64_t rows,
+                   int64_t experts, const char* role) {
+  if (w.ne[0] != cols || w.ne[1] != rows || w.ne[2] != experts || w.ne[3] != 1) {
+    Fail(q, PlanErrorKind::kShapeMismatch,
+         std::string(role) + " '" + w.name + "' is " + w.ShapeString() + ", expected " +
+             std::to_string(cols) + "x" + std::to_string(rows) + "x" + std::to_string(experts));
+  }
+}
+
+void Moe(ShapeQuery& q) {
+  ExpectCounts(q, 2, 2, 3, 6, 1, 1);
+  if (q.weights.size() != 3 && q.weights.size() != 6) {
+    Fail(q, PlanErrorKind::kShapeMismatch, "MOE takes 3 expert weights, or 3 weights and 3 biases");
+  }
+  const auto p = RequireParams<orcd_op_moe_params>(q);
+  if (p.n_expert == 0 || p.n_expert_used == 0 || p.n_expert_used > p.n_expert ||
+      p.n_expert_used > kMaxMoeExpertsUsed) {
+    Fail(q, PlanErrorKind::kBadParams,
+         "n_expert_used " + std::to_string(p.n_expert_used) + " must be in 1..n_expert (" +
+             std::to_string(p.n_expert) + ") and <= " + std::to_string(kMaxMoeExpertsUsed));
+  }
+  if (p.gating != ORCD_MOE_GATING_SOFTMAX_TOPK && p.gating != ORCD_MOE_GATING_SOFTMAX) {
+    Fail(q, PlanErrorKind::kBadParams, "unknown MOE gating " + std::to_string(p.gating));
+  }
+  if (p.activation != ORCD_MOE_ACT_SWIGLU && p.activation != ORCD_MOE_ACT_SWIGLU_OAI) {
+    Fail(q, PlanErrorKind::kBadParams, "unknown MOE activation " + std::to_string(p.activation));
+  }
+  if (p.activation == ORCD_MOE_ACT_SWIGLU_OAI &&
+      (!std::isfinite(p.alpha) || !(p.limit > 0.0f) || !std::isfinite(p.limit))) {
+    Fail(q, PlanErrorKind::kBadParams, "SWIGLU_OAI needs a finite alpha and a limit > 0");
+  }
+  const int64_t d = q.in_widths[0];
+  const int64_t e = p.n_expert;
+  const int64_t f = q.weights[0]->ne[1];
+  ExpectWidth(q, 1, e, "router logits: one per expert");
+  ExpectExperts(q, *q.weights[0], d, f, e, "gate experts");
+  ExpectExperts(q, *q.weights[1], d, f, e, "up experts");
+  ExpectExperts(q, *q.weights[2], f, d, e, "down experts");
+  if (q.weights.size() == 6) {
+    ExpectF32Vector(q, *q.weights[3], f * e, "gate bias");
+    ExpectF32Vector(q, *q.weights[4], f * e, "up bias");
+    ExpectF32Vector(q, *q.weights[5], d * e, "down bias");
+  }
+  q.out_widths = {d};
+}
+
 }  // namespace
 
 bool InferShapes(ShapeQuery& q) {
@@ -223,6 +281,9 @@ bool InferShapes(ShapeQuery& q) {
     case ORCD_OP_ATTENTION: Attention(q); return true;
     case ORCD_OP_SWIGLU: Swiglu(q); return true;
     case ORCD_OP_LOGITS: Logits(q); return true;
+    case ORCD_OP_POSITION_EMBEDDING: PositionEmbedding(q); return true;
+    case ORCD_OP_GELU: Gelu(q); return true;
+    case ORCD_OP_MOE: Moe(q); return true;
     default: return false;
   }
 }

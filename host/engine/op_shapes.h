@@ -31,6 +31,9 @@ bool InferShapes(ShapeQuery& q);
 // lives on the stack).
 constexpr uint32_t kMaxRopeDims = 1024;
 
+// Most experts MOE picks per token (its routing arrays live on the stack).
+constexpr uint32_t kMaxMoeExpertsUsed = 64;
+
 }  // namespace orcd::engine
 
 #endif  // ORCD_HOST_ENGINE_OP_SHAPES_H_

@@ -21,6 +21,7 @@ std::string OpcodeName(Opcode opcode) {
     case ORCD_OP_GELU: return "GELU";
     case ORCD_OP_MOE: return "MOE";
     case ORCD_OP_LOGITS: return "LOGITS";
+    case ORCD_OP_POSITION_EMBEDDING: return "POSITION_EMBEDDING";
     default: return "op#" + std::to_string(opcode);
   }
 }

@@ -15,12 +15,24 @@ namespace {
 
 bool InPlaceAllowed(Opcode opcode) {
   return opcode == ORCD_OP_ADD || opcode == ORCD_OP_MUL || opcode == ORCD_OP_RMS_NORM ||
-         opcode == ORCD_OP_LAYER_NORM || opcode == ORCD_OP_ROPE;
+         opcode == ORCD_OP_LAYER_NORM || opcode == ORCD_OP_ROPE || opcode == ORCD_OP_GELU;
 }
 
-// Opcodes whose weights go through matmul / get_rows kernels.
-bool ReadsWeightsThroughKernels(Opcode opcode) {
-  return opcode == ORCD_OP_EMBEDDING || opcode == ORCD_OP_MATMUL || opcode == ORCD_OP_LOGITS;
+// How many leading weights of an opcode go through matmul / get_rows kernels
+// (the rest, e.g. biases, are read as f32 by the adapter).
+size_t WeightsThroughKernels(Opcode opcode) {
+  switch (opcode) {
+    case ORCD_OP_EMBEDDING:
+    case ORCD_OP_POSITION_EMBEDDING:
+    case ORCD_OP_MATMUL:
+    case ORCD_OP_LOGITS: return 1;
+    case ORCD_OP_MOE: return 3;  // gate, up and down experts
+    default: return 0;
+  }
+}
+
+bool ReadsPerToken(Opcode opcode) {
+  return opcode == ORCD_OP_EMBEDDING || opcode == ORCD_OP_POSITION_EMBEDDING;
 }
 
 std::string Reg(int32_t r) { return "register " + std::to_string(r); }
@@ -84,13 +96,14 @@ class PhaseValidator {
       q.weights.push_back(w);
       b.weight_bytes += w->n_bytes;
     }
-    if (ReadsWeightsThroughKernels(insn.opcode) && !q.weights.empty() &&
-        !adapters_.SupportsWeight(*q.weights[0])) {
+    const size_t kernel_weights = std::min(WeightsThroughKernels(insn.opcode), q.weights.size());
+    for (size_t i = 0; i < kernel_weights; ++i) {
+      if (adapters_.SupportsWeight(*q.weights[i])) continue;
       throw PlanError(PlanErrorKind::kUnsupportedWeightType,
                       q.label + ": no " + adapters_.name() + " kernel for weight '" +
-                          q.weights[0]->name + "' of type " + GgmlTypeName(q.weights[0]->type));
+                          q.weights[i]->name + "' of type " + GgmlTypeName(q.weights[i]->type));
     }
-    if (insn.opcode == ORCD_OP_EMBEDDING && !q.weights.empty()) b.weight_bytes = q.weights[0]->row_bytes;
+    if (ReadsPerToken(insn.opcode) && !q.weights.empty()) b.weight_bytes = q.weights[0]->row_bytes;
     for (int32_t r : insn.inputs) {
       if (r == ORCD_REG_TOKENS) {
         q.in_widths.push_back(1);

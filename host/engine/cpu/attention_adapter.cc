@@ -1,12 +1,19 @@
-// ATTENTION on the CPU: appends the batch's K and V to the slot's cache, then
-// for every (token, head) computes softmax(scale * q.K) over the positions the
-// query may see (causal, limited by the state's sliding window; optional
-// sinks join the denominator only) and the weighted sum of V. Scores and
-// softmax in f32; K/V are read in the cache's type (f16 by default).
+// ATTENTION on the CPU: for every (token, head) computes softmax(scale * q.K)
+// over the positions the query may see (causal, limited by the state's sliding
+// window; optional sinks join the denominator only) and the weighted sum of V,
+// then stores the batch's K and V in the slot's cache. Scores and softmax in
+// f32; K/V are read in the cache's type (f16 by default).
+//
+// Why attend before storing: a sliding-window layer's cache is a ring of
+// `window` positions, so a batch longer than the window would overwrite keys
+// its own early queries still need. Keys of earlier batches come from the
+// ring; keys of this batch come from a staging copy in the cache's type (so
+// they are rounded exactly as if read back from the cache).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/cpu/simd.h"
@@ -14,24 +21,28 @@
 namespace orcd::engine::cpu {
 namespace {
 
-void AppendKv(const KvCache& kv, const KvCache::Layer& layer, const float* k, const float* v,
-              int64_t n_tokens, int64_t pos0) {
-  const SimdKernels& s = Simd();
+// The batch's K or V ([n_tokens][heads][head_dim] f32) in the cache's type.
+const uint8_t* Stage(const KvCache& kv, const float* src, int64_t n, std::vector<uint8_t>& buf) {
+  if (kv.type() == KvType::kF32) return reinterpret_cast<const uint8_t*>(src);
+  buf.resize(static_cast<size_t>(n) * sizeof(uint16_t));
+  Simd().f32_to_f16(src, reinterpret_cast<uint16_t*>(buf.data()), n);
+  return buf.data();
+}
+
+// Stores the batch's last min(n_tokens, capacity) positions in the ring
+// (earlier ones would be overwritten within this batch anyway).
+void StoreKv(const KvCache& kv, const KvCache::Layer& layer, const uint8_t* k, const uint8_t* v,
+             int64_t n_tokens, int64_t pos0) {
   const int64_t d = layer.desc.head_dim;
   const int64_t heads = layer.desc.n_kv_heads;
-  const int64_t ctx_len = kv.context_length();
-  for (int64_t t = 0; t < n_tokens; ++t) {
+  const size_t bytes = static_cast<size_t>(d) * kv.element_size();
+  for (int64_t t = std::max<int64_t>(0, n_tokens - layer.capacity); t < n_tokens; ++t) {
+    const int64_t slot = layer.Slot(pos0 + t);
     for (int64_t g = 0; g < heads; ++g) {
-      const int64_t at = (g * ctx_len + pos0 + t) * d;
-      const float* kt = k + (t * heads + g) * d;
-      const float* vt = v + (t * heads + g) * d;
-      if (kv.type() == KvType::kF16) {
-        s.f32_to_f16(kt, static_cast<uint16_t*>(layer.k) + at, d);
-        s.f32_to_f16(vt, static_cast<uint16_t*>(layer.v) + at, d);
-      } else {
-        std::memcpy(static_cast<float*>(layer.k) + at, kt, d * sizeof(float));
-        std::memcpy(static_cast<float*>(layer.v) + at, vt, d * sizeof(float));
-      }
+      const size_t at = static_cast<size_t>(g * layer.capacity + slot) * bytes;
+      const size_t from = static_cast<size_t>(t * heads + g) * bytes;
+      std::memcpy(static_cast<uint8_t*>(layer.k) + at, k + from, bytes);
+      std::memcpy(static_cast<uint8_t*>(layer.v) + at, v + from, bytes);
     }
   }
 }
@@ -42,20 +53,27 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   const auto p = insn.ParamsAs<orcd_op_attention_params>();
   const KvCache& kv = *ctx.kv;
   const KvCache::Layer& layer = kv.layer(insn.kv_index);
-  AppendKv(kv, layer, ctx.In(insn, 1), ctx.In(insn, 2), ctx.n_tokens, ctx.pos0);
+  const int64_t d = p.head_dim;
+  const int64_t n_head = p.n_head;
+  const int64_t n_head_kv = p.n_head_kv;
+  const int64_t group = p.n_head / p.n_head_kv;
+  const int64_t batch_values = ctx.n_tokens * n_head_kv * d;
+  // Reused across calls (this adapter runs on the executor's thread only).
+  thread_local std::vector<uint8_t> k_buf, v_buf;
+  const uint8_t* k_batch = Stage(kv, ctx.In(insn, 1), batch_values, k_buf);
+  const uint8_t* v_batch = Stage(kv, ctx.In(insn, 2), batch_values, v_buf);
 
   const SimdKernels& s = Simd();
   const bool f16 = kv.type() == KvType::kF16;
-  const int64_t d = p.head_dim;
-  const int64_t n_head = p.n_head;
-  const int64_t group = p.n_head / p.n_head_kv;
-  const int64_t ctx_len = kv.context_length();
   const int64_t window = layer.desc.sliding_window;
   const float* sinks =
       insn.weights.empty() ? nullptr : reinterpret_cast<const float*>(insn.weights[0]->data);
   const float* q = ctx.In(insn, 0);
   float* o = ctx.Out(insn, 0);
-  const size_t elem = kv.element_size();
+  const size_t row_bytes = static_cast<size_t>(d) * kv.element_size();
+  const auto* k_cache = static_cast<const uint8_t*>(layer.k);
+  const auto* v_cache = static_cast<const uint8_t*>(layer.v);
+  const int64_t pos0 = ctx.pos0;
 
   ParallelRange(ctx, ctx.n_tokens * n_head, 4, [&](int64_t begin, int64_t end, int thread) {
     float* scores = ctx.Workspace(thread);
@@ -63,16 +81,19 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       const int64_t t = item / n_head;
       const int64_t h = item % n_head;
       const int64_t g = h / group;
-      const int64_t pos = ctx.pos0 + t;
+      const int64_t pos = pos0 + t;
       const int64_t first = window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0;
       const int64_t count = pos - first + 1;
       const float* qh = q + t * n_head * d + h * d;
-      const auto* k_base = static_cast<const uint8_t*>(layer.k) + (g * ctx_len + first) * d * elem;
-      const auto* v_base = static_cast<const uint8_t*>(layer.v) + (g * ctx_len + first) * d * elem;
+      // Position j's row: this batch's staging copy, or the cache's ring slot.
+      const auto row = [&](const uint8_t* batch, const uint8_t* cache, int64_t j) {
+        if (j >= pos0) return batch + static_cast<size_t>((j - pos0) * n_head_kv + g) * row_bytes;
+        return cache + static_cast<size_t>(g * layer.capacity + layer.Slot(j)) * row_bytes;
+      };
 
       float max_score = -std::numeric_limits<float>::infinity();
       for (int64_t j = 0; j < count; ++j) {
-        const uint8_t* kj = k_base + j * d * elem;
+        const uint8_t* kj = row(k_batch, k_cache, first + j);
         float score = f16 ? s.dot_f16(reinterpret_cast<const uint16_t*>(kj), qh, d)
                           : s.dot_f32(reinterpret_cast<const float*>(kj), qh, d);
         score *= p.scale;
@@ -90,7 +111,7 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       float* oh = o + t * n_head * d + h * d;
       std::fill(oh, oh + d, 0.0f);
       for (int64_t j = 0; j < count; ++j) {
-        const uint8_t* vj = v_base + j * d * elem;
+        const uint8_t* vj = row(v_batch, v_cache, first + j);
         if (f16) {
           s.axpy_f16(scores[j] * inv, reinterpret_cast<const uint16_t*>(vj), oh, d);
         } else {
@@ -99,6 +120,7 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       }
     }
   });
+  StoreKv(kv, layer, k_batch, v_batch, ctx.n_tokens, pos0);
 }
 
 }  // namespace orcd::engine::cpu

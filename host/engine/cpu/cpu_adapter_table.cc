@@ -15,6 +15,9 @@ AdapterTable MakeCpuAdapterTable() {
   table.Register(ORCD_OP_ATTENTION, &RunAttention);
   table.Register(ORCD_OP_SWIGLU, &RunSwiglu);
   table.Register(ORCD_OP_LOGITS, &RunLogits);
+  table.Register(ORCD_OP_POSITION_EMBEDDING, &RunPositionEmbedding);
+  table.Register(ORCD_OP_GELU, &RunGelu);
+  table.Register(ORCD_OP_MOE, &RunMoe);
   return table;
 }
 

@@ -28,6 +28,9 @@ void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunRope(const BoundInstruction& insn, ExecContext& ctx);
 void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
+void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx);
+void RunGelu(const BoundInstruction& insn, ExecContext& ctx);
+void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
 
 // Splits [0, n) into pieces for the pool: calls fn(begin, end, thread) with
 // pieces of at least `grain` items (one piece, inline, when n is small).

@@ -62,17 +62,29 @@ enum {
   /* in {gate[n][f], up[n][f]} -> out {y[n][f]} = silu(gate) * up, or the fused
    * layout in {gate_up[n][2f]} (gate first) -> out {y[n][f]}. No params. */
   ORCD_OP_SWIGLU = 9,
-  /* Reserved for the gpt plugin's set (parameter blocks come with their
-   * adapters): */
+  /* Reserved (gated GELU FFN); no adapter yet. */
   ORCD_OP_GEGLU = 10,
+  /* in {x[n][k]}; out {y[n][k]} = gelu(x), the tanh approximation
+   * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). In place ok. No params. */
   ORCD_OP_GELU = 11,
+  /* Mixture of experts: in {x[n][d], router_logits[n][E]};
+   * w {gate_exps[d, f, E], up_exps[d, f, E], down_exps[f, d, E]} optionally
+   * followed by {gate_bias[f, E], up_bias[f, E], down_bias[d, E]};
+   * out {y[n][d]}; params orcd_op_moe_params. Per token: picks
+   * n_expert_used experts from the router logits, runs each picked expert's
+   * FFN (only those experts' weights are read) and sums the outputs weighted
+   * by the gating function. */
   ORCD_OP_MOE = 12,
   /* The LM head: in {x[n][d]}; w {W[d, vocab]}; out {logits[r][vocab]} where r
    * is the number of positions whose logits the caller asked for (the last
    * token, or every token). params orcd_op_logits_params, optional. Its output
    * must be the phase's logits register (set_logits) and is read by no other
    * instruction. */
-  ORCD_OP_LOGITS = 13
+  ORCD_OP_LOGITS = 13,
+  /* Learned absolute positions: in {}; w {table[d, n_positions]};
+   * out {x[n][d]} = rows (slot position + t) of the table for token t. A
+   * position past the table's rows is a run-time error. No params. */
+  ORCD_OP_POSITION_EMBEDDING = 14
 };
 
 #define ORCD_OP_MAX_OUTPUTS 4
@@ -118,6 +130,32 @@ typedef struct orcd_op_attention_params {
 typedef struct orcd_op_logits_params {
   float softcap; /* 0 = off */
 } orcd_op_logits_params;
+
+typedef enum orcd_moe_gating {
+  /* top-k by logit, then softmax over the k picked logits (gpt-oss) */
+  ORCD_MOE_GATING_SOFTMAX_TOPK = 0,
+  /* softmax over all E logits, then top-k of the probabilities, optionally
+   * renormalised to sum 1 (mixtral, qwen-moe) */
+  ORCD_MOE_GATING_SOFTMAX = 1
+} orcd_moe_gating;
+
+typedef enum orcd_moe_activation {
+  /* h = silu(g) * u */
+  ORCD_MOE_ACT_SWIGLU = 0,
+  /* gpt-oss: g = min(g, limit); u = clamp(u, -limit, limit);
+   * h = g * sigmoid(alpha g) * (u + 1) */
+  ORCD_MOE_ACT_SWIGLU_OAI = 1
+} orcd_moe_activation;
+
+typedef struct orcd_op_moe_params {
+  uint32_t n_expert;      /* E: experts in the weights */
+  uint32_t n_expert_used; /* k: experts picked per token, 1..E */
+  uint32_t gating;        /* orcd_moe_gating */
+  uint32_t activation;    /* orcd_moe_activation */
+  uint32_t normalize_weights; /* ORCD_MOE_GATING_SOFTMAX: renormalise the k */
+  float alpha;            /* SWIGLU_OAI: sigmoid slope (1.702) */
+  float limit;            /* SWIGLU_OAI: clamp (7) */
+} orcd_op_moe_params;
 
 #ifdef __cplusplus
 } /* extern "C" */

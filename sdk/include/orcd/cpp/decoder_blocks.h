@@ -1,7 +1,11 @@
 // Header-only C++ helper for architecture plugins: the pre-norm decoder
 // pieces most transformer families share, emitted as host macro-ops.
-//   attention block:  x += O(attention(rope(Q h), rope(K h), V h)),  h = rms_norm(x)
+//   attention block:  x += O(attention(rope(Q h), rope(K h), V h)),  h = norm(x)
 //   SwiGLU FFN block: x += down(silu(gate h) * up h),                 h = rms_norm(x)
+//   GELU FFN block:   x += down(gelu(up h + b_up)) + b_down,          h = norm(x)
+// norm is RMSNorm, or LayerNorm when a norm bias (beta) is named; an
+// attention block whose rope.n_rot is 0 has no rotary embedding (models with
+// learned absolute positions).
 // Weight names are the caller's (GGUF names); empty names mean "absent"
 // (no bias, separate instead of fused, ...). Both blocks update the residual
 // register x in place and use fresh registers for everything else, so the
@@ -27,7 +31,8 @@ struct AttentionBlock {
   float norm_eps = 0.0f;
   float scale = 0.0f;  // on q.k
   orcd_op_rope_params rope{};
-  std::string norm;  // pre-attention RMS norm weight
+  std::string norm;       // pre-attention norm weight (gamma)
+  std::string norm_bias;  // its beta: LayerNorm when set, else RMSNorm
   std::string qkv, qkv_bias;  // fused Q|K|V (then q/k/v are unused)
   std::string q, q_bias, k, k_bias, v, v_bias;
   std::string q_norm, k_norm;  // per-head RMS norms before RoPE (optional)
@@ -62,9 +67,26 @@ inline int32_t EmitRmsNorm(PlanWriter& w, orcd_plan_phase phase, int32_t x,
   return h;
 }
 
+// h = layer_norm(x) * gamma + beta in a fresh register.
+inline int32_t EmitLayerNorm(PlanWriter& w, orcd_plan_phase phase, int32_t x,
+                             const std::string& gamma, const std::string& beta, float eps) {
+  const int32_t h = w.NewRegister();
+  orcd_op_norm_params p{};
+  p.eps = eps;
+  w.Emit(phase, ORCD_OP_LAYER_NORM, {x}, {h}, {gamma, beta}, p);
+  return h;
+}
+
+// RMSNorm, or LayerNorm when `beta` is named.
+inline int32_t EmitPreNorm(PlanWriter& w, orcd_plan_phase phase, int32_t x,
+                           const std::string& gamma, const std::string& beta, float eps) {
+  return beta.empty() ? EmitRmsNorm(w, phase, x, gamma, eps)
+                      : EmitLayerNorm(w, phase, x, gamma, beta, eps);
+}
+
 inline void EmitAttentionBlock(PlanWriter& w, orcd_plan_phase phase, const AttentionBlock& b,
                                int32_t x) {
-  const int32_t h = EmitRmsNorm(w, phase, x, b.norm, b.norm_eps);
+  const int32_t h = EmitPreNorm(w, phase, x, b.norm, b.norm_bias, b.norm_eps);
   const int32_t q = w.NewRegister(), k = w.NewRegister(), v = w.NewRegister();
   if (!b.qkv.empty()) {
     orcd_op_matmul_params split{};
@@ -84,8 +106,10 @@ inline void EmitAttentionBlock(PlanWriter& w, orcd_plan_phase phase, const Atten
     p.group_size = b.head_dim;
     w.Emit(phase, ORCD_OP_RMS_NORM, {reg}, {reg}, {norm}, p);
   }
-  w.Emit(phase, ORCD_OP_ROPE, {q}, {q}, Optional(b.rope_freqs), b.rope);
-  w.Emit(phase, ORCD_OP_ROPE, {k}, {k}, Optional(b.rope_freqs), b.rope);
+  if (b.rope.n_rot > 0) {
+    w.Emit(phase, ORCD_OP_ROPE, {q}, {q}, Optional(b.rope_freqs), b.rope);
+    w.Emit(phase, ORCD_OP_ROPE, {k}, {k}, Optional(b.rope_freqs), b.rope);
+  }
   orcd_op_attention_params ap{};
   ap.kv_layer = b.layer;
   ap.n_head = b.n_head;
@@ -115,6 +139,24 @@ inline void EmitSwigluFfnBlock(PlanWriter& w, orcd_plan_phase phase, const Swigl
   }
   const int32_t down = w.NewRegister();
   w.Emit(phase, ORCD_OP_MATMUL, {act}, {down}, {b.down});
+  w.Emit(phase, ORCD_OP_ADD, {x, down}, {x});
+}
+
+struct GeluFfnBlock {
+  float norm_eps = 0.0f;
+  std::string norm, norm_bias;  // LayerNorm when norm_bias is set
+  std::string up, up_bias;
+  std::string down, down_bias;
+};
+
+inline void EmitGeluFfnBlock(PlanWriter& w, orcd_plan_phase phase, const GeluFfnBlock& b,
+                             int32_t x) {
+  const int32_t h = EmitPreNorm(w, phase, x, b.norm, b.norm_bias, b.norm_eps);
+  const int32_t up = w.NewRegister();
+  w.Emit(phase, ORCD_OP_MATMUL, {h}, {up}, WeightWithBias(b.up, b.up_bias));
+  w.Emit(phase, ORCD_OP_GELU, {up}, {up});
+  const int32_t down = w.NewRegister();
+  w.Emit(phase, ORCD_OP_MATMUL, {up}, {down}, WeightWithBias(b.down, b.down_bias));
   w.Emit(phase, ORCD_OP_ADD, {x, down}, {x});
 }
 

@@ -63,6 +63,13 @@ class ModelReader {
     if (auto v = F64(ArchKey(key))) return *v;
     throw CompileError(ORCD_ERR_MODEL_INVALID, "missing metadata key " + ArchKey(key));
   }
+  // Required / defaulted "<arch>.<key>" counts that must be in 1..UINT32_MAX.
+  uint32_t RequireArchU32(const std::string& key) const {
+    return CheckU32(RequireArchU64(key), key);
+  }
+  uint32_t ArchU32Or(const std::string& key, uint32_t fallback) const {
+    return CheckU32(ArchU64Or(key, fallback), key);
+  }
   uint64_t ArchU64Or(const std::string& key, uint64_t fallback) const {
     return U64(ArchKey(key)).value_or(fallback);
   }
@@ -85,6 +92,14 @@ class ModelReader {
   }
 
  private:
+  uint32_t CheckU32(uint64_t v, const std::string& key) const {
+    if (v == 0 || v > UINT32_MAX) {
+      throw CompileError(ORCD_ERR_MODEL_INVALID,
+                         ArchKey(key) + " is out of range: " + std::to_string(v));
+    }
+    return static_cast<uint32_t>(v);
+  }
+
   const orcd_model_view* model_;
   const orcd_model_view_ops* ops_;
   std::string arch_;

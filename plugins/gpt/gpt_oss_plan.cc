@@ -1,0 +1,85 @@
+#include "gpt_oss_plan.h"
+
+#include <cmath>
+#include <string>
+
+#include "orcd/cpp/decoder_blocks.h"
+#include "orcd/cpp/moe_block.h"
+
+namespace orcd::gpt {
+namespace {
+
+// swiglu_oai: g = min(g, 7); u = clamp(u, -7, 7); h = g * sigmoid(1.702 g) * (u + 1).
+constexpr float kSwigluAlpha = 1.702f;
+constexpr float kSwigluLimit = 7.0f;
+
+sdk::AttentionBlock Attention(const GptConfig& c, uint32_t layer) {
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  sdk::AttentionBlock b;
+  b.layer = layer;
+  b.n_head = c.n_head;
+  b.n_head_kv = c.n_head_kv;
+  b.head_dim = c.head_dim;
+  b.norm_eps = c.norm_eps;
+  b.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  b.rope = c.rope;
+  b.norm = blk + "attn_norm.weight";
+  b.q = blk + "attn_q.weight";
+  b.k = blk + "attn_k.weight";
+  b.v = blk + "attn_v.weight";
+  b.q_bias = blk + "attn_q.bias";
+  b.k_bias = blk + "attn_k.bias";
+  b.v_bias = blk + "attn_v.bias";
+  b.o = blk + "attn_output.weight";
+  b.o_bias = blk + "attn_output.bias";
+  b.sinks = blk + "attn_sinks.weight";
+  return b;
+}
+
+sdk::MoeFfnBlock Moe(const GptConfig& c, uint32_t layer) {
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  sdk::MoeFfnBlock b;
+  b.norm_eps = c.norm_eps;
+  b.norm = blk + "post_attention_norm.weight";
+  b.router = blk + "ffn_gate_inp.weight";
+  b.router_bias = blk + "ffn_gate_inp.bias";
+  b.gate_exps = blk + "ffn_gate_exps.weight";
+  b.up_exps = blk + "ffn_up_exps.weight";
+  b.down_exps = blk + "ffn_down_exps.weight";
+  b.gate_bias = blk + "ffn_gate_exps.bias";
+  b.up_bias = blk + "ffn_up_exps.bias";
+  b.down_bias = blk + "ffn_down_exps.bias";
+  b.moe.n_expert = c.n_expert;
+  b.moe.n_expert_used = c.n_expert_used;
+  b.moe.gating = ORCD_MOE_GATING_SOFTMAX_TOPK;
+  b.moe.activation = ORCD_MOE_ACT_SWIGLU_OAI;
+  b.moe.alpha = kSwigluAlpha;
+  b.moe.limit = kSwigluLimit;
+  return b;
+}
+
+void EmitPhase(const GptConfig& c, sdk::PlanWriter& w, orcd_plan_phase phase) {
+  const int32_t x = w.NewRegister();
+  w.Emit(phase, ORCD_OP_EMBEDDING, {ORCD_REG_TOKENS}, {x}, {"token_embd.weight"});
+  for (uint32_t layer = 0; layer < c.n_layer; ++layer) {
+    sdk::EmitAttentionBlock(w, phase, Attention(c, layer), x);
+    sdk::EmitMoeFfnBlock(w, phase, Moe(c, layer), x);
+  }
+  const int32_t h = sdk::EmitRmsNorm(w, phase, x, "output_norm.weight", c.norm_eps);
+  const int32_t logits = w.NewRegister();
+  w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {c.output_weight});
+  w.Logits(phase, logits);
+}
+
+}  // namespace
+
+void EmitGptOssPlan(const sdk::ModelReader&, const GptConfig& c, sdk::PlanWriter& w) {
+  // A sliding-window layer's KV state is its window: the host keeps no more.
+  for (uint32_t layer = 0; layer < c.n_layer; ++layer) {
+    w.KvState(layer, c.n_head_kv, c.head_dim, IsSlidingLayer(c, layer) ? c.sliding_window : 0);
+  }
+  EmitPhase(c, w, ORCD_PHASE_PREFILL);
+  EmitPhase(c, w, ORCD_PHASE_DECODE);
+}
+
+}  // namespace orcd::gpt
