@@ -8,6 +8,7 @@
 #include "host/engine/cpu/simd.h"
 #include "host/engine/plan_builder.h"
 #include "host/engine/plan_validator.h"
+#include "host/gguf/file_type.h"
 
 namespace orcd::engine {
 namespace {
@@ -64,6 +65,10 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   info_.name = std::string(file_->GetString("general.name").value_or(file_->source_name()));
   info_.train_context_length =
       static_cast<int64_t>(file_->GetU64(arch + ".context_length").value_or(0));
+  info_.quant_kind = QuantKind(*file_);
+  info_.expert_count = static_cast<int64_t>(file_->GetU64(arch + ".expert_count").value_or(0));
+  info_.expert_used_count =
+      static_cast<int64_t>(file_->GetU64(arch + ".expert_used_count").value_or(0));
   int64_t ctx = options.context_length;
   if (ctx <= 0) ctx = info_.train_context_length > 0 ? info_.train_context_length : kFallbackContext;
   kv_ = std::make_unique<KvCache>(plan_.kv_states, ctx, options.kv_type);
