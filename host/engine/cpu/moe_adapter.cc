@@ -24,18 +24,13 @@ struct Route {
 
 // The k largest of `values` (ties: lower index first), descending.
 void TopK(const float* values, int64_t n, int64_t k, int32_t* out) {
-  int32_t order[1024];
-  std::vector<int32_t> heap_order;
-  int32_t* idx = order;
-  if (n > 1024) {
-    heap_order.resize(static_cast<size_t>(n));
-    idx = heap_order.data();
-  }
-  std::iota(idx, idx + n, 0);
-  std::partial_sort(idx, idx + k, idx + n, [&](int32_t a, int32_t b) {
+  thread_local std::vector<int32_t> idx;  // reused: no allocation per token
+  idx.resize(static_cast<size_t>(n));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int32_t a, int32_t b) {
     return values[a] > values[b] || (values[a] == values[b] && a < b);
   });
-  std::copy(idx, idx + k, out);
+  std::copy(idx.begin(), idx.begin() + k, out);
 }
 
 Route RouteToken(const orcd_op_moe_params& p, const float* logits) {
@@ -51,7 +46,8 @@ Route RouteToken(const orcd_op_moe_params& p, const float* logits) {
     return r;
   }
   // Softmax over all experts, then the k most probable (optionally renormalised).
-  std::vector<float> probs(logits, logits + e);
+  thread_local std::vector<float> probs;
+  probs.assign(logits, logits + e);
   const float max = *std::max_element(probs.begin(), probs.end());
   float sum = 0.0f;
   for (float& v : probs) sum += v = std::exp(v - max);

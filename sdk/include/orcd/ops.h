@@ -55,9 +55,10 @@ enum {
   ORCD_OP_ROPE = 7,
   /* in {q[n][n_head * head_dim], k[n][n_head_kv * head_dim], v[n][same as k]};
    * w {} or {sinks[n_head]}; out {o[n][n_head * head_dim]};
-   * params orcd_op_attention_params. Appends k and v at the batch's positions to
-   * the KV state of params.kv_layer, then attends causally (each query sees the
-   * positions up to its own, limited by the state's sliding window). */
+   * params orcd_op_attention_params. Attends causally (each query sees the
+   * positions up to its own, limited by the state's sliding window) and stores
+   * k and v at the batch's positions in the KV state of params.kv_layer. A
+   * state with a sliding window keeps only its window of positions. */
   ORCD_OP_ATTENTION = 8,
   /* in {gate[n][f], up[n][f]} -> out {y[n][f]} = silu(gate) * up, or the fused
    * layout in {gate_up[n][2f]} (gate first) -> out {y[n][f]}. No params. */
