@@ -24,9 +24,7 @@ ThreadPool::ThreadPool(int n_threads) {
 }
 
 ThreadPool::~ThreadPool() {
-  stop_.store(true);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
+  Publish(/*stop=*/true);
   for (std::thread& w : workers_) w.join();
 }
 
@@ -49,14 +47,35 @@ void ThreadPool::Run(int64_t n_tasks, TaskFn fn, void* closure) {
   n_tasks_ = n_tasks;
   next_task_.store(0, std::memory_order_relaxed);
   busy_workers_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
+  Publish(/*stop=*/false);
   Drain(0);
-  while (busy_workers_.load(std::memory_order_acquire) != 0) ORCD_CPU_RELAX();
+  // Spin, then yield: on an oversubscribed machine a descheduled worker would
+  // otherwise cost the caller its whole time slice.
+  for (int spins = 0; busy_workers_.load(std::memory_order_acquire) != 0; ++spins) {
+    if (spins < kSpinIterations) {
+      ORCD_CPU_RELAX();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+// The bump happens under the mutex a sleeping worker checks its predicate
+// under, so a wake-up cannot be lost between its check and its sleep.
+void ThreadPool::Publish(bool stop) {
+  {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    if (stop) stop_.store(true);
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  wake_.notify_all();
 }
 
 void ThreadPool::WorkerLoop(int thread) {
-  uint32_t seen = generation_.load(std::memory_order_acquire);
+  // The generation at construction (0), not a fresh load: a worker that
+  // starts after the first Run() was published must still take part in it,
+  // or Run() waits for it forever.
+  uint32_t seen = 0;
   for (;;) {
     int spins = 0;
     uint32_t now = generation_.load(std::memory_order_acquire);
@@ -64,7 +83,8 @@ void ThreadPool::WorkerLoop(int thread) {
       if (++spins < kSpinIterations) {
         ORCD_CPU_RELAX();
       } else {
-        generation_.wait(seen, std::memory_order_acquire);
+        std::unique_lock<std::mutex> lock(sleep_mutex_);
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
       }
       now = generation_.load(std::memory_order_acquire);
     }

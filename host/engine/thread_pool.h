@@ -2,12 +2,14 @@
 // size()-1 workers share each ParallelFor. Tasks are handed out through an
 // atomic counter (load balance on noisy VMs); nothing is allocated per call.
 // Workers spin briefly between calls (decode issues hundreds of short
-// parallel regions per token) and then sleep on a futex.
+// parallel regions per token) and then sleep on a condition variable.
 #ifndef ORCD_HOST_ENGINE_THREAD_POOL_H_
 #define ORCD_HOST_ENGINE_THREAD_POOL_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -38,6 +40,8 @@ class ThreadPool {
   void Run(int64_t n_tasks, TaskFn fn, void* closure);
   void WorkerLoop(int thread);
   void Drain(int thread);
+  // Starts the next job (or the stop) and wakes sleeping workers.
+  void Publish(bool stop);
 
   std::vector<std::thread> workers_;
   // The current job; published by bumping generation_.
@@ -48,6 +52,8 @@ class ThreadPool {
   std::atomic<int> busy_workers_{0};
   std::atomic<uint32_t> generation_{0};
   std::atomic<bool> stop_{false};
+  std::mutex sleep_mutex_;  // guards the sleep/wake hand-off only
+  std::condition_variable wake_;
 };
 
 }  // namespace orcd::engine
