@@ -13,7 +13,7 @@
 #include "host/plugins/host_services.h"
 #include "host/plugins/plugin_registry.h"
 #include "host/plugins/plugin_search_path.h"
-#include "host/server/generation_service.h"
+#include "host/generation/generation_service.h"
 #include "host/server/ready_callback.h"
 #include "host/server/worker_server.h"
 #include "host/server/worker_state.h"

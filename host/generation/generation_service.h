@@ -1,8 +1,8 @@
 // The real InferenceService: a model loaded through the plugins, run by the
 // engine, with the model's tokenizer, the sampler, stop strings and the
 // UTF-8-safe detokenizer.
-#ifndef ORCD_HOST_SERVER_GENERATION_SERVICE_H_
-#define ORCD_HOST_SERVER_GENERATION_SERVICE_H_
+#ifndef ORCD_HOST_GENERATION_GENERATION_SERVICE_H_
+#define ORCD_HOST_GENERATION_GENERATION_SERVICE_H_
 
 #include <functional>
 #include <memory>
@@ -25,4 +25,4 @@ std::unique_ptr<InferenceService> CreateGenerationService(const WorkerConfig& co
 
 }  // namespace orcd
 
-#endif  // ORCD_HOST_SERVER_GENERATION_SERVICE_H_
+#endif  // ORCD_HOST_GENERATION_GENERATION_SERVICE_H_

@@ -24,22 +24,43 @@ void SendError(Poco::Net::HTTPServerResponse& response, Poco::Net::HTTPResponse:
   SendJson(response, status, json);
 }
 
+namespace {
+
+// Reads and drops what is left of an oversized body (up to a cap) so the
+// client, still sending, reads our 413 instead of a connection reset.
+void DiscardBody(std::istream& in) {
+  constexpr size_t kMaxDiscardBytes = 16 * kMaxRequestBodyBytes;
+  char buf[8192];
+  size_t dropped = 0;
+  while (dropped < kMaxDiscardBytes && (in.read(buf, sizeof buf) || in.gcount() > 0)) {
+    dropped += static_cast<size_t>(in.gcount());
+  }
+}
+
+void SendTooLarge(Poco::Net::HTTPServerResponse& response) {
+  response.setKeepAlive(false);
+  SendError(response, Poco::Net::HTTPResponse::HTTP_REQUEST_ENTITY_TOO_LARGE, "INVALID_REQUEST",
+            "request body exceeds " + std::to_string(kMaxRequestBodyBytes) + " bytes", false);
+}
+
+}  // namespace
+
 std::optional<std::string> ReadBody(Poco::Net::HTTPServerRequest& request,
                                     Poco::Net::HTTPServerResponse& response) {
+  std::istream& in = request.stream();
   if (request.hasContentLength() &&
       request.getContentLength64() > static_cast<Poco::Int64>(kMaxRequestBodyBytes)) {
-    SendError(response, Poco::Net::HTTPResponse::HTTP_REQUEST_ENTITY_TOO_LARGE, "INVALID_REQUEST",
-              "request body exceeds " + std::to_string(kMaxRequestBodyBytes) + " bytes", false);
+    DiscardBody(in);
+    SendTooLarge(response);
     return std::nullopt;
   }
   std::string body;
-  std::istream& in = request.stream();
   char buf[8192];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     body.append(buf, static_cast<size_t>(in.gcount()));
     if (body.size() > kMaxRequestBodyBytes) {
-      SendError(response, Poco::Net::HTTPResponse::HTTP_REQUEST_ENTITY_TOO_LARGE, "INVALID_REQUEST",
-                "request body exceeds " + std::to_string(kMaxRequestBodyBytes) + " bytes", false);
+      DiscardBody(in);
+      SendTooLarge(response);
       return std::nullopt;
     }
   }

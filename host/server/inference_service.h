@@ -1,6 +1,6 @@
 // What the HTTP layer needs from the model: facts for /health and one
 // generation at a time. The implementation (engine + tokenizer + sampler)
-// lives in generation_service.*; tests may substitute their own.
+// lives in host/generation/; tests may substitute their own.
 #ifndef ORCD_HOST_SERVER_INFERENCE_SERVICE_H_
 #define ORCD_HOST_SERVER_INFERENCE_SERVICE_H_
 
@@ -51,7 +51,8 @@ class GenerationObserver {
 };
 
 struct GenerationResult {
-  // "eos" | "max_tokens" | "stop" | "cancelled" | "timeout" | "client_gone" | "error"
+  // "eos" | "max_tokens" | "stop" | "context_full" (no KV position left) |
+  // "cancelled" | "timeout" | "client_gone" | "error"
   std::string stop_reason;
   std::string error_code;  // stable code when stop_reason == "error"
   std::string error_message;

@@ -5,7 +5,8 @@
 namespace orcd {
 
 bool IsNormalStop(const GenerationResult& r) {
-  return r.stop_reason == "eos" || r.stop_reason == "max_tokens" || r.stop_reason == "stop";
+  return r.stop_reason == "eos" || r.stop_reason == "max_tokens" || r.stop_reason == "stop" ||
+         r.stop_reason == "context_full";
 }
 
 std::string JobOutcome(const GenerationResult& r) {

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "host/common/logger.h"
+#include "host/common/status.h"
 #include "host/server/execute_handler.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
@@ -33,7 +34,7 @@ std::string NewId(const char* prefix) {
 }
 
 std::string FinishReason(const GenerationResult& r) {
-  return r.stop_reason == "max_tokens" ? "length" : "stop";
+  return r.stop_reason == "max_tokens" || r.stop_reason == "context_full" ? "length" : "stop";
 }
 
 // Collects text, or streams it as OpenAI chunks ("data: {...}\n\n").
@@ -120,7 +121,14 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   OpenAiRequest& req = std::get<OpenAiRequest>(parsed);
   GenerationInput input;
-  input.prompt = chat_ ? state_.service->ApplyChatTemplate(req.messages) : req.prompt;
+  try {
+    input.prompt = chat_ ? state_.service->ApplyChatTemplate(req.messages) : req.prompt;
+  } catch (const Error& e) {  // a role the template has no place for, or no template at all
+    state_.metrics.RecordRejected("invalid");
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "invalid_request", e.what(), "messages");
+    return;
+  }
   input.max_tokens = req.max_tokens;
   input.sampling = req.sampling;
   input.stop = req.stop;

@@ -91,7 +91,9 @@ TEST(Server, ValidationErrorsAreHttp400NamingTheField) {
     EXPECT_EQ(r.status, 400) << c.body;
     Json j = Parse(r.body);
     EXPECT_EQ(j->getValue<std::string>("code"), "INVALID_REQUEST");
-    if (!c.field.empty()) EXPECT_EQ(j->getValue<std::string>("field"), c.field) << r.body;
+    if (!c.field.empty()) {
+      EXPECT_EQ(j->getValue<std::string>("field"), c.field) << r.body;
+    }
     EXPECT_FALSE(j->getValue<bool>("retriable"));
   }
   // A prompt longer than the context in tokens.

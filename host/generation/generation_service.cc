@@ -1,0 +1,185 @@
+#include "host/generation/generation_service.h"
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "host/common/logger.h"
+#include "host/common/status.h"
+#include "host/engine/engine.h"
+#include "host/generation/token_generator.h"
+#include "host/gguf/file_type.h"
+#include "host/gguf/gguf_file.h"
+#include "host/tokenizer/chat_template.h"
+#include "host/tokenizer/tokenizer_factory.h"
+
+namespace orcd {
+namespace {
+
+class EngineLogits final : public LogitSource {
+ public:
+  explicit EngineLogits(engine::Engine& engine) : engine_(engine) {}
+  void Reset() override { engine_.Reset(); }
+  std::span<const float> Prefill(std::span<const int32_t> tokens) override {
+    return engine_.Prefill(tokens, engine::LogitRows::kLast);
+  }
+  std::span<const float> Decode(int32_t token) override { return engine_.Decode(token); }
+  int64_t position() const override { return engine_.position(); }
+  int64_t context_length() const override { return engine_.info().context_length; }
+
+ private:
+  engine::Engine& engine_;
+};
+
+// Stable codes for the SSE error event (retriable ones are named so).
+std::string JobErrorCode(const Error& e) {
+  switch (e.code()) {
+    case ErrorCode::kOutOfMemory: return "VRAM_OOM";
+    case ErrorCode::kDevice: return "CUDA_ERROR";
+    case ErrorCode::kInvalidArgument: return "INVALID_REQUEST";
+    default: return "INFERENCE_FAILED";
+  }
+}
+
+std::chrono::milliseconds DebugTokenDelay() {
+  const char* v = std::getenv("ORCD_DEBUG_TOKEN_DELAY_MS");
+  if (v == nullptr || *v == '\0') return std::chrono::milliseconds(0);
+  const long ms = std::strtol(v, nullptr, 10);
+  if (ms <= 0) return std::chrono::milliseconds(0);
+  LogWarn("startup", "ORCD_DEBUG_TOKEN_DELAY_MS is set: every token is slowed down (testing only)",
+          {{"delay_ms", std::to_string(ms)}});
+  return std::chrono::milliseconds(ms);
+}
+
+class GenerationService final : public InferenceService {
+ public:
+  GenerationService(const WorkerConfig& config, const PluginRegistry& registry,
+                    DeviceContext& device, const LoadProgress& progress) {
+    progress(0);
+    const std::unique_ptr<GgufFile> gguf = GgufFile::Open(config.model_path);
+    TokenizerSelection selection;
+    if (!config.tokenizer_json.empty()) selection.tokenizer_json = config.tokenizer_json;
+    tokenizer_ = CreateTokenizer(*gguf, config.model_path, selection);
+    try {
+      chat_template_ = SelectChatTemplate(*gguf);
+    } catch (const Error& e) {  // e.g. gpt2: completions only
+      LogInfo("model_load_progress", "no chat template for this model; /v1/chat/completions is refused",
+              {{"reason", e.what()}});
+    }
+    if (const auto arch = gguf->GetString("general.architecture")) {
+      const std::string a(*arch);
+      facts_.expert_count = gguf->GetI64(a + ".expert_count").value_or(0);
+      facts_.expert_used_count = gguf->GetI64(a + ".expert_used_count").value_or(0);
+    }
+    facts_.quant_kind = QuantKind(*gguf);
+    progress(25);
+
+    engine::EngineOptions options;
+    options.device = config.device;
+    options.threads = config.threads;
+    options.context_length = config.context_length;
+    engine_ = engine::Engine::Load(config.model_path, registry, options);
+    progress(75);
+
+    const engine::ModelInfo& info = engine_->info();
+    if (config.kv_cache_bytes > 0 && info.kv_bytes > static_cast<uint64_t>(config.kv_cache_bytes)) {
+      throw Error(ErrorCode::kOutOfMemory,
+                  "the KV cache needs " + std::to_string(info.kv_bytes) + " bytes at context length " +
+                      std::to_string(info.context_length) + " but limits.kv_cache_bytes allows " +
+                      std::to_string(config.kv_cache_bytes) + "; lower limits.context_length");
+    }
+    if (static_cast<int64_t>(tokenizer_->vocab_size()) > info.vocab) {
+      throw Error(ErrorCode::kModelInvalid,
+                  "the tokenizer has " + std::to_string(tokenizer_->vocab_size()) +
+                      " tokens but the model produces logits for " + std::to_string(info.vocab));
+    }
+    facts_.model_ref = config.model_path.string();
+    facts_.model_name = info.name;
+    facts_.architecture = info.architecture;
+    facts_.tokenizer_kind = std::string(tokenizer_->kind());
+    facts_.vocab_size = info.vocab;
+    facts_.context_length = info.context_length;
+    facts_.vram_bytes = 0;  // the CPU backend holds no device memory
+    facts_.device = info.device;
+    facts_.sm = device.info().sm;
+    facts_.cuda_runtime_version = device.info().runtime_version;
+    max_prompt_tokens_ = config.max_input_tokens > 0
+                             ? std::min(config.max_input_tokens, info.context_length - 1)
+                             : info.context_length - 1;
+    options_.debug_token_delay = DebugTokenDelay();
+    logits_ = std::make_unique<EngineLogits>(*engine_);
+    progress(100);
+  }
+
+  const ModelFacts& facts() const override { return facts_; }
+  int64_t max_prompt_tokens() const override { return max_prompt_tokens_; }
+
+  int64_t CountTokens(const std::string& text) override {
+    return static_cast<int64_t>(Encode(text).size());
+  }
+
+  std::string ApplyChatTemplate(const std::vector<ChatMessage>& messages) override {
+    if (!chat_template_) {
+      throw Error(ErrorCode::kUnsupported,
+                  "model '" + facts_.model_name + "' has no chat template; use /v1/completions");
+    }
+    std::vector<ChatTurn> turns;
+    turns.reserve(messages.size());
+    for (const ChatMessage& m : messages) turns.push_back({m.role, m.content});
+    return RenderChat(*chat_template_, turns, /*add_generation_prompt=*/true);
+  }
+
+  GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) override {
+    GenerationResult result;
+    try {
+      const std::vector<int32_t> prompt = Encode(input.prompt);
+      result.prompt_tokens = static_cast<int64_t>(prompt.size());
+      if (prompt.empty()) {
+        return Failed(result, "INVALID_REQUEST", "the prompt encodes to no tokens");
+      }
+      if (result.prompt_tokens > max_prompt_tokens_) {
+        return Failed(result, "CONTEXT_LENGTH_EXCEEDED",
+                      "the prompt has " + std::to_string(result.prompt_tokens) +
+                          " tokens; the limit is " + std::to_string(max_prompt_tokens_));
+      }
+      return GenerateTokens(*logits_, *tokenizer_, prompt, input, observer, options_);
+    } catch (const Error& e) {
+      return Failed(result, JobErrorCode(e), e.what());
+    } catch (const std::exception& e) {
+      return Failed(result, "INTERNAL", e.what());
+    }
+  }
+
+ private:
+  // Control tokens written in the prompt (e.g. <|im_start|>) are meant as
+  // such: chat prompts rendered by ApplyChatTemplate depend on it.
+  std::vector<int32_t> Encode(const std::string& text) const {
+    return tokenizer_->Encode(text, /*add_special=*/true, /*parse_special=*/true);
+  }
+
+  static GenerationResult Failed(GenerationResult r, const std::string& code, const std::string& message) {
+    r.stop_reason = "error";
+    r.error_code = code;
+    r.error_message = message;
+    return r;
+  }
+
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::optional<ChatTemplate> chat_template_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<EngineLogits> logits_;
+  ModelFacts facts_;
+  int64_t max_prompt_tokens_ = 0;
+  GeneratorOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<InferenceService> CreateGenerationService(const WorkerConfig& config,
+                                                          const PluginRegistry& registry,
+                                                          DeviceContext& device,
+                                                          const LoadProgress& progress) {
+  return std::make_unique<GenerationService>(config, registry, device, progress);
+}
+
+}  // namespace orcd

@@ -1,0 +1,108 @@
+#include "host/generation/token_generator.h"
+
+#include <thread>
+
+#include "host/sampling/sampler.h"
+#include "host/server/stop_matcher.h"
+#include "host/tokenizer/streaming_detokenizer.h"
+
+namespace orcd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+SamplerConfig ToSamplerConfig(const SamplingParams& p) {
+  SamplerConfig c;
+  c.temperature = p.temperature;
+  c.repetition_penalty = p.repetition_penalty;
+  c.top_k = p.top_k;
+  c.top_p = p.top_p;
+  c.min_p = p.min_p;
+  c.seed = p.seed;
+  return c;
+}
+
+}  // namespace
+
+GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
+                                const std::vector<int32_t>& prompt, const GenerationInput& input,
+                                GenerationObserver& observer, const GeneratorOptions& options) {
+  GenerationResult result;
+  result.prompt_tokens = static_cast<int64_t>(prompt.size());
+  const auto t_start = Clock::now();
+
+  model.Reset();
+  std::span<const float> next = model.Prefill(prompt);
+  result.prefill_ms = MsSince(t_start);
+  // The sampler edits logits in place; the model's buffer stays the model's.
+  std::vector<float> logits(next.begin(), next.end());
+
+  Sampler sampler(ToSamplerConfig(input.sampling));
+  StreamingDetokenizer detokenizer(tokenizer);
+  StopMatcher stops(input.stop);
+  const auto t_decode = Clock::now();
+  int64_t index = -1;  // of the last token handed to the observer
+
+  while (true) {
+    if (observer.Cancelled()) {
+      result.stop_reason = "cancelled";
+      break;
+    }
+    if (Clock::now() >= input.deadline) {
+      result.stop_reason = "timeout";
+      break;
+    }
+    const int32_t token = sampler.Sample(logits);
+    if (tokenizer.IsEndOfGeneration(token)) {
+      result.stop_reason = "eos";
+      break;
+    }
+    const std::string text = stops.Push(detokenizer.Push(token));
+    ++index;
+    ++result.tokens_out;
+    if (result.ttft_ms < 0) result.ttft_ms = MsSince(t_start);
+    if (!observer.OnToken(index, text)) {
+      result.stop_reason = "client_gone";
+      break;
+    }
+    if (stops.stopped()) {
+      result.stop_reason = "stop";
+      break;
+    }
+    if (result.tokens_out >= input.max_tokens) {
+      result.stop_reason = "max_tokens";
+      break;
+    }
+    // The token just sampled needs a KV position of its own to be evaluated.
+    if (model.position() >= model.context_length()) {
+      result.stop_reason = "context_full";
+      break;
+    }
+    if (options.debug_token_delay.count() > 0) std::this_thread::sleep_for(options.debug_token_delay);
+    next = model.Decode(token);
+    logits.assign(next.begin(), next.end());
+  }
+  result.decode_ms = MsSince(t_decode);
+
+  // Text still held back (a partial character, a possible stop prefix) goes
+  // out with the last token, unless the job ended abnormally or on a stop.
+  if (result.stop_reason == "eos" || result.stop_reason == "max_tokens" ||
+      result.stop_reason == "context_full") {
+    std::string tail = stops.Push(detokenizer.Flush());
+    if (stops.stopped()) {
+      result.stop_reason = "stop";
+    } else {
+      tail += stops.Flush();
+    }
+    if (!tail.empty() && index >= 0 && !observer.OnToken(index, tail)) {
+      result.stop_reason = "client_gone";
+    }
+  }
+  return result;
+}
+
+}  // namespace orcd

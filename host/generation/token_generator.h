@@ -1,0 +1,46 @@
+// One job's generation loop, independent of HTTP: prompt tokens in, a stream
+// of text-bearing tokens out through a GenerationObserver. It owns the order
+// of the per-token checks (cancel, deadline, end of generation, stop strings,
+// max tokens, a full context), which is what a user sees as stop_reason.
+#ifndef ORCD_HOST_GENERATION_TOKEN_GENERATOR_H_
+#define ORCD_HOST_GENERATION_TOKEN_GENERATOR_H_
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "host/server/inference_service.h"
+#include "host/tokenizer/tokenizer.h"
+
+namespace orcd {
+
+// What the loop needs from a model: evaluate the prompt, evaluate one more
+// token. The engine implements it; tests can too.
+class LogitSource {
+ public:
+  virtual ~LogitSource() = default;
+  virtual void Reset() = 0;
+  // Logits of the last prompt token.
+  virtual std::span<const float> Prefill(std::span<const int32_t> tokens) = 0;
+  virtual std::span<const float> Decode(int32_t token) = 0;
+  virtual int64_t position() const = 0;
+  virtual int64_t context_length() const = 0;
+};
+
+struct GeneratorOptions {
+  // Sleeps this long after each token (ORCD_DEBUG_TOKEN_DELAY_MS): makes the
+  // timing of cancel/timeout/busy tests deterministic on any machine.
+  std::chrono::milliseconds debug_token_delay{0};
+};
+
+// Runs to completion. Throws orcd::Error only from the model; the caller turns
+// that into an "error" result. `prompt` must not be empty and must leave room
+// in the context for at least one generated token.
+GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
+                                const std::vector<int32_t>& prompt, const GenerationInput& input,
+                                GenerationObserver& observer, const GeneratorOptions& options);
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_GENERATION_TOKEN_GENERATOR_H_

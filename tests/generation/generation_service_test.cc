@@ -1,0 +1,130 @@
+// The generation service orcd-host serves, on fixture models through the
+// real plugins: the facts /health reports, load progress, prompt limits,
+// chat templates, seeded reproducibility and error results.
+#include "host/generation/generation_service.h"
+
+#include <gtest/gtest.h>
+
+#include "host/common/status.h"
+#include "host/plugins/host_services.h"
+
+namespace orcd {
+namespace {
+
+const PluginRegistry& Plugins() {
+  static PluginRegistry* registry = [] {
+    auto* r = new PluginRegistry(HostServices());
+    r->LoadDirectories({ORCD_PLUGIN_DIR});
+    return r;
+  }();
+  return *registry;
+}
+
+std::string Fixture(const std::string& name) { return std::string(ORCD_FIXTURES_DIR) + "/models/" + name; }
+
+struct Loaded {
+  std::unique_ptr<DeviceContext> device;
+  std::unique_ptr<InferenceService> service;
+  std::vector<int> progress;
+};
+
+Loaded Load(const std::string& model, int64_t context = 256, int64_t max_input = 0) {
+  WorkerConfig config;
+  config.model_path = Fixture(model);
+  config.device = "cpu";
+  config.threads = 2;
+  config.context_length = context;
+  config.max_input_tokens = max_input;
+  Loaded l;
+  l.device = CreateDeviceContext("cpu", 0, 2);
+  l.service = CreateGenerationService(config, Plugins(), *l.device, [&l](int p) { l.progress.push_back(p); });
+  return l;
+}
+
+class Collect final : public GenerationObserver {
+ public:
+  bool OnToken(int64_t, const std::string& text) override {
+    texts.push_back(text);
+    return true;
+  }
+  bool Cancelled() override { return false; }
+  std::vector<std::string> texts;
+};
+
+GenerationInput Input(const std::string& prompt, int64_t n, double temperature, uint64_t seed) {
+  GenerationInput in;
+  in.prompt = prompt;
+  in.max_tokens = n;
+  in.sampling.temperature = temperature;
+  in.sampling.seed = seed;
+  in.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  return in;
+}
+
+TEST(GenerationService, FactsDescribeTheLoadedModel) {
+  Loaded l = Load("qwen2-tiny.Q4_K_M.gguf");
+  const ModelFacts& f = l.service->facts();
+  EXPECT_EQ(f.model_name, "qwen2-tiny");
+  EXPECT_EQ(f.architecture, "qwen2");
+  EXPECT_EQ(f.quant_kind, "Q4_K_M");
+  EXPECT_EQ(f.tokenizer_kind, "gguf-bpe");
+  EXPECT_EQ(f.vocab_size, 4099);
+  EXPECT_EQ(f.context_length, 256) << "the configured context, not the model's";
+  EXPECT_EQ(f.vram_bytes, 0u);
+  EXPECT_EQ(f.expert_count, 0);
+  EXPECT_EQ(l.progress, (std::vector<int>{0, 25, 75, 100}));
+  EXPECT_EQ(l.service->max_prompt_tokens(), 255);
+}
+
+TEST(GenerationService, SameSeedSameTextGreedyAndSampled) {
+  Loaded l = Load("qwen2-tiny.F16.gguf");
+  for (double temperature : {0.0, 0.7}) {
+    Collect a, b;
+    const auto ra = l.service->Generate(Input("The quick brown fox", 12, temperature, 99), a);
+    const auto rb = l.service->Generate(Input("The quick brown fox", 12, temperature, 99), b);
+    EXPECT_EQ(ra.stop_reason, rb.stop_reason);
+    EXPECT_EQ(ra.tokens_out, rb.tokens_out);
+    EXPECT_EQ(a.texts, b.texts) << "temperature " << temperature;
+    EXPECT_GT(ra.tokens_out, 0);
+  }
+}
+
+TEST(GenerationService, PromptOverTheLimitIsAnErrorResultNotACrash) {
+  Loaded l = Load("qwen2-tiny.F16.gguf", 256, 16);
+  EXPECT_EQ(l.service->max_prompt_tokens(), 16);
+  std::string prompt;
+  for (int i = 0; i < 40; ++i) prompt += " word";
+  ASSERT_GT(l.service->CountTokens(prompt), 16);
+  Collect c;
+  const auto r = l.service->Generate(Input(prompt, 4, 0, 1), c);
+  EXPECT_EQ(r.stop_reason, "error");
+  EXPECT_EQ(r.error_code, "CONTEXT_LENGTH_EXCEEDED");
+  EXPECT_TRUE(c.texts.empty());
+  // The service is still usable.
+  const auto ok = l.service->Generate(Input("short", 2, 0, 1), c);
+  EXPECT_EQ(ok.stop_reason, "max_tokens");
+}
+
+TEST(GenerationService, ChatTemplateFollowsTheModelFamily) {
+  Loaded qwen = Load("qwen2-tiny.F16.gguf");
+  const std::string chat = qwen.service->ApplyChatTemplate({{"user", "Hi"}});
+  EXPECT_NE(chat.find("<|im_start|>user\nHi<|im_end|>\n"), std::string::npos) << chat;
+  EXPECT_TRUE(chat.ends_with("<|im_start|>assistant\n")) << chat;
+  // Control tokens written by the template are single tokens, not text.
+  EXPECT_LT(qwen.service->CountTokens("<|im_start|>"), 3);
+
+  Loaded phi = Load("phi3-tiny.Q4_K_M.gguf");
+  EXPECT_EQ(phi.service->ApplyChatTemplate({{"user", "Hi"}}), "<|user|>\nHi<|end|>\n<|assistant|>\n");
+}
+
+TEST(GenerationService, MissingModelFailsAtLoadNamingThePath) {
+  try {
+    Load("no-such-model.gguf");
+    FAIL() << "loaded a missing file";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-model.gguf"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace orcd
