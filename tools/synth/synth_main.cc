@@ -1,0 +1,182 @@
+// orcd-synth: writes a random-weight GGUF of a real model's shape, loadable
+// by the llama plugin, for demos and benchmarks (never for quality).
+//   orcd-synth --shape demo --out build/demo/demo-qwen2.gguf
+//   orcd-synth --shape qwen2-0.5b --out /tmp/qwen2-0.5b.gguf --seed 7
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "host/common/status.h"
+#include "host/gguf/ggml_type_traits.h"
+#include "host/gguf/gguf_file.h"
+#include "host/gguf/gguf_writer.h"
+#include "orcd/plugin.h"
+#include "tools/synth/synth_shapes.h"
+#include "tools/synth/tensor_fill.h"
+
+#ifndef ORCD_SYNTH_VOCAB_DIR
+#define ORCD_SYNTH_VOCAB_DIR ""
+#endif
+
+namespace orcd::synth {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+struct Options {
+  std::string shape;
+  std::filesystem::path out;
+  uint64_t seed = 1;
+  uint32_t demo_type = ORCD_TYPE_Q8_0;
+  std::optional<std::filesystem::path> vocab;
+};
+
+void Usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: orcd-synth --shape SHAPE --out FILE.gguf [--seed N] [--type f16|q8_0]\n"
+               "                  [--vocab VOCAB.gguf]\n"
+               "  --shape    %s\n"
+               "             demo: qwen2, 2 layers, d 64, the real Qwen2 vocabulary (~16 MB)\n"
+               "             qwen2-0.5b: Qwen2.5-0.5B-Instruct shapes, Q4_K_M type mix\n"
+               "             phi3-mini: Phi-3-mini-4k-instruct shapes, Q4_K_M type mix\n"
+               "  --type     demo weights (default q8_0)\n"
+               "  --vocab    GGUF whose tokenizer.* keys are copied (default: the fixture\n"
+               "             vocabulary for the shape's family under\n"
+               "             %s; required for demo, optional otherwise)\n"
+               "weights are random (N(0, 0.02)): the text they produce is noise.\n"
+               "exit status: 0 ok, 1 error, 2 usage\n",
+               ShapeNames(), ORCD_SYNTH_VOCAB_DIR);
+}
+
+std::optional<Options> Parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return std::nullopt;
+    const std::string v = argv[++i];
+    if (a == "--shape") {
+      o.shape = v;
+    } else if (a == "--out") {
+      o.out = v;
+    } else if (a == "--seed") {
+      char* end = nullptr;
+      o.seed = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0') return std::nullopt;
+    } else if (a == "--type") {
+      if (v != "f16" && v != "q8_0") return std::nullopt;
+      o.demo_type = v == "f16" ? ORCD_TYPE_F16 : ORCD_TYPE_Q8_0;
+    } else if (a == "--vocab") {
+      o.vocab = v;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (o.shape.empty() || o.out.empty()) return std::nullopt;
+  return o;
+}
+
+std::filesystem::path DefaultVocab(const ModelShape& s) {
+  const std::string file =
+      s.architecture == "phi3" ? "ggml-vocab-phi-3.gguf" : "ggml-vocab-qwen2.gguf";
+  return std::filesystem::path(ORCD_SYNTH_VOCAB_DIR) / file;
+}
+
+void SetHyperParameters(const ModelShape& s, GgufWriter& w) {
+  const std::string a = s.architecture + ".";
+  w.SetString("general.architecture", s.architecture);
+  w.SetString("general.name", s.name);
+  w.SetU32("general.file_type", s.file_type);
+  w.SetU32("general.quantization_version", 2);
+  w.SetU32(a + "context_length", s.context_length);
+  w.SetU32(a + "embedding_length", s.n_embd);
+  w.SetU32(a + "block_count", s.n_layer);
+  w.SetU32(a + "feed_forward_length", s.n_ff);
+  w.SetU32(a + "attention.head_count", s.n_head);
+  w.SetU32(a + "attention.head_count_kv", s.n_head_kv);
+  w.SetF32(a + "rope.freq_base", s.rope_freq_base);
+  w.SetF32(a + "attention.layer_norm_rms_epsilon", s.norm_eps);
+  if (s.architecture == "phi3") {
+    w.SetU32(a + "rope.dimension_count", s.n_embd / s.n_head);
+    w.SetU32(a + "rope.scaling.original_context_length", s.context_length);
+    w.SetU32(a + "attention.sliding_window", s.sliding_window);
+  }
+}
+
+// Copies every tokenizer.* key; the vocabulary must match the shape's.
+void CopyVocabulary(const std::filesystem::path& path, const ModelShape& s, GgufWriter& w) {
+  const std::unique_ptr<GgufFile> vocab = GgufFile::Open(path);
+  const auto tokens = vocab->GetStringArray("tokenizer.ggml.tokens");
+  if (!tokens || tokens->size() != s.n_vocab) {
+    throw Error(ErrorCode::kModelInvalid, path.string() + ": tokenizer.ggml.tokens has " +
+                                              std::to_string(tokens ? tokens->size() : 0) +
+                                              " entries, the " + s.shape + " shape needs " +
+                                              std::to_string(s.n_vocab));
+  }
+  for (const auto& [key, value] : vocab->metadata()) {
+    if (key.rfind("tokenizer.", 0) == 0) w.Set(key, value);
+  }
+}
+
+int Run(const Options& o) {
+  const std::optional<ModelShape> shape = MakeShape(o.shape, o.demo_type);
+  if (!shape) {
+    std::fprintf(stderr, "orcd-synth: unknown shape '%s' (%s)\n", o.shape.c_str(), ShapeNames());
+    return kExitUsage;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  GgufWriter writer;
+  SetHyperParameters(*shape, writer);
+  const std::filesystem::path vocab = o.vocab.value_or(DefaultVocab(*shape));
+  if (o.vocab || shape->needs_vocab_file || std::filesystem::exists(vocab)) {
+    if (!std::filesystem::exists(vocab)) {
+      throw Error(ErrorCode::kNotFound,
+                  "vocabulary " + vocab.string() + " not found (pass --vocab FILE.gguf)");
+    }
+    CopyVocabulary(vocab, *shape, writer);
+  } else {
+    std::fprintf(stderr, "orcd-synth: no vocabulary at %s: writing no tokenizer\n",
+                 vocab.string().c_str());
+  }
+  TensorFiller filler(o.seed);
+  uint64_t bytes = 0;
+  for (const TensorSpec& t : shape->tensors) {
+    std::vector<uint8_t> data = filler.Generate(t);
+    bytes += data.size();
+    writer.AddTensor(t.name, t.type, t.ne, std::move(data));
+  }
+  if (o.out.has_parent_path()) std::filesystem::create_directories(o.out.parent_path());
+  writer.WriteFile(o.out);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("wrote %s: shape %s (%s), %zu tensors, %.1f MiB of weights, %.1f s\n",
+              o.out.string().c_str(), shape->shape.c_str(), shape->architecture.c_str(),
+              shape->tensors.size(), static_cast<double>(bytes) / (1 << 20), seconds);
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace orcd::synth
+
+int main(int argc, char** argv) {
+  using namespace orcd::synth;
+  const std::optional<Options> options = Parse(argc, argv);
+  if (!options) {
+    Usage(stderr);
+    return kExitUsage;
+  }
+  try {
+    return Run(*options);
+  } catch (const orcd::Error& e) {
+    std::fprintf(stderr, "orcd-synth: %s: %s\n", std::string(orcd::ErrorCodeName(e.code())).c_str(),
+                 e.what());
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "orcd-synth: %s\n", e.what());
+    return kExitError;
+  }
+}
