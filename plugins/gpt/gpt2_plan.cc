@@ -1,28 +1,20 @@
 #include "gpt2_plan.h"
 
-#include <cmath>
 #include <string>
 
 #include "orcd/cpp/decoder_blocks.h"
+#include "orcd/cpp/decoder_shape.h"
 
 namespace orcd::gpt {
 namespace {
 
 sdk::AttentionBlock Attention(const GptConfig& c, uint32_t layer) {
   const std::string blk = "blk." + std::to_string(layer) + ".";
-  sdk::AttentionBlock b;
-  b.layer = layer;
-  b.n_head = c.n_head;
-  b.n_head_kv = c.n_head_kv;
-  b.head_dim = c.head_dim;
-  b.norm_eps = c.norm_eps;
-  b.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  sdk::AttentionBlock b = sdk::BasicAttention(c, c.norm_eps, layer);
   b.rope.n_rot = 0;  // learned absolute positions instead of RoPE
-  b.norm = blk + "attn_norm.weight";
   b.norm_bias = blk + "attn_norm.bias";
   b.qkv = blk + "attn_qkv.weight";  // rows Q | K | V
   b.qkv_bias = blk + "attn_qkv.bias";
-  b.o = blk + "attn_output.weight";
   b.o_bias = blk + "attn_output.bias";
   return b;
 }
@@ -50,11 +42,7 @@ void EmitPhase(const GptConfig& c, sdk::PlanWriter& w, orcd_plan_phase phase) {
     sdk::EmitAttentionBlock(w, phase, Attention(c, layer), x);
     sdk::EmitGeluFfnBlock(w, phase, Ffn(c, layer), x);
   }
-  const int32_t h =
-      sdk::EmitLayerNorm(w, phase, x, "output_norm.weight", "output_norm.bias", c.norm_eps);
-  const int32_t logits = w.NewRegister();
-  w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {c.output_weight});
-  w.Logits(phase, logits);
+  sdk::EmitOutputHead(w, phase, x, c, c.norm_eps, "output_norm.bias");
 }
 
 }  // namespace

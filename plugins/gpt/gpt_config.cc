@@ -11,29 +11,9 @@ namespace {
   throw sdk::CompileError(ORCD_ERR_MODEL_INVALID, message);
 }
 
-void ReadAttentionShape(const sdk::ModelReader& m, GptConfig& c) {
-  c.n_embd = m.RequireArchU32("embedding_length");
-  c.n_layer = m.RequireArchU32("block_count");
-  c.n_head = m.RequireArchU32("attention.head_count");
-  c.n_head_kv = m.ArchU32Or("attention.head_count_kv", c.n_head);
-  if (c.n_head % c.n_head_kv != 0) {
-    Invalid("head_count " + std::to_string(c.n_head) + " is not a multiple of head_count_kv " +
-            std::to_string(c.n_head_kv));
-  }
-  // gpt-oss heads are not n_embd / n_head wide (2880 / 64 = 45, heads are 64).
-  const uint32_t default_dim = c.n_embd % c.n_head == 0 ? c.n_embd / c.n_head : 0;
-  c.head_dim = m.ArchU32Or("attention.key_length", default_dim);
-  if (m.ArchU64Or("attention.value_length", c.head_dim) != c.head_dim) {
-    throw sdk::CompileError(ORCD_ERR_UNSUPPORTED, "value_length different from key_length");
-  }
-}
-
 void ReadGptOss(const sdk::ModelReader& m, GptConfig& c) {
   c.norm_eps = static_cast<float>(m.RequireArchF64("attention.layer_norm_rms_epsilon"));
-  const uint32_t n_rot = m.ArchU32Or("rope.dimension_count", c.head_dim);
-  if (n_rot > c.head_dim || n_rot % 2 != 0) {
-    Invalid("rope.dimension_count " + std::to_string(n_rot) + " must be even and <= head dim");
-  }
+  const uint32_t n_rot = sdk::ReadRopeDims(m, c.head_dim);
   c.rope = sdk::RopeFromMetadata(m, ORCD_ROPE_NEOX, c.head_dim, n_rot);
   c.sliding_window = m.RequireArchU32("attention.sliding_window");
   c.n_expert = m.RequireArchU32("expert_count");
@@ -59,7 +39,7 @@ GptConfig ReadGptConfig(const sdk::ModelReader& m) {
     throw sdk::CompileError(ORCD_ERR_UNSUPPORTED, "architecture '" + m.architecture() +
                                                       "' is not served by the gpt plugin");
   }
-  ReadAttentionShape(m, c);
+  static_cast<sdk::DecoderShape&>(c) = sdk::ReadDecoderShape(m);
   if (c.variant == GptVariant::kGpt2) {
     c.norm_eps = static_cast<float>(m.RequireArchF64("attention.layer_norm_epsilon"));
     if (c.n_head_kv != c.n_head) Invalid("gpt2 has as many KV heads as heads");
@@ -67,7 +47,6 @@ GptConfig ReadGptConfig(const sdk::ModelReader& m) {
   } else {
     ReadGptOss(m, c);
   }
-  c.output_weight = m.HasTensor("output.weight") ? "output.weight" : "token_embd.weight";
   return c;
 }
 

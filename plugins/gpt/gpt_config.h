@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "orcd/cpp/decoder_shape.h"
 #include "orcd/cpp/model_reader.h"
 #include "orcd/ops.h"
 
@@ -13,15 +14,9 @@ namespace orcd::gpt {
 
 enum class GptVariant { kGpt2, kGptOss };
 
-struct GptConfig {
+struct GptConfig : sdk::DecoderShape {
   GptVariant variant = GptVariant::kGpt2;
-  uint32_t n_embd = 0;
-  uint32_t n_layer = 0;
-  uint32_t n_head = 0;
-  uint32_t n_head_kv = 0;
-  uint32_t head_dim = 0;
   float norm_eps = 0.0f;
-  std::string output_weight;  // output.weight, or token_embd.weight when tied
   // gpt-oss only:
   orcd_op_rope_params rope{};
   uint32_t sliding_window = 0;  // on even layers (llama.cpp's pattern: period 2, last dense)

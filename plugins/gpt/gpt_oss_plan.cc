@@ -1,9 +1,9 @@
 #include "gpt_oss_plan.h"
 
-#include <cmath>
 #include <string>
 
 #include "orcd/cpp/decoder_blocks.h"
+#include "orcd/cpp/decoder_shape.h"
 #include "orcd/cpp/moe_block.h"
 
 namespace orcd::gpt {
@@ -15,22 +15,14 @@ constexpr float kSwigluLimit = 7.0f;
 
 sdk::AttentionBlock Attention(const GptConfig& c, uint32_t layer) {
   const std::string blk = "blk." + std::to_string(layer) + ".";
-  sdk::AttentionBlock b;
-  b.layer = layer;
-  b.n_head = c.n_head;
-  b.n_head_kv = c.n_head_kv;
-  b.head_dim = c.head_dim;
-  b.norm_eps = c.norm_eps;
-  b.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  sdk::AttentionBlock b = sdk::BasicAttention(c, c.norm_eps, layer);
   b.rope = c.rope;
-  b.norm = blk + "attn_norm.weight";
   b.q = blk + "attn_q.weight";
   b.k = blk + "attn_k.weight";
   b.v = blk + "attn_v.weight";
   b.q_bias = blk + "attn_q.bias";
   b.k_bias = blk + "attn_k.bias";
   b.v_bias = blk + "attn_v.bias";
-  b.o = blk + "attn_output.weight";
   b.o_bias = blk + "attn_output.bias";
   b.sinks = blk + "attn_sinks.weight";
   return b;
@@ -65,10 +57,7 @@ void EmitPhase(const GptConfig& c, sdk::PlanWriter& w, orcd_plan_phase phase) {
     sdk::EmitAttentionBlock(w, phase, Attention(c, layer), x);
     sdk::EmitMoeFfnBlock(w, phase, Moe(c, layer), x);
   }
-  const int32_t h = sdk::EmitRmsNorm(w, phase, x, "output_norm.weight", c.norm_eps);
-  const int32_t logits = w.NewRegister();
-  w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {c.output_weight});
-  w.Logits(phase, logits);
+  sdk::EmitOutputHead(w, phase, x, c, c.norm_eps);
 }
 
 }  // namespace

@@ -4,45 +4,20 @@
 #include "gpt2_plan.h"
 #include "gpt_config.h"
 #include "gpt_oss_plan.h"
-#include "orcd/cpp/model_reader.h"
-#include "orcd/cpp/plan_writer.h"
-#include "orcd/plugin.h"
+#include "orcd/cpp/arch_plugin.h"
 
 namespace {
 
-const orcd_host_services* g_host = nullptr;
-
-orcd_error* Compile(const orcd_model_view* model, const orcd_model_view_ops* view,
-                    orcd_plan_builder* builder, const orcd_plan_builder_ops* ops) {
-  return orcd::sdk::CatchCompileErrors(g_host, [&] {
-    const orcd::sdk::ModelReader reader(model, view);
-    const orcd::gpt::GptConfig config = orcd::gpt::ReadGptConfig(reader);
-    orcd::sdk::PlanWriter writer(builder, ops, g_host);
-    if (config.variant == orcd::gpt::GptVariant::kGpt2) {
-      orcd::gpt::EmitGpt2Plan(reader, config, writer);
-    } else {
-      orcd::gpt::EmitGptOssPlan(reader, config, writer);
-    }
-  });
+void Compile(const orcd::sdk::ModelReader& model, orcd::sdk::PlanWriter& plan) {
+  const orcd::gpt::GptConfig config = orcd::gpt::ReadGptConfig(model);
+  if (config.variant == orcd::gpt::GptVariant::kGpt2) {
+    orcd::gpt::EmitGpt2Plan(model, config, plan);
+  } else {
+    orcd::gpt::EmitGptOssPlan(model, config, plan);
+  }
 }
-
-const orcd_arch_plugin kArch = {
-    sizeof(orcd_arch_plugin),
-    orcd::gpt::kArchitectures,
-    orcd::gpt::kArchitectureCount,
-    &Compile,
-};
-
-const orcd_plugin_descriptor kDescriptor = {
-    sizeof(orcd_plugin_descriptor), ORCD_ABI_MAJOR,           ORCD_ABI_MINOR, "gpt",
-    ORCD_GPT_PLUGIN_VERSION,        ORCD_PLUGIN_ARCHITECTURE, &kArch,         nullptr,
-};
 
 }  // namespace
 
-extern "C" ORCD_PLUGIN_EXPORT const orcd_plugin_descriptor* orcd_plugin_v1(
-    const orcd_host_services* host) {
-  if (host == nullptr || host->abi_major != ORCD_ABI_MAJOR) return nullptr;
-  g_host = host;
-  return &kDescriptor;
-}
+ORCD_ARCH_PLUGIN("gpt", ORCD_GPT_PLUGIN_VERSION, orcd::gpt::kArchitectures,
+                 orcd::gpt::kArchitectureCount, Compile)

@@ -6,21 +6,16 @@
 #include <cstdint>
 #include <string>
 
+#include "orcd/cpp/decoder_shape.h"
 #include "orcd/cpp/model_reader.h"
 #include "orcd/ops.h"
 
 namespace orcd::llama {
 
-struct LlamaConfig {
+struct LlamaConfig : sdk::DecoderShape {
   std::string arch;
-  uint32_t n_embd = 0;
-  uint32_t n_layer = 0;
-  uint32_t n_head = 0;
-  uint32_t n_head_kv = 0;
-  uint32_t head_dim = 0;
   float norm_eps = 0.0f;
   orcd_op_rope_params rope{};
-  std::string output_weight;  // output.weight, or token_embd.weight when tied
 };
 
 // The architectures this plugin serves, and whether one is among them.

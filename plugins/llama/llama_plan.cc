@@ -1,9 +1,9 @@
 #include "llama_plan.h"
 
-#include <cmath>
 #include <string>
 
 #include "orcd/cpp/decoder_blocks.h"
+#include "orcd/cpp/decoder_shape.h"
 
 namespace orcd::llama {
 namespace {
@@ -15,15 +15,8 @@ std::string IfPresent(const sdk::ModelReader& m, const std::string& name) {
 
 sdk::AttentionBlock Attention(const sdk::ModelReader& m, const LlamaConfig& c, uint32_t layer) {
   const std::string blk = "blk." + std::to_string(layer) + ".";
-  sdk::AttentionBlock b;
-  b.layer = layer;
-  b.n_head = c.n_head;
-  b.n_head_kv = c.n_head_kv;
-  b.head_dim = c.head_dim;
-  b.norm_eps = c.norm_eps;
-  b.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  sdk::AttentionBlock b = sdk::BasicAttention(c, c.norm_eps, layer);
   b.rope = c.rope;
-  b.norm = blk + "attn_norm.weight";
   if (m.HasTensor(blk + "attn_qkv.weight")) {  // phi3: rows Q | K | V
     b.qkv = blk + "attn_qkv.weight";
     b.qkv_bias = IfPresent(m, blk + "attn_qkv.bias");
@@ -38,7 +31,6 @@ sdk::AttentionBlock Attention(const sdk::ModelReader& m, const LlamaConfig& c, u
   b.q_norm = IfPresent(m, blk + "attn_q_norm.weight");
   b.k_norm = IfPresent(m, blk + "attn_k_norm.weight");
   b.rope_freqs = IfPresent(m, "rope_freqs.weight");  // llama 3.1 frequency factors
-  b.o = blk + "attn_output.weight";
   b.o_bias = IfPresent(m, blk + "attn_output.bias");
   return b;
 }
@@ -62,10 +54,7 @@ void EmitPhase(const sdk::ModelReader& m, const LlamaConfig& c, sdk::PlanWriter&
     sdk::EmitAttentionBlock(w, phase, Attention(m, c, layer), x);
     sdk::EmitSwigluFfnBlock(w, phase, Ffn(m, c, layer), x);
   }
-  const int32_t h = sdk::EmitRmsNorm(w, phase, x, "output_norm.weight", c.norm_eps);
-  const int32_t logits = w.NewRegister();
-  w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {c.output_weight});
-  w.Logits(phase, logits);
+  sdk::EmitOutputHead(w, phase, x, c, c.norm_eps);
 }
 
 }  // namespace
