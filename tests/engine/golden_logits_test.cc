@@ -1,22 +1,29 @@
-// Teacher-forced logits against the llama.cpp goldens (fixtures/goldens), for
-// every fixture of the architectures the llama plugin serves.
+// Teacher-forced logits of every fixture model against the llama.cpp
+// goldens (fixtures/goldens), through the real plugin modules: the llama
+// plugin (qwen2, phi3) and the gpt plugin (gpt2, gpt-oss).
 //
 // Tolerances (fixtures/README.md, "Calibration" and "Independent check"):
 //  - F16 files: an exact float64 re-implementation lands at per-row relative
-//    RMS median 8.0e-4 / p90 1.25e-3 / max 1.31e-3 from the qwen2-tiny.F16
-//    golden (llama.cpp rounds activations to f16 before F16 matmuls, we keep
-//    f32). llama.cpp's own batch-vs-sequential noise is 1.5e-3 (max abs
-//    2.4e-3). We allow p90 <= 4e-3 (about 3x that) and max <= 2e-2.
-//  - Quantized files: llama.cpp quantizes activations to 8 bits before every
-//    quantized matmul; we do not (the quant plugins keep x in f32), so ~1-2e-2
-//    relative is expected (float64 check: median 1.1e-2..1.5e-2, max 1.8e-2).
-//    We allow median <= 4e-2 and, so one bad row cannot hide, max <= 8e-2.
-//  - Argmax: random-weight logits are flat (top-1/top-2 gaps often < 0.01), so
-//    argmax is compared only where the golden margin exceeds twice our
-//    observed max abs deviation (the README's criterion), and at least half
-//    of the rows must qualify so the check is not vacuous.
+//    RMS median ~8e-4..1e-3 / p90 1.3e-3 / max 1.5e-3 from the F16 goldens
+//    (llama.cpp rounds activations to f16 before F16 matmuls, we keep f32;
+//    its own batch-vs-sequential noise is 1.5e-3). We allow p90 <= 4e-3
+//    (about 3x that) and max <= 2e-2.
+//  - Quantized dense files (Q4_0, Q4_K_M, Q8_0): llama.cpp quantizes
+//    activations to 8 bits before every quantized matmul, we do not: ~1-2e-2
+//    expected (float64 check: median 1.1e-2..1.5e-2, max 1.8e-2). We allow
+//    median <= 4e-2 and, so one bad row cannot hide, max <= 8e-2.
+//  - Quantized gpt-oss (MXFP4_MOE): that 8-bit noise reaches the router and
+//    flips near-tied expert choices at a few rows (float64 check: median
+//    3.0e-2 / 2.2e-2 (.long), p90 5.9e-2, max 0.46), so only the per-row
+//    median is bounded (<= 4e-2), plus p90 <= 1e-1 so a broad failure shows.
+//  - Argmax: compared only where the golden top-1 margin exceeds twice the
+//    row's own max abs deviation (random-weight logits are flat), and at
+//    least half of the rows (a third for MoE) must qualify so the check is
+//    not vacuous.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -26,16 +33,25 @@
 namespace orcd::testing {
 namespace {
 
+enum class Tolerance { kF16, kQuantized, kQuantizedMoe };
+
 struct GoldenCase {
-  const char* model;
-  bool quantized;
+  const char* golden;  // goldens/<golden>.json
+  const char* model;   // models/<model>.gguf
+  Tolerance tolerance;
 };
+
+double RowMaxAbs(std::span<const float> a, std::span<const float> b) {
+  double m = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, static_cast<double>(std::abs(a[i] - b[i])));
+  return m;
+}
 
 class GoldenLogits : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(GoldenLogits, TeacherForcedRowsMatch) {
   const GoldenCase c = GetParam();
-  const Golden golden = LoadGolden(c.model);
+  const Golden golden = LoadGolden(c.golden);
   auto engine = LoadFixtureEngine(c.model);
   ASSERT_EQ(engine->info().vocab, golden.vocab);
   const std::vector<float> ours = TeacherForcedLogits(*engine, golden.prompt, golden.greedy);
@@ -45,45 +61,68 @@ TEST_P(GoldenLogits, TeacherForcedRowsMatch) {
   std::string rows;
   for (double r : s.rel) rows += (rows.empty() ? "" : " ") + std::to_string(r).substr(0, 8);
   std::printf("%s: rel rms per row median %.3e p90 %.3e max %.3e; max abs %.3e\nrows: %s\n",
-              c.model, s.median, s.p90, s.max, s.max_abs, rows.c_str());
+              c.golden, s.median, s.p90, s.max, s.max_abs, rows.c_str());
   RecordProperty("rel_median", std::to_string(s.median));
   RecordProperty("rel_p90", std::to_string(s.p90));
   RecordProperty("rel_max", std::to_string(s.max));
-  RecordProperty("max_abs", std::to_string(s.max_abs));
 
-  if (c.quantized) {
-    EXPECT_LE(s.median, 4e-2);
-    EXPECT_LE(s.max, 8e-2);
-  } else {
-    EXPECT_LE(s.p90, 4e-3);
-    EXPECT_LE(s.max, 2e-2);
+  switch (c.tolerance) {
+    case Tolerance::kF16:
+      EXPECT_LE(s.p90, 4e-3);
+      EXPECT_LE(s.max, 2e-2);
+      break;
+    case Tolerance::kQuantized:
+      EXPECT_LE(s.median, 4e-2);
+      EXPECT_LE(s.max, 8e-2);
+      break;
+    case Tolerance::kQuantizedMoe:
+      EXPECT_LE(s.median, 4e-2);
+      EXPECT_LE(s.p90, 1e-1);
+      break;
   }
 
-  const double threshold = 2.0 * s.max_abs;
-  int64_t checked = 0;
+  int64_t checked = 0, agree = 0;
   for (int64_t r = 0; r < golden.rows(); ++r) {
-    if (golden.margins[r] <= threshold) continue;
-    ++checked;
     const std::span<const float> row(ours.data() + r * golden.vocab, golden.vocab);
+    agree += Argmax(row) == golden.top1[r];
+    if (golden.margins[r] <= 2.0 * RowMaxAbs(row, golden.row(r))) continue;
+    ++checked;
     EXPECT_EQ(Argmax(row), golden.top1[r]) << "row " << r << " margin " << golden.margins[r];
   }
-  std::printf("argmax compared on %lld of %lld rows (margin > %.3e)\n",
-              static_cast<long long>(checked), static_cast<long long>(golden.rows()), threshold);
-  EXPECT_GE(checked * 2, golden.rows()) << "too few rows with a clear top-1 margin";
+  std::printf("argmax compared on %lld of %lld rows (all rows: %lld agree)\n",
+              static_cast<long long>(checked), static_cast<long long>(golden.rows()),
+              static_cast<long long>(agree));
+  if (c.tolerance == Tolerance::kQuantizedMoe) {
+    // Rows after a routing flip are off by more than their margins; the
+    // float64 check still agrees on 96-97 % of all rows.
+    EXPECT_GE(checked * 3, golden.rows()) << "too few rows with a clear top-1 margin";
+    EXPECT_GE(static_cast<double>(agree), 0.9 * static_cast<double>(golden.rows()));
+  } else {
+    EXPECT_GE(checked * 2, golden.rows()) << "too few rows with a clear top-1 margin";
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(LlamaFamily, GoldenLogits,
-                         ::testing::Values(GoldenCase{"qwen2-tiny.F16", false},
-                                           GoldenCase{"qwen2-tiny.Q4_K_M", true},
-                                           GoldenCase{"qwen2-tiny.Q4_0", true},
-                                           GoldenCase{"phi3-tiny.Q4_K_M", true}),
-                         [](const ::testing::TestParamInfo<GoldenCase>& info) {
-                           std::string name = info.param.model;
-                           for (char& ch : name) {
-                             if (ch == '-' || ch == '.') ch = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, GoldenLogits,
+    ::testing::Values(GoldenCase{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M", Tolerance::kQuantized},
+                      GoldenCase{"qwen2-tiny.Q4_0", "qwen2-tiny.Q4_0", Tolerance::kQuantized},
+                      GoldenCase{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", Tolerance::kQuantized},
+                      GoldenCase{"gpt2-tiny.F16", "gpt2-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"gpt2-tiny.Q8_0", "gpt2-tiny.Q8_0", Tolerance::kQuantized},
+                      GoldenCase{"gptoss-tiny.F16", "gptoss-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"gptoss-tiny.MXFP4_MOE", "gptoss-tiny.MXFP4_MOE",
+                                 Tolerance::kQuantizedMoe},
+                      GoldenCase{"gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE",
+                                 Tolerance::kQuantizedMoe}),
+    [](const ::testing::TestParamInfo<GoldenCase>& info) {
+      std::string name = info.param.golden;
+      for (char& ch : name) {
+        if (ch == '-' || ch == '.') ch = '_';
+      }
+      return name;
+    });
 
 }  // namespace
 }  // namespace orcd::testing
