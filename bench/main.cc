@@ -14,11 +14,15 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"quant", "CPU and CUDA matvec bandwidth of every quant type", &orcd::bench::run_quant},
-    {"tokenizer", "encode and streaming-decode MB/s of every fixture tokenizer", &orcd::bench::run_tokenizer},
+    {"tokenizer", "encode and streaming-decode MB/s of every fixture tokenizer",
+     &orcd::bench::run_tokenizer},
+    {"model", "load time, prefill and decode tok/s, TTFT of one model on the engine",
+     &orcd::bench::run_model},
 };
 
 void usage(std::FILE* out) {
-  std::fprintf(out, "usage: orcd-bench <subcommand> [options]   (<subcommand> --help for its options)\n\n");
+  std::fprintf(
+      out, "usage: orcd-bench <subcommand> [options]   (<subcommand> --help for its options)\n\n");
   for (const Subcommand& s : kSubcommands) std::fprintf(out, "  %-10s %s\n", s.name, s.summary);
 }
 

@@ -16,6 +16,9 @@ int run_quant(const Args& args);
 // orcd-bench tokenizer [--json] [--fixtures DIR] [--megabytes N] [--min-time S]
 int run_tokenizer(const Args& args);
 
+// orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N] [--gen N] [--repeat R]
+int run_model(const Args& args);
+
 }  // namespace orcd::bench
 
 #endif  // ORCD_BENCH_SUBCOMMANDS_H_

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "host/engine/cpu/gemm_f32.h"
 #include "host/engine/cpu/simd.h"
 
 namespace orcd::engine::cpu {
@@ -62,6 +63,41 @@ void HostMatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const floa
   }
 }
 
+// Prefill (matrix-matrix) path: from this many tokens on, a tile of weight
+// rows is decoded once into an f32 buffer (kRowTile rows x kColChunk columns,
+// 48 KiB: it stays in L1/L2, the tensor itself is never dequantized) and
+// multiplied with every token by the register-blocked kernel. Below it the
+// fused block-wise matvec of the type's kernels is faster: decode is bound by
+// the weight bytes, not by arithmetic.
+constexpr int64_t kGemmMinTokens = 4;
+constexpr int64_t kRowTile = 12;
+constexpr int64_t kColChunk = 512;  // a multiple of every block size (32, 256)
+
+// Columns [c0, c0 + n) of row r, as f32. c0 and n are multiples of the block.
+void DecodeRowChunk(const WeightRef& w, int64_t r, int64_t c0, int64_t n, float* out) {
+  const uint8_t* row = w.row(r);
+  if (IsHostType(w.type)) {
+    ConvertChunk(w.type, row, c0, n, out);
+    return;
+  }
+  const uint64_t offset = static_cast<uint64_t>(c0 / w.quant->block_elems) * w.quant->block_bytes;
+  w.quant->cpu->dequantize_row(row + offset, out, n);
+}
+
+void TiledMatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
+                     int64_t n_tokens, float* y, int64_t y_stride) {
+  const int64_t cols = w.cols();
+  alignas(64) float tile[kRowTile * kColChunk];
+  for (int64_t r = 0; r < n_rows; r += kRowTile) {
+    const int64_t rows = std::min(kRowTile, n_rows - r);
+    for (int64_t c0 = 0; c0 < cols; c0 += kColChunk) {
+      const int64_t n = std::min(kColChunk, cols - c0);
+      for (int64_t i = 0; i < rows; ++i) DecodeRowChunk(w, row0 + r + i, c0, n, tile + i * kColChunk);
+      GemmRowsByTokens(tile, kColChunk, rows, x + c0, cols, n_tokens, n, y + r, y_stride, c0 > 0);
+    }
+  }
+}
+
 }  // namespace
 
 bool CpuSupportsWeight(const WeightRef& w) {
@@ -73,6 +109,11 @@ bool CpuSupportsWeight(const WeightRef& w) {
 void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
                 int64_t n_tokens, float* y, int64_t y_stride) {
   if (n_rows <= 0 || n_tokens <= 0) return;
+  const bool blocks_fit = IsHostType(w.type) || kColChunk % w.quant->block_elems == 0;
+  if (n_tokens >= kGemmMinTokens && blocks_fit) {
+    TiledMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);
+    return;
+  }
   if (IsHostType(w.type)) {
     HostMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);
     return;

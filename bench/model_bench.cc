@@ -1,0 +1,195 @@
+// orcd-bench model: what a user feels from one model on the engine — load
+// time, prompt processing (prefill) tok/s, time to first token, batch-1 decode
+// tok/s, and the weight bytes one decode step reads (so decode tok/s can be
+// set against the machine's memory bandwidth).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "host/common/logger.h"
+#include "host/common/status.h"
+#include "host/engine/engine.h"
+#include "host/plugins/host_services.h"
+#include "host/plugins/plugin_registry.h"
+#include "host/plugins/plugin_search_path.h"
+#include "subcommands.h"
+
+namespace orcd::bench {
+namespace {
+
+struct Options {
+  std::string model;
+  bool json = false;
+  int threads = 0;
+  int64_t prompt_tokens = 128;
+  int64_t gen_tokens = 64;
+  int64_t context = 0;
+  int repeat = 2;
+  std::vector<std::filesystem::path> plugin_dirs;
+};
+
+void usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N]\n"
+               "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
+               "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
+               "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
+               "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
+               "  --ctx N      context length (default prompt + gen + 16)\n");
+}
+
+bool parse(const Args& args, Options& o) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      o.json = true;
+      continue;
+    }
+    if (i + 1 >= args.size()) return false;
+    const std::string& v = args[++i];
+    if (a == "--model") {
+      o.model = v;
+    } else if (a == "--threads") {
+      o.threads = std::atoi(v.c_str());
+    } else if (a == "--prompt") {
+      o.prompt_tokens = std::atoll(v.c_str());
+    } else if (a == "--gen") {
+      o.gen_tokens = std::atoll(v.c_str());
+    } else if (a == "--ctx") {
+      o.context = std::atoll(v.c_str());
+    } else if (a == "--repeat") {
+      o.repeat = std::atoi(v.c_str());
+    } else if (a == "--plugin-dir") {
+      o.plugin_dirs.emplace_back(v);
+    } else {
+      return false;
+    }
+  }
+  return !o.model.empty() && o.prompt_tokens > 0 && o.gen_tokens > 0 && o.repeat > 0 &&
+         o.threads >= 0;
+}
+
+int32_t Argmax(std::span<const float> row) {
+  return static_cast<int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
+}
+
+struct RunFigures {
+  double prefill_s = 0;
+  double ttft_s = 0;    // prefill + picking the first token
+  double decode_s = 0;  // gen_tokens decode steps
+  uint64_t decode_weight_bytes = 0;
+};
+
+RunFigures RunOnce(engine::Engine& e, const std::vector<int32_t>& prompt, int64_t gen) {
+  RunFigures f;
+  e.Reset();
+  e.counters().Reset();
+  const double t0 = now_seconds();
+  int32_t token = Argmax(e.Prefill(prompt));
+  f.ttft_s = now_seconds() - t0;
+  f.prefill_s = f.ttft_s;
+  const uint64_t before = e.counters().total_weight_bytes();
+  const double t1 = now_seconds();
+  for (int64_t i = 0; i < gen; ++i) token = Argmax(e.Decode(token));
+  f.decode_s = now_seconds() - t1;
+  f.decode_weight_bytes = e.counters().total_weight_bytes() - before;
+  return f;
+}
+
+double PeakRssMib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+}  // namespace
+
+int run_model(const Args& args) {
+  Options o;
+  if (!parse(args, o)) {
+    usage(stderr);
+    return 2;
+  }
+  Logger::Global().SetLevel(LogLevel::kWarn);
+  try {
+    PluginRegistry registry(HostServices());
+    registry.LoadDirectories(o.plugin_dirs.empty() ? DefaultPluginDirs() : o.plugin_dirs);
+    engine::EngineOptions eo;
+    eo.threads = o.threads;
+    eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
+    const double load_start = now_seconds();
+    std::unique_ptr<engine::Engine> e = engine::Engine::Load(o.model, registry, eo);
+    const double load_s = now_seconds() - load_start;
+    const engine::ModelInfo& info = e->info();
+
+    // Fixed ids spread over the vocabulary: the same prompt on every run.
+    std::vector<int32_t> prompt(static_cast<size_t>(o.prompt_tokens));
+    for (size_t i = 0; i < prompt.size(); ++i) {
+      prompt[i] = static_cast<int32_t>((i * 7919 + 13) % static_cast<size_t>(info.vocab));
+    }
+    // The warm-up pages the mapped weights in and touches every buffer.
+    RunOnce(*e,
+            std::vector<int32_t>(prompt.begin(),
+                                 prompt.begin() + std::min<int64_t>(16, o.prompt_tokens)),
+            std::min<int64_t>(4, o.gen_tokens));
+    RunFigures best;
+    for (int r = 0; r < o.repeat; ++r) {
+      const RunFigures f = RunOnce(*e, prompt, o.gen_tokens);
+      if (r == 0 || f.prefill_s < best.prefill_s) {
+        best.prefill_s = f.prefill_s;
+        best.ttft_s = f.ttft_s;
+      }
+      if (r == 0 || f.decode_s < best.decode_s) {
+        best.decode_s = f.decode_s;
+        best.decode_weight_bytes = f.decode_weight_bytes;
+      }
+    }
+    const double prefill_tps = static_cast<double>(o.prompt_tokens) / best.prefill_s;
+    const double decode_tps = static_cast<double>(o.gen_tokens) / best.decode_s;
+    const double bytes_per_token =
+        static_cast<double>(best.decode_weight_bytes) / static_cast<double>(o.gen_tokens);
+    const std::string cpu = cpu_model_name();
+    if (o.json) {
+      std::printf(
+          "{\"model\":%s,\"architecture\":%s,\"device\":%s,\"cpu\":%s,\"threads\":%d,"
+          "\"weight_bytes\":%llu,\"load_s\":%s,\"prompt_tokens\":%lld,\"prefill_tok_s\":%s,"
+          "\"ttft_ms\":%s,\"gen_tokens\":%lld,\"decode_tok_s\":%s,"
+          "\"decode_weight_bytes_per_token\":%s,\"decode_weight_gb_s\":%s,\"repeat\":%d,"
+          "\"peak_rss_mib\":%s}\n",
+          json_string(o.model).c_str(), json_string(info.architecture).c_str(),
+          json_string(info.device).c_str(), json_string(cpu).c_str(), info.threads,
+          static_cast<unsigned long long>(info.weight_bytes), json_number(load_s).c_str(),
+          static_cast<long long>(o.prompt_tokens), json_number(prefill_tps).c_str(),
+          json_number(best.ttft_s * 1e3).c_str(), static_cast<long long>(o.gen_tokens),
+          json_number(decode_tps).c_str(), json_number(bytes_per_token).c_str(),
+          json_number(bytes_per_token * decode_tps / 1e9).c_str(), o.repeat,
+          json_number(PeakRssMib()).c_str());
+    } else {
+      std::printf("model:    %s (%s), %.1f MiB of weights\n", o.model.c_str(),
+                  info.architecture.c_str(), static_cast<double>(info.weight_bytes) / (1 << 20));
+      std::printf("device:   %s on %s\n", info.device.c_str(), cpu.c_str());
+      std::printf("load:     %.3f s\n", load_s);
+      std::printf("prefill:  %lld tokens, %.2f tok/s (best of %d)\n",
+                  static_cast<long long>(o.prompt_tokens), prefill_tps, o.repeat);
+      std::printf("ttft:     %.1f ms\n", best.ttft_s * 1e3);
+      std::printf("decode:   %lld tokens, %.2f tok/s, %.1f MB of weights per token (%.2f GB/s)\n",
+                  static_cast<long long>(o.gen_tokens), decode_tps, bytes_per_token / 1e6,
+                  bytes_per_token * decode_tps / 1e9);
+      std::printf("peak rss: %.0f MiB\n", PeakRssMib());
+    }
+    return 0;
+  } catch (const Error& err) {
+    std::fprintf(stderr, "orcd-bench model: %s: %s\n",
+                 std::string(ErrorCodeName(err.code())).c_str(), err.what());
+    return 1;
+  }
+}
+
+}  // namespace orcd::bench

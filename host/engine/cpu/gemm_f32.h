@@ -1,0 +1,21 @@
+// A small f32 matrix-matrix kernel for prefill: many tokens against a tile of
+// weight rows that was just decoded into a cache-sized f32 buffer. Register
+// blocking (3 rows x 4 tokens per step) reuses every loaded weight vector for
+// 4 tokens and every activation vector for 3 rows, so the FMA units, not the
+// loads, set the pace — unlike one dot product per (row, token).
+#ifndef ORCD_HOST_ENGINE_CPU_GEMM_F32_H_
+#define ORCD_HOST_ENGINE_CPU_GEMM_F32_H_
+
+#include <cstdint>
+
+namespace orcd::engine::cpu {
+
+// c[t * ldc + r] (+)= sum_{i<k} a[r * lda + i] * b[t * ldb + i]
+// for r in [0, m), t in [0, n). accumulate: add to c instead of storing.
+// AVX2+FMA where the CPU has it, portable C++ otherwise.
+void GemmRowsByTokens(const float* a, int64_t lda, int64_t m, const float* b, int64_t ldb,
+                      int64_t n, int64_t k, float* c, int64_t ldc, bool accumulate);
+
+}  // namespace orcd::engine::cpu
+
+#endif  // ORCD_HOST_ENGINE_CPU_GEMM_F32_H_
