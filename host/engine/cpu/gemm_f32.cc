@@ -53,26 +53,26 @@ template <int kRows, int kTokens>
 ORCD_AVX2 void MicroKernel(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t k,
                            float* c, int64_t ldc, bool accumulate) {
   __m256 acc[kRows][kTokens];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int t = 0; t < kTokens; ++t) acc[r][t] = _mm256_setzero_ps();
   }
   const int64_t k8 = k & ~int64_t{7};
   for (int64_t i = 0; i < k8; i += 8) {
     __m256 av[kRows];
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) av[r] = _mm256_loadu_ps(a + r * lda + i);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int t = 0; t < kTokens; ++t) {
       const __m256 bv = _mm256_loadu_ps(b + t * ldb + i);
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) acc[r][t] = _mm256_fmadd_ps(av[r], bv, acc[r][t]);
     }
   }
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int t = 0; t < kTokens; ++t) {
       float s = HorizontalSum(acc[r][t]);
       for (int64_t i = k8; i < k; ++i) s += a[r * lda + i] * b[t * ldb + i];
@@ -94,29 +94,29 @@ ORCD_AVX512 inline float HorizontalSum512(__m512 v) {
 // The same with 512-bit vectors and 32 registers: 4 rows x 6 tokens = 24
 // accumulators. Twice the FMA width of AVX2 on CPUs with full-width units.
 template <int kRows, int kTokens>
-ORCD_AVX512 void MicroKernel512(const float* a, int64_t lda, const float* b, int64_t ldb,
-                                int64_t k, float* c, int64_t ldc, bool accumulate) {
+ORCD_AVX512 void MicroKernel512(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t k,
+                                float* c, int64_t ldc, bool accumulate) {
   __m512 acc[kRows][kTokens];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int t = 0; t < kTokens; ++t) acc[r][t] = _mm512_setzero_ps();
   }
   const int64_t k16 = k & ~int64_t{15};
   for (int64_t i = 0; i < k16; i += 16) {
     __m512 av[kRows];
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) av[r] = _mm512_loadu_ps(a + r * lda + i);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int t = 0; t < kTokens; ++t) {
       const __m512 bv = _mm512_loadu_ps(b + t * ldb + i);
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) acc[r][t] = _mm512_fmadd_ps(av[r], bv, acc[r][t]);
     }
   }
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int t = 0; t < kTokens; ++t) {
       float s = HorizontalSum512(acc[r][t]);
       for (int64_t i = k16; i < k; ++i) s += a[r * lda + i] * b[t * ldb + i];
@@ -126,7 +126,7 @@ ORCD_AVX512 void MicroKernel512(const float* a, int64_t lda, const float* b, int
 }
 
 using KernelFn = void (*)(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t k,
-                         float* c, int64_t ldc, bool accumulate);
+                          float* c, int64_t ldc, bool accumulate);
 
 // kTable[rows - 1][tokens - 1] = Kernel<rows, tokens>.
 template <template <int, int> class K, int kMaxRows, int kMaxTokens>
@@ -188,21 +188,39 @@ bool CpuHasAvx512() {
 
 }  // namespace
 
-void GemmRowsByTokens(const float* a, int64_t lda, int64_t m, const float* b, int64_t ldb,
-                      int64_t n, int64_t k, float* c, int64_t ldc, bool accumulate) {
+bool GemmIsaAvailable(GemmIsa isa) {
 #if ORCD_GEMM_X86
   static const bool avx2 = std::strcmp(Simd().name, "avx2") == 0;
   static const bool avx512 = avx2 && CpuHasAvx512();
-  if (avx512) {
+  if (isa == GemmIsa::kAvx512) return avx512;
+  if (isa == GemmIsa::kAvx2) return avx2;
+#else
+  if (isa != GemmIsa::kPortable) return false;
+#endif
+  return true;
+}
+
+void GemmRowsByTokensOn(GemmIsa isa, const float* a, int64_t lda, int64_t m, const float* b,
+                        int64_t ldb, int64_t n, int64_t k, float* c, int64_t ldc, bool accumulate) {
+#if ORCD_GEMM_X86
+  if (isa == GemmIsa::kAvx512) {
     Sweep(kAvx512Kernels.fn, a, lda, m, b, ldb, n, k, c, ldc, accumulate);
     return;
   }
-  if (avx2) {
+  if (isa == GemmIsa::kAvx2) {
     Sweep(kAvx2Kernels.fn, a, lda, m, b, ldb, n, k, c, ldc, accumulate);
     return;
   }
 #endif
   GemmPortable(a, lda, m, b, ldb, n, k, c, ldc, accumulate);
+}
+
+void GemmRowsByTokens(const float* a, int64_t lda, int64_t m, const float* b, int64_t ldb,
+                      int64_t n, int64_t k, float* c, int64_t ldc, bool accumulate) {
+  static const GemmIsa best = GemmIsaAvailable(GemmIsa::kAvx512) ? GemmIsa::kAvx512
+                              : GemmIsaAvailable(GemmIsa::kAvx2) ? GemmIsa::kAvx2
+                                                                 : GemmIsa::kPortable;
+  GemmRowsByTokensOn(best, a, lda, m, b, ldb, n, k, c, ldc, accumulate);
 }
 
 }  // namespace orcd::engine::cpu

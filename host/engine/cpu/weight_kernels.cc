@@ -23,9 +23,15 @@ bool IsHostType(uint32_t type) {
 void ConvertChunk(uint32_t type, const uint8_t* row, int64_t c0, int64_t n, float* out) {
   const SimdKernels& s = Simd();
   switch (type) {
-    case ORCD_TYPE_F32: std::memcpy(out, reinterpret_cast<const float*>(row) + c0, n * sizeof(float)); break;
-    case ORCD_TYPE_F16: s.f16_to_f32(reinterpret_cast<const uint16_t*>(row) + c0, out, n); break;
-    default: s.bf16_to_f32(reinterpret_cast<const uint16_t*>(row) + c0, out, n); break;
+    case ORCD_TYPE_F32:
+      std::memcpy(out, reinterpret_cast<const float*>(row) + c0, n * sizeof(float));
+      break;
+    case ORCD_TYPE_F16:
+      s.f16_to_f32(reinterpret_cast<const uint16_t*>(row) + c0, out, n);
+      break;
+    default:
+      s.bf16_to_f32(reinterpret_cast<const uint16_t*>(row) + c0, out, n);
+      break;
   }
 }
 
@@ -65,7 +71,7 @@ void HostMatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const floa
 
 // Prefill (matrix-matrix) path: from this many tokens on, a tile of weight
 // rows is decoded once into an f32 buffer (kRowTile rows x kColChunk columns,
-// 48 KiB: it stays in L1/L2, the tensor itself is never dequantized) and
+// 24 KiB: it stays in L1, the tensor itself is never dequantized) and
 // multiplied with every token by the register-blocked kernel. Below it the
 // fused block-wise matvec of the type's kernels is faster: decode is bound by
 // the weight bytes, not by arithmetic.
@@ -92,7 +98,8 @@ void TiledMatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const flo
     const int64_t rows = std::min(kRowTile, n_rows - r);
     for (int64_t c0 = 0; c0 < cols; c0 += kColChunk) {
       const int64_t n = std::min(kColChunk, cols - c0);
-      for (int64_t i = 0; i < rows; ++i) DecodeRowChunk(w, row0 + r + i, c0, n, tile + i * kColChunk);
+      for (int64_t i = 0; i < rows; ++i)
+        DecodeRowChunk(w, row0 + r + i, c0, n, tile + i * kColChunk);
       GemmRowsByTokens(tile, kColChunk, rows, x + c0, cols, n_tokens, n, y + r, y_stride, c0 > 0);
     }
   }
@@ -106,8 +113,8 @@ bool CpuSupportsWeight(const WeightRef& w) {
          w.quant->cpu->get_rows != nullptr;
 }
 
-void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
-                int64_t n_tokens, float* y, int64_t y_stride) {
+void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens,
+                float* y, int64_t y_stride) {
   if (n_rows <= 0 || n_tokens <= 0) return;
   const bool blocks_fit = IsHostType(w.type) || kColChunk % w.quant->block_elems == 0;
   if (n_tokens >= kGemmMinTokens && blocks_fit) {
