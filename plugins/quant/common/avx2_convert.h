@@ -36,6 +36,25 @@ ORCD_QUANT_AVX2 inline void store_u8x16_mul_sub(float* out, __m128i q, __m256 d,
   _mm256_storeu_ps(out + 8, _mm256_sub_ps(_mm256_mul_ps(d, hi), m));
 }
 
+// The decode-and-dot forms: the same decoded values, multiplied into two
+// accumulators instead of stored (8 + 8 elements). acc += w * x fused, as
+// the matmul's accumulators do with stored values, so results are identical.
+ORCD_QUANT_AVX2 inline void fma_i8x16_mul(__m128i q, __m256 d, const float* x, __m256& acc_lo,
+                                          __m256& acc_hi) {
+  const __m256 lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q));
+  const __m256 hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(q, 8)));
+  acc_lo = _mm256_fmadd_ps(_mm256_mul_ps(lo, d), _mm256_loadu_ps(x), acc_lo);
+  acc_hi = _mm256_fmadd_ps(_mm256_mul_ps(hi, d), _mm256_loadu_ps(x + 8), acc_hi);
+}
+
+ORCD_QUANT_AVX2 inline void fma_u8x16_mul_sub(__m128i q, __m256 d, __m256 m, const float* x,
+                                              __m256& acc_lo, __m256& acc_hi) {
+  const __m256 lo = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q));
+  const __m256 hi = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)));
+  acc_lo = _mm256_fmadd_ps(_mm256_sub_ps(_mm256_mul_ps(d, lo), m), _mm256_loadu_ps(x), acc_lo);
+  acc_hi = _mm256_fmadd_ps(_mm256_sub_ps(_mm256_mul_ps(d, hi), m), _mm256_loadu_ps(x + 8), acc_hi);
+}
+
 ORCD_QUANT_AVX2 inline __m128i low_nibbles(__m128i q) {
   return _mm_and_si128(q, _mm_set1_epi8(0x0F));
 }
@@ -46,8 +65,9 @@ ORCD_QUANT_AVX2 inline __m128i high_nibbles(__m128i q) {
 
 // Byte i = 0x10 when bit i of `bits` is set, else 0 (Q5_0 / Q5_1 high bits).
 ORCD_QUANT_AVX2 inline __m128i bits16_to_0x10(uint32_t bits) {
-  const __m128i spread = _mm_shuffle_epi8(_mm_cvtsi32_si128(static_cast<int>(bits)),
-                                          _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+  const __m128i spread =
+      _mm_shuffle_epi8(_mm_cvtsi32_si128(static_cast<int>(bits)),
+                       _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
   const __m128i select = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
   const __m128i set = _mm_cmpeq_epi8(_mm_and_si128(spread, select), select);
   return _mm_and_si128(set, _mm_set1_epi8(0x10));

@@ -102,7 +102,8 @@ void get_rows(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids, fl
   const auto* blocks = static_cast<const typename T::Block*>(w);
   for (int64_t i = 0; i < n_ids; ++i) {
     const typename T::Block* row = blocks + static_cast<int64_t>(ids[i]) * row_blocks;
-    for (int64_t b = 0; b < row_blocks; ++b) decode_block<T>(row[b], out + i * cols + b * T::kElems);
+    for (int64_t b = 0; b < row_blocks; ++b)
+      decode_block<T>(row[b], out + i * cols + b * T::kElems);
   }
 }
 
@@ -117,9 +118,19 @@ void dot_row(const typename T::Block* row, int64_t row_blocks, const float* x, i
   DotAccumulator acc[kMaxTokens];
   for (int t = 0; t < nt; ++t) acc[t].start();
   for (int64_t b = 0; b < row_blocks; ++b) {
-    decode_block<T>(row[b], wbuf);  // once for all nt tokens
     const float* xb = x + b * T::kElems;
-    for (int t = 0; t < nt; ++t) acc[t].add(wbuf, xb + t * cols, T::kElems);
+#if ORCD_QUANT_ISA_AVX2
+    // One token and a fused decoder: the same sums without the buffer.
+    if constexpr (kMaxTokens == 1 && requires {
+                    T::dot_avx2(row[b], xb, acc[0].a0, acc[0].a1, acc[0].a2, acc[0].a3);
+                  }) {
+      T::dot_avx2(row[b], xb, acc[0].a0, acc[0].a1, acc[0].a2, acc[0].a3);
+    } else
+#endif
+    {
+      decode_block<T>(row[b], wbuf);  // once for all nt tokens
+      for (int t = 0; t < nt; ++t) acc[t].add(wbuf, xb + t * cols, T::kElems);
+    }
     if ((b + 1) % kBlocksPerFlush == 0) {
       for (int t = 0; t < nt; ++t) acc[t].flush();
     }

@@ -11,8 +11,8 @@ namespace {
 struct Q4_KCpu : Q4_K {
   static void quantize(const float* x, Block& y) {
     uint8_t L[kElems];
-    quantize_k4_super_block(x, /*nmax=*/15, /*rmin=*/-1.f, /*rdelta=*/0.1f, /*nstep=*/20,
-                            y.scales, &y.d, &y.dmin, L);
+    quantize_k4_super_block(x, /*nmax=*/15, /*rmin=*/-1.f, /*rdelta=*/0.1f, /*nstep=*/20, y.scales,
+                            &y.d, &y.dmin, L);
     for (int g = 0; g < 4; ++g) {  // group g: low nibbles elements 64g.., high 64g+32..
       for (int l = 0; l < 32; ++l) {
         y.qs[32 * g + l] = static_cast<uint8_t>(L[64 * g + l] | (L[64 * g + l + 32] << 4));
@@ -39,6 +39,33 @@ struct Q4_KCpu : Q4_K {
         store_u8x16_mul_sub(o + 16 * h, low_nibbles(q), d1, m1);
         store_u8x16_mul_sub(o + 32 + 16 * h, high_nibbles(q), d2, m2);
       }
+    }
+  }
+
+  // decode_avx2 and a dot product with x in one pass (batch-1 decode: no
+  // store and reload of the decoded block). Elements 32i + [0, 8) go to a0,
+  // + [8, 16) to a1, + [16, 24) to a2, + [24, 32) to a3, each chain in
+  // increasing element order: exactly the matmul's accumulation.
+  ORCD_QUANT_AVX2 static void dot_avx2(const Block& b, const float* x, __m256& a0, __m256& a1,
+                                       __m256& a2, __m256& a3) {
+    using namespace avx2_convert;
+    const float d = fp16_to_f32(b.d);
+    const float dmin = fp16_to_f32(b.dmin);
+    for (int g = 0; g < 4; ++g) {
+      uint8_t sc, m;
+      get_scale_min_k4(2 * g, b.scales, &sc, &m);
+      const __m256 d1 = _mm256_set1_ps(d * sc);
+      const __m256 m1 = _mm256_set1_ps(dmin * m);
+      get_scale_min_k4(2 * g + 1, b.scales, &sc, &m);
+      const __m256 d2 = _mm256_set1_ps(d * sc);
+      const __m256 m2 = _mm256_set1_ps(dmin * m);
+      const float* xg = x + 64 * g;
+      const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * g));
+      const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * g + 16));
+      fma_u8x16_mul_sub(low_nibbles(q0), d1, m1, xg, a0, a1);
+      fma_u8x16_mul_sub(high_nibbles(q0), d2, m2, xg + 32, a0, a1);
+      fma_u8x16_mul_sub(low_nibbles(q1), d1, m1, xg + 16, a2, a3);
+      fma_u8x16_mul_sub(high_nibbles(q1), d2, m2, xg + 48, a2, a3);
     }
   }
 #endif

@@ -77,10 +77,13 @@ struct Q6_KCpu : Q6_K {
         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 16 * h));
         const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 32 + 16 * h));
         const __m128i hb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qh + 16 * h));
-        const __m128i q1 = _mm_or_si128(_mm_and_si128(a, low4), _mm_and_si128(_mm_slli_epi16(hb, 4), bits45));
-        const __m128i q2 = _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
+        const __m128i q1 =
+            _mm_or_si128(_mm_and_si128(a, low4), _mm_and_si128(_mm_slli_epi16(hb, 4), bits45));
+        const __m128i q2 =
+            _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
         const __m128i q3 = _mm_or_si128(high_nibbles(a), _mm_and_si128(hb, bits45));
-        const __m128i q4 = _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
+        const __m128i q4 =
+            _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
         // ggml: d * sc * q, left to right: (d * sc) rounds first.
         store_i8x16_mul(o + 16 * h + 0, _mm_sub_epi8(q1, bias), _mm256_set1_ps(d * sc[h + 0]));
         store_i8x16_mul(o + 16 * h + 32, _mm_sub_epi8(q2, bias), _mm256_set1_ps(d * sc[h + 2]));
@@ -88,6 +91,42 @@ struct Q6_KCpu : Q6_K {
         store_i8x16_mul(o + 16 * h + 96, _mm_sub_epi8(q4, bias), _mm256_set1_ps(d * sc[h + 6]));
       }
     }
+  }
+
+  // decode_avx2 fused with the dot product (see Q4_K::dot_avx2): bytes
+  // 16h.. of each half feed chains (2h, 2h + 1), in increasing element order.
+  ORCD_QUANT_AVX2 static void dot_avx2(const Block& b, const float* x, __m256& a0, __m256& a1,
+                                       __m256& a2, __m256& a3) {
+    const float d = fp16_to_f32(b.d);
+    for (int half = 0; half < 2; ++half) {
+      const float* xh = x + 128 * half;
+      dot_quarter(b, half, 0, d, xh, a0, a1);
+      dot_quarter(b, half, 1, d, xh + 16, a2, a3);
+    }
+  }
+
+  ORCD_QUANT_AVX2 __attribute__((always_inline)) static inline void dot_quarter(
+      const Block& b, int half, int h, float d, const float* x, __m256& lo, __m256& hi) {
+    using namespace avx2_convert;
+    const __m128i low4 = _mm_set1_epi8(0x0F);
+    const __m128i bits45 = _mm_set1_epi8(0x30);
+    const __m128i bias = _mm_set1_epi8(32);
+    const uint8_t* ql = b.ql + 64 * half;
+    const uint8_t* qh = b.qh + 32 * half;
+    const int8_t* sc = b.scales + 8 * half;
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 16 * h));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 32 + 16 * h));
+    const __m128i hb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qh + 16 * h));
+    const __m128i q1 =
+        _mm_or_si128(_mm_and_si128(a, low4), _mm_and_si128(_mm_slli_epi16(hb, 4), bits45));
+    const __m128i q2 =
+        _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
+    const __m128i q3 = _mm_or_si128(high_nibbles(a), _mm_and_si128(hb, bits45));
+    const __m128i q4 = _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
+    fma_i8x16_mul(_mm_sub_epi8(q1, bias), _mm256_set1_ps(d * sc[h + 0]), x + 0, lo, hi);
+    fma_i8x16_mul(_mm_sub_epi8(q2, bias), _mm256_set1_ps(d * sc[h + 2]), x + 32, lo, hi);
+    fma_i8x16_mul(_mm_sub_epi8(q3, bias), _mm256_set1_ps(d * sc[h + 4]), x + 64, lo, hi);
+    fma_i8x16_mul(_mm_sub_epi8(q4, bias), _mm256_set1_ps(d * sc[h + 6]), x + 96, lo, hi);
   }
 #endif
 };
