@@ -40,6 +40,21 @@ struct Q5_0Cpu : Q5_0 {
     store_i8x16_mul(out, _mm_sub_epi8(lo, sixteen), d);
     store_i8x16_mul(out + 16, _mm_sub_epi8(hi, sixteen), d);
   }
+
+  // decode_avx2 fused with the dot product: elements 0..15 into chains
+  // (a0, a1), 16..31 into (a2, a3), as the buffered matmul adds them.
+  ORCD_QUANT_AVX2 static void dot_avx2(const Block& b, const float* x, __m256& a0, __m256& a1,
+                                       __m256& a2, __m256& a3) {
+    using namespace avx2_convert;
+    const __m256 d = _mm256_set1_ps(fp16_to_f32(b.d));
+    const uint32_t qh = load_le32(b.qh);
+    const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+    const __m128i sixteen = _mm_set1_epi8(16);
+    const __m128i lo = _mm_or_si128(low_nibbles(qs), bits16_to_0x10(qh & 0xFFFFu));
+    const __m128i hi = _mm_or_si128(high_nibbles(qs), bits16_to_0x10(qh >> 16));
+    fma_i8x16_mul(_mm_sub_epi8(lo, sixteen), d, x, a0, a1);
+    fma_i8x16_mul(_mm_sub_epi8(hi, sixteen), d, x + 16, a2, a3);
+  }
 #endif
 };
 

@@ -27,6 +27,15 @@ struct Q8_0Cpu : Q8_0 {
     store_i8x16_mul(out, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs)), d);
     store_i8x16_mul(out + 16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16)), d);
   }
+
+  // decode_avx2 fused with the dot product (see Q5_0Cpu::dot_avx2).
+  ORCD_QUANT_AVX2 static void dot_avx2(const Block& b, const float* x, __m256& a0, __m256& a1,
+                                       __m256& a2, __m256& a3) {
+    using namespace avx2_convert;
+    const __m256 d = _mm256_set1_ps(fp16_to_f32(b.d));
+    fma_i8x16_mul(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs)), d, x, a0, a1);
+    fma_i8x16_mul(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16)), d, x + 16, a2, a3);
+  }
 #endif
 };
 
