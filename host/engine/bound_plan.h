@@ -38,8 +38,8 @@ struct BoundInstruction {
 
   template <class P>
   P ParamsAs() const {
-    P p{};
-    std::memcpy(&p, params.data(), params.size() < sizeof p ? params.size() : sizeof p);
+    P p{};  // an omitted optional block reads as zeros
+    if (!params.empty()) std::memcpy(&p, params.data(), params.size() < sizeof p ? params.size() : sizeof p);
     return p;
   }
 };
