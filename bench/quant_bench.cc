@@ -47,9 +47,10 @@ struct Result {
 };
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: orcd-bench quant [--json] [--types T1,T2,...] [--threads N] [--min-time S]\n"
-               "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n");
+  std::fprintf(
+      out,
+      "usage: orcd-bench quant [--json] [--types T1,T2,...] [--threads N] [--min-time S]\n"
+      "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n");
 }
 
 bool parse(const Args& args, Options& o) {
@@ -153,8 +154,8 @@ void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int 
               ("CPU " + std::to_string(threads) + "T").c_str(), "CUDA", "%copy", "note");
   for (const Result& r : results) {
     const std::string shape = std::to_string(r.rows) + "x" + std::to_string(r.cols);
-    std::printf("%-6s %-11s %8.1f %9.2f %9.2f", r.kernels->name, shape.c_str(),
-                r.bytes / (1 << 20), r.cpu_1t_gbps, r.cpu_nt_gbps);
+    std::printf("%-6s %-11s %8.1f %9.2f %9.2f", r.kernels->name, shape.c_str(), r.bytes / (1 << 20),
+                r.cpu_1t_gbps, r.cpu_nt_gbps);
     if (cuda.usable && std::isfinite(r.cuda_gbps)) {
       std::printf(" %9.1f %6.1f%%", r.cuda_gbps, 100.0 * r.cuda_gbps / cuda.copy_gbps);
     } else {
@@ -166,27 +167,32 @@ void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int 
 
 void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int threads) {
   std::printf("{\n  \"benchmark\": \"quant matvec\",\n  \"unit\": \"GB/s of weight bytes\",\n");
-  std::printf("  \"cpu\": {\"model\": %s, \"hardware_threads\": %u, \"threads\": %d, \"kernels\": %s},\n",
-              json_string(cpu_model_name()).c_str(), std::thread::hardware_concurrency(), threads,
-              json_string(quant::cpu_has_avx2_fma() ? "avx2+fma" : "portable").c_str());
+  std::printf(
+      "  \"cpu\": {\"model\": %s, \"hardware_threads\": %u, \"threads\": %d, \"kernels\": %s},\n",
+      json_string(cpu_model_name()).c_str(), std::thread::hardware_concurrency(), threads,
+      json_string(quant::cpu_has_avx2_fma() ? "avx2+fma" : "portable").c_str());
   if (cuda.usable) {
-    std::printf("  \"cuda\": {\"device\": %s, \"copy_gbps\": %s, \"copy_gbps_counts\": \"read + write\"},\n",
-                json_string(cuda.name).c_str(), json_number(cuda.copy_gbps).c_str());
+    std::printf(
+        "  \"cuda\": {\"device\": %s, \"copy_gbps\": %s, \"copy_gbps_counts\": \"read + "
+        "write\"},\n",
+        json_string(cuda.name).c_str(), json_number(cuda.copy_gbps).c_str());
   } else {
-    std::printf("  \"cuda\": {\"device\": null, \"reason\": %s},\n", json_string(cuda.reason).c_str());
+    std::printf("  \"cuda\": {\"device\": null, \"reason\": %s},\n",
+                json_string(cuda.reason).c_str());
   }
   std::printf("  \"results\": [\n");
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     const double fraction = cuda.usable ? r.cuda_gbps / cuda.copy_gbps : NAN;
-    std::printf("    {\"type\": %s, \"rows\": %lld, \"cols\": %lld, \"weight_bytes\": %.0f, "
-                "\"cpu_1t_gbps\": %s, \"cpu_nt_gbps\": %s, \"cuda_gbps\": %s, "
-                "\"cuda_fraction_of_copy\": %s, \"note\": %s}%s\n",
-                json_string(r.kernels->name).c_str(), static_cast<long long>(r.rows),
-                static_cast<long long>(r.cols), r.bytes, json_number(r.cpu_1t_gbps).c_str(),
-                json_number(r.cpu_nt_gbps).c_str(), json_number(r.cuda_gbps).c_str(),
-                json_number(fraction).c_str(), json_string(r.note).c_str(),
-                i + 1 < results.size() ? "," : "");
+    std::printf(
+        "    {\"type\": %s, \"rows\": %lld, \"cols\": %lld, \"weight_bytes\": %.0f, "
+        "\"cpu_1t_gbps\": %s, \"cpu_nt_gbps\": %s, \"cuda_gbps\": %s, "
+        "\"cuda_fraction_of_copy\": %s, \"note\": %s}%s\n",
+        json_string(r.kernels->name).c_str(), static_cast<long long>(r.rows),
+        static_cast<long long>(r.cols), r.bytes, json_number(r.cpu_1t_gbps).c_str(),
+        json_number(r.cpu_nt_gbps).c_str(), json_number(r.cuda_gbps).c_str(),
+        json_number(fraction).c_str(), json_string(r.note).c_str(),
+        i + 1 < results.size() ? "," : "");
   }
   std::printf("  ]\n}\n");
 }
@@ -203,8 +209,9 @@ int run_quant(const Args& args) {
     usage(stderr);
     return 2;
   }
-  const int threads = o.threads > 0 ? o.threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = o.threads > 0
+                          ? o.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<const quant::CpuKernels*> selected;
   for (const quant::CpuKernels* k : quant::all_cpu_kernels()) {
     if (o.types.empty() || std::find(o.types.begin(), o.types.end(), k->name) != o.types.end()) {
@@ -222,11 +229,12 @@ int run_quant(const Args& args) {
     // 2880 is not a multiple of 256: super-block types use 2816 = 11 x 256 columns.
     const bool super = k->block_elems > 32 && 2880 % k->block_elems != 0;
     const int64_t cols_2880 = super ? 2880 / k->block_elems * k->block_elems : 2880;
-    const std::string note_2880 =
-        super ? "cols " + std::to_string(cols_2880) + ": 2880 is not a multiple of " +
-                    std::to_string(k->block_elems)
-              : "";
-    for (const Matrix& m : {make_matrix(*k, 4096, 4096, ""), make_matrix(*k, 2880, cols_2880, note_2880)}) {
+    const std::string note_2880 = super ? "cols " + std::to_string(cols_2880) +
+                                              ": 2880 is not a multiple of " +
+                                              std::to_string(k->block_elems)
+                                        : "";
+    for (const Matrix& m :
+         {make_matrix(*k, 4096, 4096, ""), make_matrix(*k, 2880, cols_2880, note_2880)}) {
       const orcd_quant_cpu_ops& ops = quant::best_cpu_ops(*k);
       Result r{k, m.rows, m.cols, m.note, static_cast<double>(m.w.size()), NAN, NAN, NAN};
       r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, m, *k, 1, o.min_time) / 1e9;

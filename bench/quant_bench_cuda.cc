@@ -106,7 +106,8 @@ double cuda_matvec_gbps(orcd_ggml_type type, const std::vector<uint8_t>& w, int6
   if (k == nullptr) return NAN;
   DeviceMemory d_w(w.size()), d_x(cols * sizeof(float)), d_y(rows * sizeof(float));
   if (d_w.get() == nullptr || d_x.get() == nullptr || d_y.get() == nullptr) return NAN;
-  if (!check(cudaMemcpy(d_w.get(), w.data(), w.size(), cudaMemcpyHostToDevice), "upload")) return NAN;
+  if (!check(cudaMemcpy(d_w.get(), w.data(), w.size(), cudaMemcpyHostToDevice), "upload"))
+    return NAN;
   cudaMemset(d_x.get(), 0, cols * sizeof(float));
   const double s = time_on_device(
       [&] {

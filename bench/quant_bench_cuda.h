@@ -13,9 +13,9 @@ namespace orcd::bench {
 
 struct CudaDevice {
   bool usable = false;
-  std::string reason;     // why not, when !usable
-  std::string name;       // cudaDeviceProp::name
-  double copy_gbps = 0;   // device-to-device cudaMemcpy, bytes read + written per second / 1e9
+  std::string reason;    // why not, when !usable
+  std::string name;      // cudaDeviceProp::name
+  double copy_gbps = 0;  // device-to-device cudaMemcpy, bytes read + written per second / 1e9
 };
 
 // Picks device 0 and measures its copy bandwidth.

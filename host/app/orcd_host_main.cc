@@ -10,10 +10,10 @@
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/device/device_context.h"
+#include "host/generation/generation_service.h"
 #include "host/plugins/host_services.h"
 #include "host/plugins/plugin_registry.h"
 #include "host/plugins/plugin_search_path.h"
-#include "host/generation/generation_service.h"
 #include "host/server/ready_callback.h"
 #include "host/server/worker_server.h"
 #include "host/server/worker_state.h"
@@ -27,9 +27,12 @@ constexpr int kExitUsage = 2;
 // Seed-spec error codes for start-up failures.
 std::string StartupErrorCode(const Error& e) {
   switch (e.code()) {
-    case ErrorCode::kOutOfMemory: return "INSUFFICIENT_VRAM";
-    case ErrorCode::kDevice: return "CUDA_ERROR";
-    default: return "MODEL_LOAD_FAILED";
+    case ErrorCode::kOutOfMemory:
+      return "INSUFFICIENT_VRAM";
+    case ErrorCode::kDevice:
+      return "CUDA_ERROR";
+    default:
+      return "MODEL_LOAD_FAILED";
   }
 }
 
@@ -47,8 +50,9 @@ void WaitForShutdown(WorkerState& state, const sigset_t& signals) {
 
 // Lets the running job finish within the timeout, then cancels it.
 void Drain(WorkerState& state) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(static_cast<int64_t>(state.config.shutdown_timeout_s * 1000));
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>(state.config.shutdown_timeout_s * 1000));
   while (state.slot.busy() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -76,7 +80,8 @@ int Run(int argc, char** argv) {
       return 0;
     }
     if (cl.version) {
-      std::printf("orcd-host %s (CUDA backend %s)\n", ORCD_VERSION, CudaBackendBuilt() ? "built" : "not built");
+      std::printf("orcd-host %s (CUDA backend %s)\n", ORCD_VERSION,
+                  CudaBackendBuilt() ? "built" : "not built");
       return 0;
     }
     config = ResolveWorkerConfig(cl);
@@ -100,7 +105,8 @@ int Run(int argc, char** argv) {
   try {
     device = CreateDeviceContext(config.device, config.gpu_device, config.threads);
     registry = std::make_unique<PluginRegistry>(HostServices());
-    registry->LoadDirectories(config.plugin_dirs.empty() ? DefaultPluginDirs() : config.plugin_dirs);
+    registry->LoadDirectories(config.plugin_dirs.empty() ? DefaultPluginDirs()
+                                                         : config.plugin_dirs);
     LogInfo("model_load_start", "loading model", {{"device_name", device->info().name}});
     service = CreateGenerationService(config, *registry, *device, [](int percent) {
       LogInfo("model_load_progress", "loading", {{"percent", std::to_string(percent)}});
@@ -111,7 +117,8 @@ int Run(int argc, char** argv) {
              {"context_length", std::to_string(service->facts().context_length)}});
   } catch (const Error& e) {
     LogError("error", e.what(),
-             {{"code", StartupErrorCode(e)}, {"device", config.device},
+             {{"code", StartupErrorCode(e)},
+              {"device", config.device},
               {"model_path", config.model_path.string()}});
     std::fprintf(stderr, "orcd-host: %s: %s\n", StartupErrorCode(e).c_str(), e.what());
     return kExitStartupFailed;
@@ -130,9 +137,10 @@ int Run(int argc, char** argv) {
   const std::string uri = "http://" + config.bind_address + ":" + std::to_string(server->port());
   std::thread callback;
   if (!config.callback_url.empty()) {
-    const std::string body = "{\"worker_id\":\"" + JsonEscape(config.worker_id) + "\",\"model_ref\":\"" +
-                             JsonEscape(config.model_path.string()) + "\",\"vram_bytes\":" +
-                             std::to_string(service->facts().vram_bytes) + ",\"uri\":\"" + uri + "\"}";
+    const std::string body = "{\"worker_id\":\"" + JsonEscape(config.worker_id) +
+                             "\",\"model_ref\":\"" + JsonEscape(config.model_path.string()) +
+                             "\",\"vram_bytes\":" + std::to_string(service->facts().vram_bytes) +
+                             ",\"uri\":\"" + uri + "\"}";
     callback = std::thread([&state, url = config.callback_url, body] {
       PostReadyCallback(url, body, ReadyCallbackRetry{}, state.shutting_down);
     });

@@ -17,7 +17,8 @@ class CudaContext : public DeviceContext {
  public:
   explicit CudaContext(int gpu) {
     int count = 0;
-    if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) Fail(gpu, "no usable device", e);
+    if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
+      Fail(gpu, "no usable device", e);
     if (gpu < 0 || gpu >= count) {
       throw Error(ErrorCode::kDevice, "CUDA gpu " + std::to_string(gpu) + " does not exist (" +
                                           std::to_string(count) + " device(s) present)");
@@ -33,7 +34,8 @@ class CudaContext : public DeviceContext {
     }
     int runtime = 0;
     cudaRuntimeGetVersion(&runtime);
-    if (cudaError_t e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking); e != cudaSuccess) {
+    if (cudaError_t e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+        e != cudaSuccess) {
       Fail(gpu, "cudaStreamCreate", e);
     }
     info_.backend = ORCD_BACKEND_CUDA;
@@ -42,7 +44,8 @@ class CudaContext : public DeviceContext {
     info_.sm = prop.major * 10 + prop.minor;
     info_.total_memory = total_bytes;
     info_.free_memory = free_bytes;
-    info_.runtime_version = std::to_string(runtime / 1000) + "." + std::to_string((runtime % 1000) / 10);
+    info_.runtime_version =
+        std::to_string(runtime / 1000) + "." + std::to_string((runtime % 1000) / 10);
     SetHostBackend(ORCD_BACKEND_CUDA, stream_);
   }
   ~CudaContext() override {

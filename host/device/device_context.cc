@@ -20,7 +20,8 @@ class CpuContext : public DeviceContext {
  public:
   explicit CpuContext(int threads) {
     info_.backend = ORCD_BACKEND_CPU;
-    const unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
+    const unsigned n =
+        threads > 0 ? static_cast<unsigned>(threads) : std::thread::hardware_concurrency();
     info_.name = "cpu (" + std::to_string(n) + " threads)";
     SetHostBackend(ORCD_BACKEND_CPU, nullptr);
   }
@@ -36,7 +37,8 @@ class CpuContext : public DeviceContext {
 std::unique_ptr<DeviceContext> CreateDeviceContext(const std::string& kind, int gpu_index,
                                                    int cpu_threads) {
   if (kind == "cpu") return std::make_unique<CpuContext>(cpu_threads);
-  if (kind != "cuda") throw Error(ErrorCode::kInvalidArgument, "unknown device kind '" + kind + "'");
+  if (kind != "cuda")
+    throw Error(ErrorCode::kInvalidArgument, "unknown device kind '" + kind + "'");
 #if ORCD_WITH_CUDA
   return CreateCudaContext(gpu_index);
 #else

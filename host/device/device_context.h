@@ -14,12 +14,12 @@ namespace orcd {
 
 struct DeviceInfo {
   orcd_backend backend = ORCD_BACKEND_CPU;
-  std::string name;               // "cpu (N threads)" or the GPU's name
+  std::string name;  // "cpu (N threads)" or the GPU's name
   int index = 0;
-  int sm = 0;                     // compute capability major*10+minor (CUDA)
-  uint64_t total_memory = 0;      // bytes (CUDA)
-  uint64_t free_memory = 0;       // bytes at start-up (CUDA)
-  std::string runtime_version;    // CUDA runtime, e.g. "13.0"
+  int sm = 0;                   // compute capability major*10+minor (CUDA)
+  uint64_t total_memory = 0;    // bytes (CUDA)
+  uint64_t free_memory = 0;     // bytes at start-up (CUDA)
+  std::string runtime_version;  // CUDA runtime, e.g. "13.0"
 };
 
 class DeviceContext {

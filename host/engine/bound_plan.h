@@ -39,15 +39,16 @@ struct BoundInstruction {
   template <class P>
   P ParamsAs() const {
     P p{};  // an omitted optional block reads as zeros
-    if (!params.empty()) std::memcpy(&p, params.data(), params.size() < sizeof p ? params.size() : sizeof p);
+    if (!params.empty())
+      std::memcpy(&p, params.data(), params.size() < sizeof p ? params.size() : sizeof p);
     return p;
   }
 };
 
 struct BoundPhase {
   std::vector<BoundInstruction> instructions;
-  int64_t arena_floats = 0;   // scratch the phase needs at its row capacity
-  int64_t row_capacity = 0;   // most tokens one run may carry
+  int64_t arena_floats = 0;    // scratch the phase needs at its row capacity
+  int64_t row_capacity = 0;    // most tokens one run may carry
   int64_t register_count = 0;  // logical registers (for reports)
   int64_t slot_count = 0;      // physical scratch buffers after liveness reuse
   int64_t vocab = 0;           // logits width

@@ -28,16 +28,16 @@ uint64_t DispatchCounters::total_weight_bytes() const {
 std::string DispatchCounters::ToJson() const {
   std::string out = "{";
   for (int p = 0; p < kPhaseCount; ++p) {
-    out += "\"" + std::string(PhaseName(static_cast<Phase>(p))) + "\":{\"runs\":" +
-           std::to_string(phases[p].runs) + ",\"tokens\":" + std::to_string(phases[p].tokens) +
-           "},";
+    out += "\"" + std::string(PhaseName(static_cast<Phase>(p))) +
+           "\":{\"runs\":" + std::to_string(phases[p].runs) +
+           ",\"tokens\":" + std::to_string(phases[p].tokens) + "},";
   }
   out += "\"ops\":{";
   bool first = true;
   for (const auto& [opcode, c] : ops) {
-    out += (first ? "\"" : ",\"") + OpcodeName(opcode) + "\":{\"dispatches\":" +
-           std::to_string(c.dispatches) + ",\"weight_bytes\":" + std::to_string(c.weight_bytes) +
-           "}";
+    out += (first ? "\"" : ",\"") + OpcodeName(opcode) +
+           "\":{\"dispatches\":" + std::to_string(c.dispatches) +
+           ",\"weight_bytes\":" + std::to_string(c.weight_bytes) + "}";
     first = false;
   }
   return out + "}}";

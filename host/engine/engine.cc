@@ -51,7 +51,8 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   if (route.arch.entry == nullptr) {
     throw Error(ErrorCode::kUnsupported, file->source_name() + ": no architecture plugin");
   }
-  if (options.max_batch <= 0) throw Error(ErrorCode::kInvalidArgument, "max_batch must be positive");
+  if (options.max_batch <= 0)
+    throw Error(ErrorCode::kInvalidArgument, "max_batch must be positive");
   file_ = std::move(file);
   weights_ = std::make_unique<WeightTable>(*file_, route.quant);
   plan_ = CompilePlan(*route.arch.entry, *file_);
@@ -70,7 +71,8 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   info_.expert_used_count =
       static_cast<int64_t>(file_->GetU64(arch + ".expert_used_count").value_or(0));
   int64_t ctx = options.context_length;
-  if (ctx <= 0) ctx = info_.train_context_length > 0 ? info_.train_context_length : kFallbackContext;
+  if (ctx <= 0)
+    ctx = info_.train_context_length > 0 ? info_.train_context_length : kFallbackContext;
   kv_ = std::make_unique<KvCache>(plan_.kv_states, ctx, options.kv_type);
   executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
 
@@ -80,8 +82,10 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   info_.kv_bytes = kv_->bytes();
   info_.threads = executor_->threads();
   info_.device = "cpu (" + std::to_string(info_.threads) + " threads, " + cpu::Simd().name + ")";
-  info_.prefill_instructions = static_cast<int64_t>(bound_.phase(Phase::kPrefill).instructions.size());
-  info_.decode_instructions = static_cast<int64_t>(bound_.phase(Phase::kDecode).instructions.size());
+  info_.prefill_instructions =
+      static_cast<int64_t>(bound_.phase(Phase::kPrefill).instructions.size());
+  info_.decode_instructions =
+      static_cast<int64_t>(bound_.phase(Phase::kDecode).instructions.size());
   LogInfo("engine_ready", "model loaded",
           {{"architecture", arch},
            {"plugin", info_.arch_plugin},
@@ -109,7 +113,8 @@ std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRow
     const int64_t count = std::min(max_batch_, n - begin);
     out = executor_->Run(Phase::kPrefill, tokens.subspan(begin, count), position_, *kv_, all);
     position_ += count;
-    if (all && n > max_batch_) std::copy(out.begin(), out.end(), all_logits_.begin() + begin * vocab);
+    if (all && n > max_batch_)
+      std::copy(out.begin(), out.end(), all_logits_.begin() + begin * vocab);
   }
   if (all) return n > max_batch_ ? std::span<const float>(all_logits_) : out;
   return out.subspan(out.size() - static_cast<size_t>(vocab));

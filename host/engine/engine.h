@@ -30,14 +30,14 @@ struct EngineOptions {
   int threads = 0;             // 0 = every hardware thread
   int64_t context_length = 0;  // 0 = the model's <arch>.context_length
   KvType kv_type = KvType::kF16;
-  int64_t max_batch = 512;     // tokens per prefill pass
+  int64_t max_batch = 512;  // tokens per prefill pass
 };
 
 struct ModelInfo {
   std::string architecture;
-  std::string arch_plugin;  // name of the plugin that compiled the plan
-  std::string name;         // general.name, or the file name
-  int64_t vocab = 0;        // logits per position
+  std::string arch_plugin;           // name of the plugin that compiled the plan
+  std::string name;                  // general.name, or the file name
+  int64_t vocab = 0;                 // logits per position
   int64_t context_length = 0;        // allocated
   int64_t train_context_length = 0;  // <arch>.context_length, 0 when absent
   std::string quant_kind;            // as users name it: "F16", "Q4_K_M", "MXFP4_MOE"

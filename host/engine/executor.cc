@@ -29,9 +29,9 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
   const BoundPhase& bp = plan_.phase(phase);
   const auto n = static_cast<int64_t>(tokens.size());
   if (n <= 0 || n > bp.row_capacity) {
-    throw Error(ErrorCode::kInvalidArgument,
-                std::string(PhaseName(phase)) + " run of " + std::to_string(n) +
-                    " tokens (1.." + std::to_string(bp.row_capacity) + " allowed)");
+    throw Error(ErrorCode::kInvalidArgument, std::string(PhaseName(phase)) + " run of " +
+                                                 std::to_string(n) + " tokens (1.." +
+                                                 std::to_string(bp.row_capacity) + " allowed)");
   }
   if (pos0 < 0 || pos0 + n > kv.context_length()) {
     throw Error(ErrorCode::kInvalidArgument,

@@ -14,7 +14,8 @@ void KvCache::FreeDeleter::operator()(void* p) const { std::free(p); }
 
 KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length, KvType type)
     : type_(type), context_length_(context_length) {
-  if (context_length <= 0) throw Error(ErrorCode::kInvalidArgument, "context length must be positive");
+  if (context_length <= 0)
+    throw Error(ErrorCode::kInvalidArgument, "context length must be positive");
   for (const KvStateDesc& d : states) {
     Layer layer;
     layer.desc = d;
@@ -29,9 +30,8 @@ KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length,
       // Zeroed so that a bug reading unwritten positions shows up as zeros,
       // not as garbage (and pages are committed now, not mid-generation).
       if (posix_memalign(&p, 64, bytes == 0 ? 64 : bytes) != 0 || p == nullptr) {
-        throw Error(ErrorCode::kOutOfMemory,
-                    "KV cache: cannot allocate " + std::to_string(bytes) + " bytes for layer " +
-                        std::to_string(d.layer));
+        throw Error(ErrorCode::kOutOfMemory, "KV cache: cannot allocate " + std::to_string(bytes) +
+                                                 " bytes for layer " + std::to_string(d.layer));
       }
       std::memset(p, 0, bytes);
       buffers_.emplace_back(p);

@@ -60,8 +60,8 @@ void ExpectWidth(const ShapeQuery& q, size_t input, int64_t width, const std::st
 
 void ExpectMatrix(const ShapeQuery& q, const WeightRef& w) {
   if (w.ne[2] != 1 || w.ne[3] != 1) {
-    Fail(q, PlanErrorKind::kShapeMismatch, "weight '" + w.name + "' (" + w.ShapeString() +
-                                               ") is not a matrix");
+    Fail(q, PlanErrorKind::kShapeMismatch,
+         "weight '" + w.name + "' (" + w.ShapeString() + ") is not a matrix");
   }
 }
 
@@ -88,7 +88,8 @@ void Matmul(ShapeQuery& q) {
   const auto p = RequireParams<orcd_op_matmul_params>(q);
   int64_t total = 0;
   for (size_t i = 0; i < n_out; ++i) {
-    if (p.output_rows[i] == 0) Fail(q, PlanErrorKind::kBadParams, "output_rows[" + std::to_string(i) + "] is 0");
+    if (p.output_rows[i] == 0)
+      Fail(q, PlanErrorKind::kBadParams, "output_rows[" + std::to_string(i) + "] is 0");
     q.out_widths.push_back(p.output_rows[i]);
     total += p.output_rows[i];
   }
@@ -108,12 +109,13 @@ void Elementwise(ShapeQuery& q) {
 void RmsNorm(ShapeQuery& q) {
   ExpectCounts(q, 1, 1, 0, 1, 1, 1);
   const auto p = RequireParams<orcd_op_norm_params>(q);
-  if (!(p.eps >= 0.0f) || !std::isfinite(p.eps)) Fail(q, PlanErrorKind::kBadParams, "eps must be finite and >= 0");
+  if (!(p.eps >= 0.0f) || !std::isfinite(p.eps))
+    Fail(q, PlanErrorKind::kBadParams, "eps must be finite and >= 0");
   const int64_t group = p.group_size == 0 ? q.in_widths[0] : p.group_size;
   if (q.in_widths[0] % group != 0) {
-    Fail(q, PlanErrorKind::kShapeMismatch, "width " + std::to_string(q.in_widths[0]) +
-                                               " is not a multiple of group_size " +
-                                               std::to_string(group));
+    Fail(q, PlanErrorKind::kShapeMismatch,
+         "width " + std::to_string(q.in_widths[0]) + " is not a multiple of group_size " +
+             std::to_string(group));
   }
   if (q.weights.size() == 1) ExpectF32Vector(q, *q.weights[0], group, "norm weight");
   q.out_widths = {q.in_widths[0]};
@@ -122,9 +124,11 @@ void RmsNorm(ShapeQuery& q) {
 void LayerNorm(ShapeQuery& q) {
   ExpectCounts(q, 1, 1, 0, 2, 1, 1);
   const auto p = RequireParams<orcd_op_norm_params>(q);
-  if (!(p.eps >= 0.0f) || !std::isfinite(p.eps)) Fail(q, PlanErrorKind::kBadParams, "eps must be finite and >= 0");
+  if (!(p.eps >= 0.0f) || !std::isfinite(p.eps))
+    Fail(q, PlanErrorKind::kBadParams, "eps must be finite and >= 0");
   if (p.group_size != 0) Fail(q, PlanErrorKind::kBadParams, "LAYER_NORM has no group_size");
-  if (q.weights.size() == 1) Fail(q, PlanErrorKind::kShapeMismatch, "LAYER_NORM takes gamma and beta, or neither");
+  if (q.weights.size() == 1)
+    Fail(q, PlanErrorKind::kShapeMismatch, "LAYER_NORM takes gamma and beta, or neither");
   for (const WeightRef* w : q.weights) ExpectF32Vector(q, *w, q.in_widths[0], "norm weight");
   q.out_widths = {q.in_widths[0]};
 }
@@ -136,22 +140,24 @@ void Rope(ShapeQuery& q) {
     Fail(q, PlanErrorKind::kBadParams, "unknown rope mode " + std::to_string(p.mode));
   }
   if (p.head_dim == 0 || q.in_widths[0] % p.head_dim != 0) {
-    Fail(q, PlanErrorKind::kShapeMismatch, "width " + std::to_string(q.in_widths[0]) +
-                                               " is not a multiple of head_dim " +
-                                               std::to_string(p.head_dim));
+    Fail(q, PlanErrorKind::kShapeMismatch,
+         "width " + std::to_string(q.in_widths[0]) + " is not a multiple of head_dim " +
+             std::to_string(p.head_dim));
   }
   if (p.n_rot == 0 || p.n_rot % 2 != 0 || p.n_rot > p.head_dim || p.n_rot > kMaxRopeDims) {
-    Fail(q, PlanErrorKind::kBadParams, "n_rot " + std::to_string(p.n_rot) +
-                                           " must be even, > 0 and <= head_dim");
+    Fail(q, PlanErrorKind::kBadParams,
+         "n_rot " + std::to_string(p.n_rot) + " must be even, > 0 and <= head_dim");
   }
   if (!(p.freq_base > 0.0f) || !(p.freq_scale > 0.0f) || !std::isfinite(p.ext_factor) ||
       !std::isfinite(p.attn_factor)) {
     Fail(q, PlanErrorKind::kBadParams, "freq_base and freq_scale must be > 0");
   }
-  if (p.ext_factor != 0.0f && (p.n_ctx_orig == 0 || !(p.beta_fast > 0.0f) || !(p.beta_slow > 0.0f))) {
+  if (p.ext_factor != 0.0f &&
+      (p.n_ctx_orig == 0 || !(p.beta_fast > 0.0f) || !(p.beta_slow > 0.0f))) {
     Fail(q, PlanErrorKind::kBadParams, "YaRN needs n_ctx_orig, beta_fast and beta_slow");
   }
-  if (q.weights.size() == 1) ExpectF32Vector(q, *q.weights[0], p.n_rot / 2, "rope frequency factors");
+  if (q.weights.size() == 1)
+    ExpectF32Vector(q, *q.weights[0], p.n_rot / 2, "rope frequency factors");
   q.out_widths = {q.in_widths[0]};
 }
 
@@ -271,20 +277,45 @@ void Moe(ShapeQuery& q) {
 
 bool InferShapes(ShapeQuery& q) {
   switch (q.insn->opcode) {
-    case ORCD_OP_EMBEDDING: Embedding(q); return true;
-    case ORCD_OP_MATMUL: Matmul(q); return true;
+    case ORCD_OP_EMBEDDING:
+      Embedding(q);
+      return true;
+    case ORCD_OP_MATMUL:
+      Matmul(q);
+      return true;
     case ORCD_OP_ADD:
-    case ORCD_OP_MUL: Elementwise(q); return true;
-    case ORCD_OP_RMS_NORM: RmsNorm(q); return true;
-    case ORCD_OP_LAYER_NORM: LayerNorm(q); return true;
-    case ORCD_OP_ROPE: Rope(q); return true;
-    case ORCD_OP_ATTENTION: Attention(q); return true;
-    case ORCD_OP_SWIGLU: Swiglu(q); return true;
-    case ORCD_OP_LOGITS: Logits(q); return true;
-    case ORCD_OP_POSITION_EMBEDDING: PositionEmbedding(q); return true;
-    case ORCD_OP_GELU: Gelu(q); return true;
-    case ORCD_OP_MOE: Moe(q); return true;
-    default: return false;
+    case ORCD_OP_MUL:
+      Elementwise(q);
+      return true;
+    case ORCD_OP_RMS_NORM:
+      RmsNorm(q);
+      return true;
+    case ORCD_OP_LAYER_NORM:
+      LayerNorm(q);
+      return true;
+    case ORCD_OP_ROPE:
+      Rope(q);
+      return true;
+    case ORCD_OP_ATTENTION:
+      Attention(q);
+      return true;
+    case ORCD_OP_SWIGLU:
+      Swiglu(q);
+      return true;
+    case ORCD_OP_LOGITS:
+      Logits(q);
+      return true;
+    case ORCD_OP_POSITION_EMBEDDING:
+      PositionEmbedding(q);
+      return true;
+    case ORCD_OP_GELU:
+      Gelu(q);
+      return true;
+    case ORCD_OP_MOE:
+      Moe(q);
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -2,27 +2,40 @@
 
 namespace orcd::engine {
 
-std::string_view PhaseName(Phase phase) {
-  return phase == Phase::kPrefill ? "prefill" : "decode";
-}
+std::string_view PhaseName(Phase phase) { return phase == Phase::kPrefill ? "prefill" : "decode"; }
 
 std::string OpcodeName(Opcode opcode) {
   switch (opcode) {
-    case ORCD_OP_EMBEDDING: return "EMBEDDING";
-    case ORCD_OP_MATMUL: return "MATMUL";
-    case ORCD_OP_ADD: return "ADD";
-    case ORCD_OP_MUL: return "MUL";
-    case ORCD_OP_RMS_NORM: return "RMS_NORM";
-    case ORCD_OP_LAYER_NORM: return "LAYER_NORM";
-    case ORCD_OP_ROPE: return "ROPE";
-    case ORCD_OP_ATTENTION: return "ATTENTION";
-    case ORCD_OP_SWIGLU: return "SWIGLU";
-    case ORCD_OP_GEGLU: return "GEGLU";
-    case ORCD_OP_GELU: return "GELU";
-    case ORCD_OP_MOE: return "MOE";
-    case ORCD_OP_LOGITS: return "LOGITS";
-    case ORCD_OP_POSITION_EMBEDDING: return "POSITION_EMBEDDING";
-    default: return "op#" + std::to_string(opcode);
+    case ORCD_OP_EMBEDDING:
+      return "EMBEDDING";
+    case ORCD_OP_MATMUL:
+      return "MATMUL";
+    case ORCD_OP_ADD:
+      return "ADD";
+    case ORCD_OP_MUL:
+      return "MUL";
+    case ORCD_OP_RMS_NORM:
+      return "RMS_NORM";
+    case ORCD_OP_LAYER_NORM:
+      return "LAYER_NORM";
+    case ORCD_OP_ROPE:
+      return "ROPE";
+    case ORCD_OP_ATTENTION:
+      return "ATTENTION";
+    case ORCD_OP_SWIGLU:
+      return "SWIGLU";
+    case ORCD_OP_GEGLU:
+      return "GEGLU";
+    case ORCD_OP_GELU:
+      return "GELU";
+    case ORCD_OP_MOE:
+      return "MOE";
+    case ORCD_OP_LOGITS:
+      return "LOGITS";
+    case ORCD_OP_POSITION_EMBEDDING:
+      return "POSITION_EMBEDDING";
+    default:
+      return "op#" + std::to_string(opcode);
   }
 }
 

@@ -39,11 +39,13 @@ orcd_error* AddInstruction(orcd_plan_builder* b, orcd_plan_phase phase,
                            const orcd_instruction* insn) {
   if (b == nullptr || insn == nullptr) return Invalid("NULL builder or instruction");
   if (!ValidPhase(phase)) return Invalid("unknown phase " + std::to_string(phase));
-  if (insn->struct_size < sizeof(orcd_instruction)) return Invalid("instruction struct_size too small");
+  if (insn->struct_size < sizeof(orcd_instruction))
+    return Invalid("instruction struct_size too small");
   PlanInstruction out;
   out.opcode = insn->opcode;
   if (orcd_error* e = CopyRegisters(insn->inputs, insn->n_inputs, "inputs", &out.inputs)) return e;
-  if (orcd_error* e = CopyRegisters(insn->outputs, insn->n_outputs, "outputs", &out.outputs)) return e;
+  if (orcd_error* e = CopyRegisters(insn->outputs, insn->n_outputs, "outputs", &out.outputs))
+    return e;
   if (insn->n_weights > kMaxInstructionOperands) return Invalid("too many weights");
   if (insn->n_weights > 0 && insn->weights == nullptr) return Invalid("weights is NULL");
   for (uint32_t i = 0; i < insn->n_weights; ++i) {
@@ -62,12 +64,16 @@ orcd_error* AddInstruction(orcd_plan_builder* b, orcd_plan_phase phase,
 
 orcd_error* AddKvState(orcd_plan_builder* b, const orcd_kv_state_desc* desc) {
   if (b == nullptr || desc == nullptr) return Invalid("NULL builder or descriptor");
-  if (desc->struct_size < sizeof(orcd_kv_state_desc)) return Invalid("kv descriptor struct_size too small");
-  if (desc->n_kv_heads == 0 || desc->head_dim == 0) return Invalid("kv state with zero heads or head_dim");
+  if (desc->struct_size < sizeof(orcd_kv_state_desc))
+    return Invalid("kv descriptor struct_size too small");
+  if (desc->n_kv_heads == 0 || desc->head_dim == 0)
+    return Invalid("kv state with zero heads or head_dim");
   for (const KvStateDesc& k : b->plan.kv_states) {
-    if (k.layer == desc->layer) return Invalid("kv state for layer " + std::to_string(desc->layer) + " given twice");
+    if (k.layer == desc->layer)
+      return Invalid("kv state for layer " + std::to_string(desc->layer) + " given twice");
   }
-  b->plan.kv_states.push_back({desc->layer, desc->n_kv_heads, desc->head_dim, desc->sliding_window});
+  b->plan.kv_states.push_back(
+      {desc->layer, desc->n_kv_heads, desc->head_dim, desc->sliding_window});
   return nullptr;
 }
 

@@ -8,8 +8,10 @@ namespace {
 ErrorCode CodeFor(PlanErrorKind kind) {
   switch (kind) {
     case PlanErrorKind::kMissingAdapter:
-    case PlanErrorKind::kUnsupportedWeightType: return ErrorCode::kUnsupported;
-    default: return ErrorCode::kModelInvalid;
+    case PlanErrorKind::kUnsupportedWeightType:
+      return ErrorCode::kUnsupported;
+    default:
+      return ErrorCode::kModelInvalid;
   }
 }
 
@@ -17,14 +19,22 @@ ErrorCode CodeFor(PlanErrorKind kind) {
 
 std::string_view PlanErrorKindName(PlanErrorKind kind) {
   switch (kind) {
-    case PlanErrorKind::kUnknownWeight: return "unknown_weight";
-    case PlanErrorKind::kShapeMismatch: return "shape_mismatch";
-    case PlanErrorKind::kMissingAdapter: return "missing_adapter";
-    case PlanErrorKind::kBadParams: return "bad_params";
-    case PlanErrorKind::kBadRegister: return "bad_register";
-    case PlanErrorKind::kUnknownKvState: return "unknown_kv_state";
-    case PlanErrorKind::kMissingLogits: return "missing_logits";
-    case PlanErrorKind::kUnsupportedWeightType: return "unsupported_weight_type";
+    case PlanErrorKind::kUnknownWeight:
+      return "unknown_weight";
+    case PlanErrorKind::kShapeMismatch:
+      return "shape_mismatch";
+    case PlanErrorKind::kMissingAdapter:
+      return "missing_adapter";
+    case PlanErrorKind::kBadParams:
+      return "bad_params";
+    case PlanErrorKind::kBadRegister:
+      return "bad_register";
+    case PlanErrorKind::kUnknownKvState:
+      return "unknown_kv_state";
+    case PlanErrorKind::kMissingLogits:
+      return "missing_logits";
+    case PlanErrorKind::kUnsupportedWeightType:
+      return "unsupported_weight_type";
   }
   return "?";
 }

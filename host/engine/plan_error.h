@@ -12,13 +12,13 @@
 namespace orcd::engine {
 
 enum class PlanErrorKind {
-  kUnknownWeight,     // a weight name the GGUF does not have
-  kShapeMismatch,     // widths / weight shapes / parameters that do not agree
-  kMissingAdapter,    // an opcode this backend has no adapter for
-  kBadParams,         // parameter block missing, too small or out of range
-  kBadRegister,       // read before written, written twice with another width, ...
-  kUnknownKvState,    // attention naming a KV layer without a descriptor
-  kMissingLogits,     // a phase without a logits register
+  kUnknownWeight,          // a weight name the GGUF does not have
+  kShapeMismatch,          // widths / weight shapes / parameters that do not agree
+  kMissingAdapter,         // an opcode this backend has no adapter for
+  kBadParams,              // parameter block missing, too small or out of range
+  kBadRegister,            // read before written, written twice with another width, ...
+  kUnknownKvState,         // attention naming a KV layer without a descriptor
+  kMissingLogits,          // a phase without a logits register
   kUnsupportedWeightType,  // a weight type no kernel on this backend serves
 };
 

@@ -25,9 +25,12 @@ size_t WeightsThroughKernels(Opcode opcode) {
     case ORCD_OP_EMBEDDING:
     case ORCD_OP_POSITION_EMBEDDING:
     case ORCD_OP_MATMUL:
-    case ORCD_OP_LOGITS: return 1;
-    case ORCD_OP_MOE: return 3;  // gate, up and down experts
-    default: return 0;
+    case ORCD_OP_LOGITS:
+      return 1;
+    case ORCD_OP_MOE:
+      return 3;  // gate, up and down experts
+    default:
+      return 0;
   }
 }
 
@@ -49,7 +52,8 @@ class PhaseValidator {
                       std::string(PhaseName(phase_)) + " phase has no logits register");
     }
     if (plan_.instructions.empty()) {
-      throw PlanError(PlanErrorKind::kMissingLogits, std::string(PhaseName(phase_)) + " phase is empty");
+      throw PlanError(PlanErrorKind::kMissingLogits,
+                      std::string(PhaseName(phase_)) + " phase is empty");
     }
     BoundPhase out;
     out.row_capacity = row_capacity;
@@ -83,15 +87,15 @@ class PhaseValidator {
     b.params = insn.params;
     b.run = adapters_.Find(insn.opcode);
     if (b.run == nullptr) {
-      throw PlanError(PlanErrorKind::kMissingAdapter, q.label + ": opcode " + OpcodeName(insn.opcode) +
-                                                          " has no adapter on the " +
-                                                          adapters_.name() + " backend");
+      throw PlanError(PlanErrorKind::kMissingAdapter,
+                      q.label + ": opcode " + OpcodeName(insn.opcode) + " has no adapter on the " +
+                          adapters_.name() + " backend");
     }
     for (const std::string& name : insn.weights) {
       const WeightRef* w = weights_.Find(name);
       if (w == nullptr) {
-        throw PlanError(PlanErrorKind::kUnknownWeight, q.label + ": weight '" + name +
-                                                           "' is not a tensor of the model");
+        throw PlanError(PlanErrorKind::kUnknownWeight,
+                        q.label + ": weight '" + name + "' is not a tensor of the model");
       }
       q.weights.push_back(w);
       b.weight_bytes += w->n_bytes;
@@ -110,17 +114,20 @@ class PhaseValidator {
         continue;
       }
       auto it = widths_.find(r);
-      if (it == widths_.end()) throw PlanError(PlanErrorKind::kBadRegister, q.label + ": reads " + Reg(r) + " before any instruction writes it");
+      if (it == widths_.end())
+        throw PlanError(PlanErrorKind::kBadRegister,
+                        q.label + ": reads " + Reg(r) + " before any instruction writes it");
       q.in_widths.push_back(it->second);
       read_.insert(r);
     }
     if (!InferShapes(q)) {
-      throw PlanError(PlanErrorKind::kMissingAdapter, q.label + ": the host has no shape rule for " +
-                                                          OpcodeName(insn.opcode));
+      throw PlanError(PlanErrorKind::kMissingAdapter,
+                      q.label + ": the host has no shape rule for " + OpcodeName(insn.opcode));
     }
     if (insn.opcode != ORCD_OP_EMBEDDING &&
         std::count(insn.inputs.begin(), insn.inputs.end(), ORCD_REG_TOKENS) > 0) {
-      throw PlanError(PlanErrorKind::kBadRegister, q.label + ": only EMBEDDING reads the token register");
+      throw PlanError(PlanErrorKind::kBadRegister,
+                      q.label + ": only EMBEDDING reads the token register");
     }
     for (size_t o = 0; o < insn.outputs.size(); ++o) CheckOutput(insn, q, o);
     if (insn.opcode == ORCD_OP_ATTENTION) BindKv(insn, q, &b);
@@ -130,14 +137,16 @@ class PhaseValidator {
 
   void CheckOutput(const PlanInstruction& insn, const ShapeQuery& q, size_t o) {
     const int32_t r = insn.outputs[o];
-    if (r == ORCD_REG_TOKENS) throw PlanError(PlanErrorKind::kBadRegister, q.label + ": writes the token register");
+    if (r == ORCD_REG_TOKENS)
+      throw PlanError(PlanErrorKind::kBadRegister, q.label + ": writes the token register");
     for (size_t j = 0; j < o; ++j) {
-      if (insn.outputs[j] == r) throw PlanError(PlanErrorKind::kBadRegister, q.label + ": writes " + Reg(r) + " twice");
+      if (insn.outputs[j] == r)
+        throw PlanError(PlanErrorKind::kBadRegister, q.label + ": writes " + Reg(r) + " twice");
     }
     const bool in_place = std::count(insn.inputs.begin(), insn.inputs.end(), r) > 0;
     if (in_place && !InPlaceAllowed(insn.opcode)) {
-      throw PlanError(PlanErrorKind::kBadRegister,
-                      q.label + ": " + OpcodeName(insn.opcode) + " cannot run in place on " + Reg(r));
+      throw PlanError(PlanErrorKind::kBadRegister, q.label + ": " + OpcodeName(insn.opcode) +
+                                                       " cannot run in place on " + Reg(r));
     }
     const bool is_logits = r == plan_.logits_register;
     if (insn.opcode == ORCD_OP_LOGITS) {
@@ -148,13 +157,15 @@ class PhaseValidator {
       logits_from_op_ = true;
     }
     if (is_logits && widths_.count(r)) {
-      throw PlanError(PlanErrorKind::kBadRegister, q.label + ": logits " + Reg(r) + " is written twice");
+      throw PlanError(PlanErrorKind::kBadRegister,
+                      q.label + ": logits " + Reg(r) + " is written twice");
     }
     auto [it, inserted] = widths_.emplace(r, q.out_widths[o]);
     if (!inserted && it->second != q.out_widths[o]) {
       throw PlanError(PlanErrorKind::kShapeMismatch,
-                      q.label + ": writes " + Reg(r) + " with width " + std::to_string(q.out_widths[o]) +
-                          " but it was written with width " + std::to_string(it->second));
+                      q.label + ": writes " + Reg(r) + " with width " +
+                          std::to_string(q.out_widths[o]) + " but it was written with width " +
+                          std::to_string(it->second));
     }
   }
 
@@ -173,7 +184,9 @@ class PhaseValidator {
   void Place(BoundPhase& out) {
     std::vector<RegisterUse> uses;
     std::map<int32_t, int64_t> arena_widths;
-    const auto arena = [&](int32_t r) { return r != ORCD_REG_TOKENS && r != plan_.logits_register; };
+    const auto arena = [&](int32_t r) {
+      return r != ORCD_REG_TOKENS && r != plan_.logits_register;
+    };
     for (const PlanInstruction& insn : plan_.instructions) {
       RegisterUse u;
       for (int32_t r : insn.inputs) {

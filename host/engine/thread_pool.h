@@ -31,7 +31,8 @@ class ThreadPool {
   template <class Fn>
   void ParallelFor(int64_t n_tasks, Fn&& fn) {
     using F = std::remove_reference_t<Fn>;
-    Run(n_tasks, [](void* f, int64_t task, int thread) { (*static_cast<F*>(f))(task, thread); },
+    Run(
+        n_tasks, [](void* f, int64_t task, int thread) { (*static_cast<F*>(f))(task, thread); },
         const_cast<void*>(static_cast<const void*>(&fn)));
   }
 

@@ -6,7 +6,8 @@ namespace orcd::engine {
 
 std::string WeightRef::ShapeString() const {
   std::string s;
-  for (uint32_t d = 0; d < (n_dims == 0 ? 1 : n_dims); ++d) s += (d ? "x" : "") + std::to_string(ne[d]);
+  for (uint32_t d = 0; d < (n_dims == 0 ? 1 : n_dims); ++d)
+    s += (d ? "x" : "") + std::to_string(ne[d]);
   return s + " " + GgmlTypeName(type);
 }
 

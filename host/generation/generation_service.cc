@@ -34,10 +34,14 @@ class EngineLogits final : public LogitSource {
 // Stable codes for the SSE error event (retriable ones are named so).
 std::string JobErrorCode(const Error& e) {
   switch (e.code()) {
-    case ErrorCode::kOutOfMemory: return "VRAM_OOM";
-    case ErrorCode::kDevice: return "CUDA_ERROR";
-    case ErrorCode::kInvalidArgument: return "INVALID_REQUEST";
-    default: return "INFERENCE_FAILED";
+    case ErrorCode::kOutOfMemory:
+      return "VRAM_OOM";
+    case ErrorCode::kDevice:
+      return "CUDA_ERROR";
+    case ErrorCode::kInvalidArgument:
+      return "INVALID_REQUEST";
+    default:
+      return "INFERENCE_FAILED";
   }
 }
 
@@ -63,7 +67,8 @@ class GenerationService final : public InferenceService {
     try {
       chat_template_ = SelectChatTemplate(*gguf);
     } catch (const Error& e) {  // e.g. gpt2: completions only
-      LogInfo("model_load_progress", "no chat template for this model; /v1/chat/completions is refused",
+      LogInfo("model_load_progress",
+              "no chat template for this model; /v1/chat/completions is refused",
               {{"reason", e.what()}});
     }
     if (const auto arch = gguf->GetString("general.architecture")) {
@@ -84,9 +89,10 @@ class GenerationService final : public InferenceService {
     const engine::ModelInfo& info = engine_->info();
     if (config.kv_cache_bytes > 0 && info.kv_bytes > static_cast<uint64_t>(config.kv_cache_bytes)) {
       throw Error(ErrorCode::kOutOfMemory,
-                  "the KV cache needs " + std::to_string(info.kv_bytes) + " bytes at context length " +
-                      std::to_string(info.context_length) + " but limits.kv_cache_bytes allows " +
-                      std::to_string(config.kv_cache_bytes) + "; lower limits.context_length");
+                  "the KV cache needs " + std::to_string(info.kv_bytes) +
+                      " bytes at context length " + std::to_string(info.context_length) +
+                      " but limits.kv_cache_bytes allows " + std::to_string(config.kv_cache_bytes) +
+                      "; lower limits.context_length");
     }
     if (static_cast<int64_t>(tokenizer_->vocab_size()) > info.vocab) {
       throw Error(ErrorCode::kModelInvalid,
@@ -157,7 +163,8 @@ class GenerationService final : public InferenceService {
     return tokenizer_->Encode(text, /*add_special=*/true, /*parse_special=*/true);
   }
 
-  static GenerationResult Failed(GenerationResult r, const std::string& code, const std::string& message) {
+  static GenerationResult Failed(GenerationResult r, const std::string& code,
+                                 const std::string& message) {
     r.stop_reason = "error";
     r.error_code = code;
     r.error_message = message;

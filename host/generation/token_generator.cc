@@ -82,7 +82,8 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       result.stop_reason = "context_full";
       break;
     }
-    if (options.debug_token_delay.count() > 0) std::this_thread::sleep_for(options.debug_token_delay);
+    if (options.debug_token_delay.count() > 0)
+      std::this_thread::sleep_for(options.debug_token_delay);
     next = model.Decode(token);
     logits.assign(next.begin(), next.end());
   }

@@ -12,10 +12,10 @@
 namespace orcd {
 
 struct GgmlTypeTraits {
-  uint32_t id;             // ggml enum value, as stored in GGUF
-  std::string_view name;   // ggml's name: "Q4_K", "MXFP4", ...
-  uint32_t block_elems;    // elements per block (1 for plain types)
-  uint32_t block_bytes;    // bytes per block
+  uint32_t id;            // ggml enum value, as stored in GGUF
+  std::string_view name;  // ggml's name: "Q4_K", "MXFP4", ...
+  uint32_t block_elems;   // elements per block (1 for plain types)
+  uint32_t block_bytes;   // bytes per block
 };
 
 // Traits of `id`, or nullptr when ggml has no such type (or it was removed).

@@ -10,8 +10,8 @@
 namespace orcd {
 namespace {
 
-constexpr uint32_t kMaxNesting = 8;           // arrays of arrays of ...
-constexpr uint64_t kMaxKeyLength = 65535;     // GGUF spec limit for keys
+constexpr uint32_t kMaxNesting = 8;        // arrays of arrays of ...
+constexpr uint64_t kMaxKeyLength = 65535;  // GGUF spec limit for keys
 constexpr uint64_t kMaxTensorName = 65535;
 
 // Sequential reader over the mapping: every read is checked against the end.
@@ -24,9 +24,9 @@ class Cursor {
   uint64_t remaining() const { return bytes_.size() - pos_; }
 
   [[noreturn]] void Fail(const std::string& what) const {
-    throw Error(ErrorCode::kModelInvalid,
-                source_ + ": " + what + " (at byte " + std::to_string(pos_) + " of " +
-                    std::to_string(bytes_.size()) + ")");
+    throw Error(ErrorCode::kModelInvalid, source_ + ": " + what + " (at byte " +
+                                              std::to_string(pos_) + " of " +
+                                              std::to_string(bytes_.size()) + ")");
   }
 
   void Need(uint64_t n, const std::string& what) const {
@@ -65,17 +65,22 @@ uint64_t MinEncodedSize(GgufType type) {
   switch (type) {
     case GgufType::kUint8:
     case GgufType::kInt8:
-    case GgufType::kBool: return 1;
+    case GgufType::kBool:
+      return 1;
     case GgufType::kUint16:
-    case GgufType::kInt16: return 2;
+    case GgufType::kInt16:
+      return 2;
     case GgufType::kUint32:
     case GgufType::kInt32:
-    case GgufType::kFloat32: return 4;
+    case GgufType::kFloat32:
+      return 4;
     case GgufType::kUint64:
     case GgufType::kInt64:
     case GgufType::kFloat64:
-    case GgufType::kString: return 8;
-    case GgufType::kArray: return 12;
+    case GgufType::kString:
+      return 8;
+    case GgufType::kArray:
+      return 12;
   }
   return 1;
 }
@@ -84,16 +89,36 @@ GgufValue ReadValue(Cursor& c, GgufType type, const std::string& key, uint32_t d
   GgufValue v;
   v.type = type;
   switch (type) {
-    case GgufType::kUint8: v.u = c.Read<uint8_t>(key); break;
-    case GgufType::kInt8: v.i = c.Read<int8_t>(key); break;
-    case GgufType::kUint16: v.u = c.Read<uint16_t>(key); break;
-    case GgufType::kInt16: v.i = c.Read<int16_t>(key); break;
-    case GgufType::kUint32: v.u = c.Read<uint32_t>(key); break;
-    case GgufType::kInt32: v.i = c.Read<int32_t>(key); break;
-    case GgufType::kUint64: v.u = c.Read<uint64_t>(key); break;
-    case GgufType::kInt64: v.i = c.Read<int64_t>(key); break;
-    case GgufType::kFloat32: v.f = c.Read<float>(key); break;
-    case GgufType::kFloat64: v.f = c.Read<double>(key); break;
+    case GgufType::kUint8:
+      v.u = c.Read<uint8_t>(key);
+      break;
+    case GgufType::kInt8:
+      v.i = c.Read<int8_t>(key);
+      break;
+    case GgufType::kUint16:
+      v.u = c.Read<uint16_t>(key);
+      break;
+    case GgufType::kInt16:
+      v.i = c.Read<int16_t>(key);
+      break;
+    case GgufType::kUint32:
+      v.u = c.Read<uint32_t>(key);
+      break;
+    case GgufType::kInt32:
+      v.i = c.Read<int32_t>(key);
+      break;
+    case GgufType::kUint64:
+      v.u = c.Read<uint64_t>(key);
+      break;
+    case GgufType::kInt64:
+      v.i = c.Read<int64_t>(key);
+      break;
+    case GgufType::kFloat32:
+      v.f = c.Read<float>(key);
+      break;
+    case GgufType::kFloat64:
+      v.f = c.Read<double>(key);
+      break;
     case GgufType::kBool: {
       const uint8_t b = c.Read<uint8_t>(key);
       if (b > 1) c.Fail("metadata '" + key + "': bool byte is " + std::to_string(b));
@@ -148,8 +173,7 @@ std::unique_ptr<GgufFile> GgufFile::Open(const std::filesystem::path& path) {
   return f;
 }
 
-std::unique_ptr<GgufFile> GgufFile::Parse(std::span<const uint8_t> bytes,
-                                          std::string source_name) {
+std::unique_ptr<GgufFile> GgufFile::Parse(std::span<const uint8_t> bytes, std::string source_name) {
   std::unique_ptr<GgufFile> f(new GgufFile());
   f->bytes_ = bytes;
   f->source_name_ = std::move(source_name);
@@ -261,7 +285,8 @@ void GgufFile::ParseAll() {
   for (GgufTensorInfo& t : tensors_) {
     if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
       c.Fail("truncated: tensor '" + t.name + "' (" + std::to_string(t.n_bytes) +
-             " bytes at data offset " + std::to_string(t.offset) + ") extends past the end of the file");
+             " bytes at data offset " + std::to_string(t.offset) +
+             ") extends past the end of the file");
     }
     t.data = bytes_.data() + data_offset_ + t.offset;
     by_offset.push_back(&t);
@@ -304,7 +329,8 @@ std::optional<std::string_view> GgufFile::GetString(std::string_view key) const 
 
 std::optional<std::vector<std::string_view>> GgufFile::GetStringArray(std::string_view key) const {
   const GgufValue* v = Find(key);
-  if (!v || v->type != GgufType::kArray || v->element_type != GgufType::kString) return std::nullopt;
+  if (!v || v->type != GgufType::kArray || v->element_type != GgufType::kString)
+    return std::nullopt;
   std::vector<std::string_view> out;
   out.reserve(v->items.size());
   for (const GgufValue& item : v->items) out.push_back(item.str);

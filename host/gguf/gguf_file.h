@@ -31,9 +31,9 @@ struct GgufTensorInfo {
   uint32_t type = 0;  // ggml type id
   uint32_t n_dims = 0;
   std::array<int64_t, kGgufMaxDims> ne{1, 1, 1, 1};  // ggml order: ne[0] = row length
-  uint64_t offset = 0;   // relative to the data section
-  uint64_t n_bytes = 0;  // computed from type and shape
-  const uint8_t* data = nullptr;  // inside the mapping
+  uint64_t offset = 0;                               // relative to the data section
+  uint64_t n_bytes = 0;                              // computed from type and shape
+  const uint8_t* data = nullptr;                     // inside the mapping
 
   int64_t n_elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
   int64_t n_rows() const { return ne[1] * ne[2] * ne[3]; }

@@ -7,19 +7,32 @@ namespace orcd {
 
 std::string_view GgufTypeName(GgufType type) {
   switch (type) {
-    case GgufType::kUint8: return "UINT8";
-    case GgufType::kInt8: return "INT8";
-    case GgufType::kUint16: return "UINT16";
-    case GgufType::kInt16: return "INT16";
-    case GgufType::kUint32: return "UINT32";
-    case GgufType::kInt32: return "INT32";
-    case GgufType::kFloat32: return "FLOAT32";
-    case GgufType::kBool: return "BOOL";
-    case GgufType::kString: return "STRING";
-    case GgufType::kArray: return "ARRAY";
-    case GgufType::kUint64: return "UINT64";
-    case GgufType::kInt64: return "INT64";
-    case GgufType::kFloat64: return "FLOAT64";
+    case GgufType::kUint8:
+      return "UINT8";
+    case GgufType::kInt8:
+      return "INT8";
+    case GgufType::kUint16:
+      return "UINT16";
+    case GgufType::kInt16:
+      return "INT16";
+    case GgufType::kUint32:
+      return "UINT32";
+    case GgufType::kInt32:
+      return "INT32";
+    case GgufType::kFloat32:
+      return "FLOAT32";
+    case GgufType::kBool:
+      return "BOOL";
+    case GgufType::kString:
+      return "STRING";
+    case GgufType::kArray:
+      return "ARRAY";
+    case GgufType::kUint64:
+      return "UINT64";
+    case GgufType::kInt64:
+      return "INT64";
+    case GgufType::kFloat64:
+      return "FLOAT64";
   }
   return "?";
 }
@@ -35,8 +48,10 @@ bool GgufValue::IsInteger() const {
     case GgufType::kUint32:
     case GgufType::kInt32:
     case GgufType::kUint64:
-    case GgufType::kInt64: return true;
-    default: return false;
+    case GgufType::kInt64:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -84,7 +99,8 @@ std::string GgufValue::ToDisplayString(size_t max_items) const {
       if (str.size() > 120) s += "...";
       return "\"" + s + "\"";
     }
-    case GgufType::kBool: return u ? "true" : "false";
+    case GgufType::kBool:
+      return u ? "true" : "false";
     case GgufType::kFloat32:
     case GgufType::kFloat64: {
       char buf[64];

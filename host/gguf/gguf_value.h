@@ -34,12 +34,12 @@ bool IsValidGgufType(uint32_t raw);
 struct GgufValue {
   GgufType type = GgufType::kUint8;
   // Scalars: exactly one of these is meaningful, chosen by `type`.
-  uint64_t u = 0;  // unsigned integers and bool
-  int64_t i = 0;   // signed integers
-  double f = 0;    // floats
-  std::string_view str;                // kString
+  uint64_t u = 0;                            // unsigned integers and bool
+  int64_t i = 0;                             // signed integers
+  double f = 0;                              // floats
+  std::string_view str;                      // kString
   GgufType element_type = GgufType::kUint8;  // kArray
-  std::vector<GgufValue> items;        // kArray
+  std::vector<GgufValue> items;              // kArray
 
   bool IsInteger() const;
   // Integer conversions succeed only when the value is an integer in range.

@@ -23,18 +23,42 @@ void PutString(std::vector<uint8_t>& out, std::string_view s) {
 
 void PutPayload(std::vector<uint8_t>& out, const GgufValue& v) {
   switch (v.type) {
-    case GgufType::kUint8: Put<uint8_t>(out, static_cast<uint8_t>(v.u)); break;
-    case GgufType::kInt8: Put<int8_t>(out, static_cast<int8_t>(v.i)); break;
-    case GgufType::kUint16: Put<uint16_t>(out, static_cast<uint16_t>(v.u)); break;
-    case GgufType::kInt16: Put<int16_t>(out, static_cast<int16_t>(v.i)); break;
-    case GgufType::kUint32: Put<uint32_t>(out, static_cast<uint32_t>(v.u)); break;
-    case GgufType::kInt32: Put<int32_t>(out, static_cast<int32_t>(v.i)); break;
-    case GgufType::kUint64: Put<uint64_t>(out, v.u); break;
-    case GgufType::kInt64: Put<int64_t>(out, v.i); break;
-    case GgufType::kFloat32: Put<float>(out, static_cast<float>(v.f)); break;
-    case GgufType::kFloat64: Put<double>(out, v.f); break;
-    case GgufType::kBool: Put<uint8_t>(out, v.u ? 1 : 0); break;
-    case GgufType::kString: PutString(out, v.str); break;
+    case GgufType::kUint8:
+      Put<uint8_t>(out, static_cast<uint8_t>(v.u));
+      break;
+    case GgufType::kInt8:
+      Put<int8_t>(out, static_cast<int8_t>(v.i));
+      break;
+    case GgufType::kUint16:
+      Put<uint16_t>(out, static_cast<uint16_t>(v.u));
+      break;
+    case GgufType::kInt16:
+      Put<int16_t>(out, static_cast<int16_t>(v.i));
+      break;
+    case GgufType::kUint32:
+      Put<uint32_t>(out, static_cast<uint32_t>(v.u));
+      break;
+    case GgufType::kInt32:
+      Put<int32_t>(out, static_cast<int32_t>(v.i));
+      break;
+    case GgufType::kUint64:
+      Put<uint64_t>(out, v.u);
+      break;
+    case GgufType::kInt64:
+      Put<int64_t>(out, v.i);
+      break;
+    case GgufType::kFloat32:
+      Put<float>(out, static_cast<float>(v.f));
+      break;
+    case GgufType::kFloat64:
+      Put<double>(out, v.f);
+      break;
+    case GgufType::kBool:
+      Put<uint8_t>(out, v.u ? 1 : 0);
+      break;
+    case GgufType::kString:
+      PutString(out, v.str);
+      break;
     case GgufType::kArray:
       Put<uint32_t>(out, static_cast<uint32_t>(v.element_type));
       Put<uint64_t>(out, v.items.size());
@@ -132,7 +156,8 @@ void GgufWriter::AddTensor(std::string_view name, uint32_t ggml_type,
                            const std::vector<int64_t>& ne, std::vector<uint8_t> data) {
   const GgmlTypeTraits* traits = FindGgmlType(ggml_type);
   if (traits == nullptr || ne.empty() || ne.size() > 4) {
-    throw Error(ErrorCode::kInvalidArgument, "AddTensor " + std::string(name) + ": bad type or shape");
+    throw Error(ErrorCode::kInvalidArgument,
+                "AddTensor " + std::string(name) + ": bad type or shape");
   }
   uint64_t rows = 1;
   for (size_t d = 1; d < ne.size(); ++d) rows *= static_cast<uint64_t>(ne[d]);

@@ -21,10 +21,18 @@ std::atomic<void*> g_stream{nullptr};
 void ServiceLog(orcd_log_level level, const char* plugin, const char* message) {
   LogLevel l = LogLevel::kInfo;
   switch (level) {
-    case ORCD_LOG_DEBUG: l = LogLevel::kDebug; break;
-    case ORCD_LOG_INFO: l = LogLevel::kInfo; break;
-    case ORCD_LOG_WARN: l = LogLevel::kWarn; break;
-    case ORCD_LOG_ERROR: l = LogLevel::kError; break;
+    case ORCD_LOG_DEBUG:
+      l = LogLevel::kDebug;
+      break;
+    case ORCD_LOG_INFO:
+      l = LogLevel::kInfo;
+      break;
+    case ORCD_LOG_WARN:
+      l = LogLevel::kWarn;
+      break;
+    case ORCD_LOG_ERROR:
+      l = LogLevel::kError;
+      break;
   }
   Logger::Global().Log(l, "plugin_log", message ? message : "",
                        {{"plugin", plugin ? plugin : "?"}});
@@ -57,12 +65,20 @@ orcd_backend ServiceBackend() { return g_backend.load(); }
 void* ServiceStream() { return g_stream.load(); }
 
 const orcd_host_services kServices = {
-    sizeof(orcd_host_services), ORCD_ABI_MAJOR, ORCD_ABI_MINOR,
+    sizeof(orcd_host_services),
+    ORCD_ABI_MAJOR,
+    ORCD_ABI_MINOR,
     ServiceLog,
-    ServiceErrorNew, ServiceErrorCode, ServiceErrorMessage, ServiceErrorFree,
-    ServiceHostAlloc, ServiceHostFree,
-    ServiceDeviceAlloc, ServiceDeviceFree,
-    ServiceBackend, ServiceStream,
+    ServiceErrorNew,
+    ServiceErrorCode,
+    ServiceErrorMessage,
+    ServiceErrorFree,
+    ServiceHostAlloc,
+    ServiceHostFree,
+    ServiceDeviceAlloc,
+    ServiceDeviceFree,
+    ServiceBackend,
+    ServiceStream,
 };
 
 }  // namespace
@@ -92,24 +108,36 @@ void ThrowIfPluginError(orcd_error* error, const std::string& context) {
 
 orcd_status ToOrcdStatus(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kInvalidArgument: return ORCD_ERR_INVALID_ARGUMENT;
-    case ErrorCode::kUnsupported: return ORCD_ERR_UNSUPPORTED;
+    case ErrorCode::kInvalidArgument:
+      return ORCD_ERR_INVALID_ARGUMENT;
+    case ErrorCode::kUnsupported:
+      return ORCD_ERR_UNSUPPORTED;
     case ErrorCode::kModelInvalid:
-    case ErrorCode::kNotFound: return ORCD_ERR_MODEL_INVALID;
-    case ErrorCode::kOutOfMemory: return ORCD_ERR_OUT_OF_MEMORY;
-    case ErrorCode::kDevice: return ORCD_ERR_DEVICE;
-    default: return ORCD_ERR_INTERNAL;
+    case ErrorCode::kNotFound:
+      return ORCD_ERR_MODEL_INVALID;
+    case ErrorCode::kOutOfMemory:
+      return ORCD_ERR_OUT_OF_MEMORY;
+    case ErrorCode::kDevice:
+      return ORCD_ERR_DEVICE;
+    default:
+      return ORCD_ERR_INTERNAL;
   }
 }
 
 ErrorCode FromOrcdStatus(orcd_status status) {
   switch (status) {
-    case ORCD_ERR_INVALID_ARGUMENT: return ErrorCode::kInvalidArgument;
-    case ORCD_ERR_UNSUPPORTED: return ErrorCode::kUnsupported;
-    case ORCD_ERR_MODEL_INVALID: return ErrorCode::kModelInvalid;
-    case ORCD_ERR_OUT_OF_MEMORY: return ErrorCode::kOutOfMemory;
-    case ORCD_ERR_DEVICE: return ErrorCode::kDevice;
-    default: return ErrorCode::kInternal;
+    case ORCD_ERR_INVALID_ARGUMENT:
+      return ErrorCode::kInvalidArgument;
+    case ORCD_ERR_UNSUPPORTED:
+      return ErrorCode::kUnsupported;
+    case ORCD_ERR_MODEL_INVALID:
+      return ErrorCode::kModelInvalid;
+    case ORCD_ERR_OUT_OF_MEMORY:
+      return ErrorCode::kOutOfMemory;
+    case ORCD_ERR_DEVICE:
+      return ErrorCode::kDevice;
+    default:
+      return ErrorCode::kInternal;
   }
 }
 

@@ -25,9 +25,9 @@ ModelRoute DescribeRoute(const PluginRegistry& registry, const GgufFile& file,
   } else {
     route.arch = registry.FindArchitecture(route.architecture);
     if (route.arch.plugin == nullptr) {
-      problems->push_back("architecture '" + route.architecture +
-                          "' is not served by any plugin; available: " +
-                          Join(registry.ArchitectureNames()));
+      problems->push_back(
+          "architecture '" + route.architecture +
+          "' is not served by any plugin; available: " + Join(registry.ArchitectureNames()));
     }
   }
   std::set<uint32_t> unserved;
@@ -38,8 +38,7 @@ ModelRoute DescribeRoute(const PluginRegistry& registry, const GgufFile& file,
     if (claim.plugin == nullptr) {
       unserved.insert(t.type);  // name the first tensor of each type only
       problems->push_back("tensor '" + t.name + "' has type " + GgmlTypeName(t.type) +
-                          " which no plugin serves; available: " +
-                          Join(registry.QuantTypeNames()));
+                          " which no plugin serves; available: " + Join(registry.QuantTypeNames()));
       continue;
     }
     route.quant.emplace(t.type, claim);

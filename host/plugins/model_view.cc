@@ -70,8 +70,16 @@ int TensorAt(const orcd_model_view* m, uint64_t index, orcd_tensor_desc* out) {
 }
 
 const orcd_model_view_ops kOps = {
-    sizeof(orcd_model_view_ops), GetU64, GetI64, GetF64, GetBool, GetString,
-    ArrayLength, FindTensor, TensorCount, TensorAt,
+    sizeof(orcd_model_view_ops),
+    GetU64,
+    GetI64,
+    GetF64,
+    GetBool,
+    GetString,
+    ArrayLength,
+    FindTensor,
+    TensorCount,
+    TensorAt,
 };
 
 }  // namespace

@@ -61,16 +61,16 @@ bool PluginRegistry::LoadFile(const std::filesystem::path& path) {
   try {
     // rtld_local keeps each plugin's symbols to itself; rtld_now surfaces
     // unresolved symbols here rather than at first call.
-    library->handle.load(boost::dll::fs::path(path), boost::dll::load_mode::rtld_local |
-                                                         boost::dll::load_mode::rtld_now);
+    library->handle.load(boost::dll::fs::path(path),
+                         boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
   } catch (const std::exception& e) {
     return Refuse(path, std::string("not a loadable shared object: ") + e.what());
   }
   if (!library->handle.has(ORCD_PLUGIN_ENTRY_SYMBOL)) {
     return Refuse(path, std::string("missing entry symbol ") + ORCD_PLUGIN_ENTRY_SYMBOL);
   }
-  auto& entry = library->handle.get<std::remove_pointer_t<orcd_plugin_entry_fn>>(
-      ORCD_PLUGIN_ENTRY_SYMBOL);
+  auto& entry =
+      library->handle.get<std::remove_pointer_t<orcd_plugin_entry_fn>>(ORCD_PLUGIN_ENTRY_SYMBOL);
   const orcd_plugin_descriptor* descriptor = entry(services_);
   if (descriptor == nullptr) return Refuse(path, "entry symbol returned no descriptor");
   if (std::string reason = ValidateDescriptor(*descriptor); !reason.empty()) {
@@ -78,8 +78,8 @@ bool PluginRegistry::LoadFile(const std::filesystem::path& path) {
   }
   for (const auto& p : plugins_) {
     if (p->name == descriptor->name) {
-      return Refuse(path, "a plugin named '" + p->name + "' is already loaded from " +
-                              p->path.string());
+      return Refuse(path,
+                    "a plugin named '" + p->name + "' is already loaded from " + p->path.string());
     }
   }
   auto plugin = std::make_unique<LoadedPlugin>();
@@ -131,7 +131,9 @@ void PluginRegistry::Register(std::unique_ptr<LoadedPlugin> plugin) {
     }
   }
   LogInfo("plugin_loaded", "plugin loaded",
-          {{"plugin", p->name}, {"version", p->version}, {"file", p->path.string()},
+          {{"plugin", p->name},
+           {"version", p->version},
+           {"file", p->path.string()},
            {"serves", claims}});
   plugins_.push_back(std::move(plugin));
 }

@@ -32,14 +32,14 @@ std::string ValidateQuantType(const orcd_quant_type& t) {
   }
   const orcd_quant_cpu_ops* cpu = t.cpu;
   if (cpu == nullptr || cpu->struct_size < sizeof(orcd_quant_cpu_ops) ||
-      cpu->dequantize_row == nullptr || cpu->quantize_row == nullptr ||
-      cpu->get_rows == nullptr || cpu->matmul == nullptr) {
+      cpu->dequantize_row == nullptr || cpu->quantize_row == nullptr || cpu->get_rows == nullptr ||
+      cpu->matmul == nullptr) {
     return std::string(ggml->name) + ": incomplete CPU functions";
   }
   const orcd_quant_cuda_ops* cuda = t.cuda;
-  if (cuda != nullptr && (cuda->struct_size < sizeof(orcd_quant_cuda_ops) ||
-                          cuda->get_rows == nullptr || cuda->matvec == nullptr ||
-                          cuda->matmul == nullptr)) {
+  if (cuda != nullptr &&
+      (cuda->struct_size < sizeof(orcd_quant_cuda_ops) || cuda->get_rows == nullptr ||
+       cuda->matvec == nullptr || cuda->matmul == nullptr)) {
     return std::string(ggml->name) + ": incomplete CUDA functions";
   }
   return "";
@@ -69,13 +69,15 @@ std::string ValidateDescriptor(const orcd_plugin_descriptor& d) {
            std::to_string(ORCD_ABI_MINOR);
   }
   if (d.struct_size < sizeof(orcd_plugin_descriptor)) {
-    return "descriptor struct_size " + std::to_string(d.struct_size) + " is smaller than ABI v1's " +
-           std::to_string(sizeof(orcd_plugin_descriptor));
+    return "descriptor struct_size " + std::to_string(d.struct_size) +
+           " is smaller than ABI v1's " + std::to_string(sizeof(orcd_plugin_descriptor));
   }
   if (d.name == nullptr || d.name[0] == '\0') return "plugin has no name";
   switch (d.kind) {
-    case ORCD_PLUGIN_ARCHITECTURE: return ValidateArchitecture(d.architecture);
-    case ORCD_PLUGIN_QUANT: return ValidateQuant(d.quant);
+    case ORCD_PLUGIN_ARCHITECTURE:
+      return ValidateArchitecture(d.architecture);
+    case ORCD_PLUGIN_QUANT:
+      return ValidateQuant(d.quant);
   }
   return "unknown plugin kind " + std::to_string(static_cast<int>(d.kind));
 }

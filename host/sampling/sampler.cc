@@ -60,7 +60,8 @@ int32_t Sampler::Sample(std::span<float> logits) {
       candidates_[i].first = std::exp(candidates_[i].first - max_logit);
       sum += candidates_[i].first;
     }
-    for (size_t i = 0; i < n; ++i) candidates_[i].first = static_cast<float>(candidates_[i].first / sum);
+    for (size_t i = 0; i < n; ++i)
+      candidates_[i].first = static_cast<float>(candidates_[i].first / sum);
     if (config_.top_p < 1.0) {
       double cumulative = 0;
       size_t keep = 0;

@@ -17,9 +17,9 @@ namespace orcd {
 struct SamplerConfig {
   double temperature = 1.0;
   double repetition_penalty = 1.0;  // applied to tokens generated so far
-  int64_t top_k = 0;                 // 0 = off
-  double top_p = 1.0;                // 1 = off
-  double min_p = 0.0;                // 0 = off
+  int64_t top_k = 0;                // 0 = off
+  double top_p = 1.0;               // 1 = off
+  double min_p = 0.0;               // 0 = off
   uint64_t seed = 0;
 };
 

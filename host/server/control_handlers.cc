@@ -40,7 +40,8 @@ std::string HealthJson(const WorkerState& state) {
   j += ",\"uptime_seconds\":" + std::to_string(uptime);
   j += ",\"device\":" + Str(f.device);
   if (f.sm > 0) {
-    j += ",\"sm\":" + std::to_string(f.sm) + ",\"cuda_runtime_version\":" + Str(f.cuda_runtime_version);
+    j += ",\"sm\":" + std::to_string(f.sm) +
+         ",\"cuda_runtime_version\":" + Str(f.cuda_runtime_version);
   }
   j += std::string(",\"busy\":") + (state.slot.busy() ? "true" : "false");
   j += std::string(",\"shutting_down\":") + (state.shutting_down ? "true" : "false") + "}";
@@ -56,7 +57,8 @@ void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
       std::string job_id;
       try {
         auto obj = Poco::JSON::Parser().parse(*body).extract<Poco::JSON::Object::Ptr>();
-        if (obj->has("job_id") && obj->get("job_id").isString()) job_id = obj->getValue<std::string>("job_id");
+        if (obj->has("job_id") && obj->get("job_id").isString())
+          job_id = obj->getValue<std::string>("job_id");
       } catch (const Poco::Exception&) {
       } catch (const std::exception&) {
       }

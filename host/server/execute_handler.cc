@@ -20,7 +20,8 @@ class SseObserver : public GenerationObserver {
  public:
   SseObserver(SseWriter& sse, JobSlot& slot) : sse_(sse), slot_(slot) {}
   bool OnToken(int64_t index, const std::string& text) override {
-    return sse_.Send("token", "{\"t\":\"" + JsonEscape(text) + "\",\"i\":" + std::to_string(index) + "}");
+    return sse_.Send("token",
+                     "{\"t\":\"" + JsonEscape(text) + "\",\"i\":" + std::to_string(index) + "}");
   }
   bool Cancelled() override { return slot_.cancel_requested(); }
 
@@ -42,9 +43,9 @@ RequestLimits MakeRequestLimits(WorkerState& state) {
 
 std::pair<std::string, std::string> TerminalEvent(const GenerationResult& r) {
   if (IsNormalStop(r)) {
-    return {"end", "{\"tokens_out\":" + std::to_string(r.tokens_out) + ",\"decode_time_ms\":" +
-                       std::to_string(static_cast<int64_t>(r.decode_ms)) + ",\"stop_reason\":\"" +
-                       r.stop_reason + "\"}"};
+    return {"end", "{\"tokens_out\":" + std::to_string(r.tokens_out) +
+                       ",\"decode_time_ms\":" + std::to_string(static_cast<int64_t>(r.decode_ms)) +
+                       ",\"stop_reason\":\"" + r.stop_reason + "\"}"};
   }
   std::string code = r.error_code, message = r.error_message;
   bool retriable = false;
@@ -82,7 +83,8 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   const ExecuteRequest& req = std::get<ExecuteRequest>(parsed);
-  if (const int64_t n = state_.service->CountTokens(req.prompt); n > state_.service->max_prompt_tokens()) {
+  if (const int64_t n = state_.service->CountTokens(req.prompt);
+      n > state_.service->max_prompt_tokens()) {
     state_.metrics.RecordRejected("invalid");
     SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "INVALID_REQUEST",
               "prompt is " + std::to_string(n) + " tokens, the limit is " +
@@ -105,7 +107,8 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   SseWriter sse(response.send());
   sse.Send("started", "{\"job_id\":\"" + JsonEscape(req.job_id) + "\",\"model\":\"" +
                           JsonEscape(state_.service->facts().model_name) + "\",\"started_at\":\"" +
-                          UtcNowIso8601() + "\",\"seed\":" + std::to_string(req.sampling.seed) + "}");
+                          UtcNowIso8601() + "\",\"seed\":" + std::to_string(req.sampling.seed) +
+                          "}");
   GenerationInput input;
   input.prompt = req.prompt;
   input.max_tokens = req.max_tokens;

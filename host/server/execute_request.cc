@@ -18,7 +18,8 @@ double Number(const Var& v, const std::string& field, double lo, double hi, bool
   if (!v.isNumeric() || v.isString()) FailField(field, "must be a number");
   const double x = v.convert<double>();
   if (!std::isfinite(x) || x > hi || (lo_open ? x <= lo : x < lo)) {
-    std::string range = (lo_open ? "(" : "[") + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    std::string range =
+        (lo_open ? "(" : "[") + std::to_string(lo) + ", " + std::to_string(hi) + "]";
     FailField(field, "must be in " + range);
   }
   return x;
@@ -56,7 +57,11 @@ std::optional<int64_t> CountUtf8CodePoints(const std::string& text) {
   int64_t n = 0;
   for (size_t i = 0; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
     if (len == 0 || i + len > text.size()) return std::nullopt;
     for (size_t k = 1; k < len; ++k) {
       if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return std::nullopt;
@@ -76,36 +81,43 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     } catch (const Poco::Exception& e) {
       FailField("", "body is not valid JSON: " + e.displayText());
     }
-    if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) FailField("", "body must be a JSON object");
+    if (parsed.type() != typeid(Poco::JSON::Object::Ptr))
+      FailField("", "body must be a JSON object");
     auto obj = parsed.extract<Poco::JSON::Object::Ptr>();
-    static const std::set<std::string> kKnown = {"job_id", "prompt", "max_tokens", "temperature",
-                                                 "top_p", "top_k", "repetition_penalty", "min_p",
-                                                 "stop", "seed"};
+    static const std::set<std::string> kKnown = {
+        "job_id", "prompt", "max_tokens", "temperature", "top_p", "top_k", "repetition_penalty",
+        "min_p",  "stop",   "seed"};
     for (const auto& [name, value] : *obj) {
       if (!kKnown.count(name)) FailField(name, "is not a known field");
     }
     ExecuteRequest r;
     if (!obj->has("job_id")) FailField("job_id", "is required");
     r.job_id = String(obj->get("job_id"), "job_id");
-    if (r.job_id.empty() || r.job_id.size() > 256) FailField("job_id", "must be 1 to 256 characters");
+    if (r.job_id.empty() || r.job_id.size() > 256)
+      FailField("job_id", "must be 1 to 256 characters");
     if (!obj->has("prompt")) FailField("prompt", "is required");
     r.prompt = String(obj->get("prompt"), "prompt");
     const std::optional<int64_t> chars = CountUtf8CodePoints(r.prompt);
     if (!chars) FailField("prompt", "is not valid UTF-8");
     if (*chars == 0 || *chars > limits.max_prompt_chars) {
-      FailField("prompt", "must be 1 to " + std::to_string(limits.max_prompt_chars) + " characters");
+      FailField("prompt",
+                "must be 1 to " + std::to_string(limits.max_prompt_chars) + " characters");
     }
     r.max_tokens = limits.max_tokens;
-    if (obj->has("max_tokens")) r.max_tokens = Integer(obj->get("max_tokens"), "max_tokens", 1, limits.max_tokens);
+    if (obj->has("max_tokens"))
+      r.max_tokens = Integer(obj->get("max_tokens"), "max_tokens", 1, limits.max_tokens);
     SamplingParams& s = r.sampling;
-    if (obj->has("temperature")) s.temperature = Number(obj->get("temperature"), "temperature", 0, 2);
+    if (obj->has("temperature"))
+      s.temperature = Number(obj->get("temperature"), "temperature", 0, 2);
     if (obj->has("top_p")) s.top_p = Number(obj->get("top_p"), "top_p", 0, 1, /*lo_open=*/true);
     if (obj->has("top_k")) {
-      s.top_k = Integer(obj->get("top_k"), "top_k", 0, limits.vocab_size > 0 ? limits.vocab_size : INT32_MAX);
+      s.top_k = Integer(obj->get("top_k"), "top_k", 0,
+                        limits.vocab_size > 0 ? limits.vocab_size : INT32_MAX);
     }
     // 0 would divide logits by zero: the range is (0, 2].
     if (obj->has("repetition_penalty")) {
-      s.repetition_penalty = Number(obj->get("repetition_penalty"), "repetition_penalty", 0, 2, true);
+      s.repetition_penalty =
+          Number(obj->get("repetition_penalty"), "repetition_penalty", 0, 2, true);
     }
     if (obj->has("min_p")) s.min_p = Number(obj->get("min_p"), "min_p", 0, 1);
     if (obj->has("seed") && !obj->get("seed").isEmpty()) {
@@ -122,7 +134,8 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
       auto arr = obj->getArray("stop");
       if (!arr) FailField("stop", "must be an array of strings");
       if (static_cast<int64_t>(arr->size()) > limits.max_stop_strings) {
-        FailField("stop", "must hold at most " + std::to_string(limits.max_stop_strings) + " strings");
+        FailField("stop",
+                  "must hold at most " + std::to_string(limits.max_stop_strings) + " strings");
       }
       for (size_t k = 0; k < arr->size(); ++k) {
         const std::string field = "stop[" + std::to_string(k) + "]";

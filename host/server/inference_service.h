@@ -14,8 +14,8 @@
 namespace orcd {
 
 struct ModelFacts {
-  std::string model_ref;       // the model path as configured
-  std::string model_name;      // general.name, else the file stem
+  std::string model_ref;   // the model path as configured
+  std::string model_name;  // general.name, else the file stem
   std::string architecture;
   std::string quant_kind;      // e.g. Q4_K_M, MXFP4, F16
   std::string tokenizer_kind;  // gguf-bpe | gguf-spm | hf-json
@@ -31,7 +31,7 @@ struct ModelFacts {
 };
 
 struct GenerationInput {
-  std::string prompt;           // already templated when it came through /v1/chat
+  std::string prompt;  // already templated when it came through /v1/chat
   int64_t max_tokens = 0;
   SamplingParams sampling;
   std::vector<std::string> stop;

@@ -16,11 +16,13 @@ std::string JobOutcome(const GenerationResult& r) {
 GenerationResult RunJob(WorkerState& state, const std::string& job_id, GenerationInput input,
                         GenerationObserver& observer, const std::function<bool()>& client_gone) {
   LogInfo("execute_start", "job started",
-          {{"job_id", job_id}, {"seed", std::to_string(input.sampling.seed)},
+          {{"job_id", job_id},
+           {"seed", std::to_string(input.sampling.seed)},
            {"max_tokens", std::to_string(input.max_tokens)}});
   Logger::Global().Log(LogLevel::kDebug, "execute_prompt", input.prompt, {{"job_id", job_id}});
-  input.deadline = std::chrono::steady_clock::now() +
-                   std::chrono::milliseconds(static_cast<int64_t>(state.config.inference_timeout_s * 1000));
+  input.deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>(state.config.inference_timeout_s * 1000));
   const auto t0 = std::chrono::steady_clock::now();
   GenerationResult result = state.service->Generate(input, observer);
   const double total_ms =

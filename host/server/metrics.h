@@ -16,7 +16,8 @@ namespace orcd {
 
 class Histogram {
  public:
-  explicit Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size()) {}
+  explicit Histogram(std::vector<double> bounds)
+      : bounds_(std::move(bounds)), counts_(bounds_.size()) {}
   void Observe(double v);
   // Appends the _bucket/_sum/_count lines for `name`.
   void Render(const std::string& name, std::string* out) const;

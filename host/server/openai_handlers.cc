@@ -24,8 +24,8 @@ void SendOpenAiError(Poco::Net::HTTPServerResponse& response, HTTPResponse::HTTP
                      const std::string& type, const std::string& code, const std::string& message,
                      const std::string& param = "") {
   SendJson(response, status,
-           "{\"error\":{\"message\":" + Q(message) + ",\"type\":" + Q(type) + ",\"param\":" +
-               (param.empty() ? "null" : Q(param)) + ",\"code\":" + Q(code) + "}}");
+           "{\"error\":{\"message\":" + Q(message) + ",\"type\":" + Q(type) +
+               ",\"param\":" + (param.empty() ? "null" : Q(param)) + ",\"code\":" + Q(code) + "}}");
 }
 
 std::string NewId(const char* prefix) {
@@ -49,8 +49,9 @@ class OpenAiObserver : public GenerationObserver {
       return true;
     }
     if (text.empty()) return ok_;
-    return Chunk(chat_ ? "{\"delta\":{\"content\":" + Q(text) + "},\"index\":0,\"finish_reason\":null}"
-                       : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":null}");
+    return Chunk(
+        chat_ ? "{\"delta\":{\"content\":" + Q(text) + "},\"index\":0,\"finish_reason\":null}"
+              : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":null}");
   }
   bool Cancelled() override { return slot_.cancel_requested(); }
 
@@ -81,7 +82,8 @@ class OpenAiObserver : public GenerationObserver {
 class ModelsHandler : public Poco::Net::HTTPRequestHandler {
  public:
   explicit ModelsHandler(WorkerState& s) : state_(s) {}
-  void handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTPServerResponse& response) override {
+  void handleRequest(Poco::Net::HTTPServerRequest&,
+                     Poco::Net::HTTPServerResponse& response) override {
     SendJson(response, HTTPResponse::HTTP_OK,
              "{\"object\":\"list\",\"data\":[{\"id\":" + Q(state_.service->facts().model_name) +
                  ",\"object\":\"model\",\"created\":0,\"owned_by\":\"orcd\"}]}");
@@ -132,7 +134,8 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.max_tokens = req.max_tokens;
   input.sampling = req.sampling;
   input.stop = req.stop;
-  if (const int64_t n = state_.service->CountTokens(input.prompt); n > state_.service->max_prompt_tokens()) {
+  if (const int64_t n = state_.service->CountTokens(input.prompt);
+      n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
                     "context_length_exceeded",
                     "the prompt is " + std::to_string(n) + " tokens, the limit is " +
@@ -150,8 +153,8 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   JobSlotLease lease(state_.slot);
   const std::string model = state_.service->facts().model_name;
-  const std::string object = chat_ ? (req.stream ? "chat.completion.chunk" : "chat.completion")
-                                   : "text_completion";
+  const std::string object =
+      chat_ ? (req.stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
   const std::string head = "{\"id\":" + Q(id) + ",\"object\":" + Q(object) +
                            ",\"created\":" + std::to_string(std::time(nullptr)) +
                            ",\"model\":" + Q(model);
@@ -164,13 +167,15 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   OpenAiObserver observer(state_.slot, stream, head + ",\"choices\":[", chat_);
   if (req.stream && chat_) {
-    observer.Chunk("{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":0,\"finish_reason\":null}");
+    observer.Chunk(
+        "{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":0,\"finish_reason\":null}");
   }
   const GenerationResult r =
       RunJob(state_, id, std::move(input), observer, [&] { return !observer.ok(); });
   const std::string usage = ",\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
                             ",\"completion_tokens\":" + std::to_string(r.tokens_out) +
-                            ",\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) + "}";
+                            ",\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) +
+                            "}";
   if (!IsNormalStop(r)) {
     const auto [event, data] = TerminalEvent(r);
     (void)event;
@@ -184,18 +189,19 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   const std::string finish = Q(FinishReason(r));
   if (req.stream) {
-    observer.Data(head + ",\"choices\":[" +
-                  (chat_ ? "{\"delta\":{},\"index\":0,\"finish_reason\":" + finish + "}"
-                         : "{\"text\":\"\",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}") +
-                  "]" + usage + "}");
+    observer.Data(
+        head + ",\"choices\":[" +
+        (chat_ ? "{\"delta\":{},\"index\":0,\"finish_reason\":" + finish + "}"
+               : "{\"text\":\"\",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}") +
+        "]" + usage + "}");
     observer.Data("[DONE]");
     return;
   }
   const std::string choice =
       chat_ ? "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":" + Q(observer.text()) +
                   "},\"logprobs\":null,\"finish_reason\":" + finish + "}"
-            : "{\"text\":" + Q(observer.text()) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":" +
-                  finish + "}";
+            : "{\"text\":" + Q(observer.text()) +
+                  ",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}";
   SendJson(response, HTTPResponse::HTTP_OK, head + ",\"choices\":[" + choice + "]" + usage + "}");
 }
 

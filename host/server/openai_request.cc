@@ -55,7 +55,8 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       for (size_t k = 0; k < msgs->size(); ++k) {
         const std::string field = "messages[" + std::to_string(k) + "]";
         auto m = msgs->getObject(static_cast<unsigned>(k));
-        if (!m || !m->has("role") || !m->get("role").isString()) FailField(field, "needs a string role");
+        if (!m || !m->has("role") || !m->get("role").isString())
+          FailField(field, "needs a string role");
         ChatMessage cm;
         cm.role = m->getValue<std::string>("role");
         if (m->has("content") && m->get("content").isString()) {
@@ -73,7 +74,8 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
         r.messages.push_back(std::move(cm));
       }
     } else {
-      if (!Present(o, "prompt") || !o->get("prompt").isString()) FailField("prompt", "must be a string");
+      if (!Present(o, "prompt") || !o->get("prompt").isString())
+        FailField("prompt", "must be a string");
       r.prompt = o->getValue<std::string>("prompt");
       if (r.prompt.empty()) FailField("prompt", "must not be empty");
     }
@@ -103,9 +105,11 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
         r.stop.push_back(v.convert<std::string>());
       } else if (auto arr = o->getArray("stop")) {
         if (static_cast<int64_t>(arr->size()) > limits.max_stop_strings) {
-          FailField("stop", "must hold at most " + std::to_string(limits.max_stop_strings) + " strings");
+          FailField("stop",
+                    "must hold at most " + std::to_string(limits.max_stop_strings) + " strings");
         }
-        for (size_t k = 0; k < arr->size(); ++k) r.stop.push_back(arr->get(static_cast<unsigned>(k)).toString());
+        for (size_t k = 0; k < arr->size(); ++k)
+          r.stop.push_back(arr->get(static_cast<unsigned>(k)).toString());
       } else {
         FailField("stop", "must be a string or an array of strings");
       }

@@ -40,7 +40,8 @@ bool PostReadyCallback(const std::string& url, const std::string& json_body,
       failure = e.what();
     }
     LogWarn("ready_callback_failed", failure,
-            {{"attempt", std::to_string(attempt)}, {"max_attempts", std::to_string(retry.max_attempts)}});
+            {{"attempt", std::to_string(attempt)},
+             {"max_attempts", std::to_string(retry.max_attempts)}});
     if (attempt < retry.max_attempts) {
       for (auto waited = std::chrono::milliseconds(0); waited < delay && !stop;
            waited += std::chrono::milliseconds(50)) {

@@ -165,11 +165,16 @@ struct Flag {
 };
 // The seed spec's flags first, then the rest.
 constexpr Flag kFlags[] = {
-    {"--worker-id", "worker_id"},        {"--model", "model.path"},
-    {"--gpu-device", "device.gpu"},      {"--port", "server.port"},
-    {"--callback-url", "server.callback_url"}, {"--device", "device.kind"},
-    {"--bind", "server.bind"},           {"--threads", "device.threads"},
-    {"--log-level", "logging.level"},    {"--plugin-dir", "plugins.dirs"},
+    {"--worker-id", "worker_id"},
+    {"--model", "model.path"},
+    {"--gpu-device", "device.gpu"},
+    {"--port", "server.port"},
+    {"--callback-url", "server.callback_url"},
+    {"--device", "device.kind"},
+    {"--bind", "server.bind"},
+    {"--threads", "device.threads"},
+    {"--log-level", "logging.level"},
+    {"--plugin-dir", "plugins.dirs"},
     {"--tokenizer-json", "model.tokenizer_json"},
 };
 

@@ -21,12 +21,12 @@ struct WorkerConfig {
   int threads = 0;  // CPU worker threads; 0 = all cores
   // server
   std::string bind_address = "127.0.0.1";
-  int port = 8080;  // 0 = any free port (logged at ready)
+  int port = 8080;           // 0 = any free port (logged at ready)
   std::string callback_url;  // optional: POSTed once ready
   // plugins
   std::vector<std::filesystem::path> plugin_dirs;  // empty = defaults
   // limits
-  int64_t context_length = 0;  // 0 = the model's trained context
+  int64_t context_length = 0;    // 0 = the model's trained context
   int64_t max_input_tokens = 0;  // 0 = context_length - 1
   int64_t max_output_tokens = 2048;
   double inference_timeout_s = 300;

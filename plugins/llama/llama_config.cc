@@ -43,7 +43,8 @@ LlamaConfig ReadLlamaConfig(const sdk::ModelReader& m) {
   c.rope = sdk::RopeFromMetadata(m, traits->rope_mode, c.head_dim, n_rot);
   // Phi-3 128k's LongRoPE picks per-dimension factors by context length.
   if (m.HasTensor("rope_factors_long.weight") || m.HasTensor("rope_factors_short.weight")) {
-    throw sdk::CompileError(ORCD_ERR_UNSUPPORTED, "LongRoPE (rope_factors_long/short) is not supported yet");
+    throw sdk::CompileError(ORCD_ERR_UNSUPPORTED,
+                            "LongRoPE (rope_factors_long/short) is not supported yet");
   }
   return c;
 }

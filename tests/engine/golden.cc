@@ -18,7 +18,8 @@ std::vector<T> Array(const Poco::JSON::Object::Ptr& obj, const std::string& key)
   std::vector<T> out;
   Poco::JSON::Array::Ptr a = obj->getArray(key);
   if (!a) throw std::runtime_error("golden: missing " + key);
-  for (size_t i = 0; i < a->size(); ++i) out.push_back(a->get(static_cast<unsigned>(i)).convert<T>());
+  for (size_t i = 0; i < a->size(); ++i)
+    out.push_back(a->get(static_cast<unsigned>(i)).convert<T>());
   return out;
 }
 

@@ -20,7 +20,9 @@ const PluginRegistry& Plugins() {
   return *registry;
 }
 
-std::string Fixture(const std::string& name) { return std::string(ORCD_FIXTURES_DIR) + "/models/" + name; }
+std::string Fixture(const std::string& name) {
+  return std::string(ORCD_FIXTURES_DIR) + "/models/" + name;
+}
 
 struct Loaded {
   std::unique_ptr<DeviceContext> device;
@@ -37,7 +39,8 @@ Loaded Load(const std::string& model, int64_t context = 256, int64_t max_input =
   config.max_input_tokens = max_input;
   Loaded l;
   l.device = CreateDeviceContext("cpu", 0, 2);
-  l.service = CreateGenerationService(config, Plugins(), *l.device, [&l](int p) { l.progress.push_back(p); });
+  l.service = CreateGenerationService(config, Plugins(), *l.device,
+                                      [&l](int p) { l.progress.push_back(p); });
   return l;
 }
 
@@ -114,7 +117,8 @@ TEST(GenerationService, ChatTemplateFollowsTheModelFamily) {
   EXPECT_LT(qwen.service->CountTokens("<|im_start|>"), 3);
 
   Loaded phi = Load("phi3-tiny.Q4_K_M.gguf");
-  EXPECT_EQ(phi.service->ApplyChatTemplate({{"user", "Hi"}}), "<|user|>\nHi<|end|>\n<|assistant|>\n");
+  EXPECT_EQ(phi.service->ApplyChatTemplate({{"user", "Hi"}}),
+            "<|user|>\nHi<|end|>\n<|assistant|>\n");
 }
 
 TEST(GenerationService, MissingModelFailsAtLoadNamingThePath) {

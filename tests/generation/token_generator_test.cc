@@ -71,7 +71,9 @@ class RecordingObserver final : public GenerationObserver {
     all += text;
     return !(disconnect_after >= 0 && static_cast<int64_t>(texts.size()) >= disconnect_after);
   }
-  bool Cancelled() override { return cancel_after >= 0 && static_cast<int64_t>(texts.size()) >= cancel_after; }
+  bool Cancelled() override {
+    return cancel_after >= 0 && static_cast<int64_t>(texts.size()) >= cancel_after;
+  }
 
   std::vector<int64_t> indices;
   std::vector<std::string> texts;
@@ -90,7 +92,9 @@ GenerationInput Greedy(int64_t max_tokens, std::vector<std::string> stop = {}) {
   return in;
 }
 
-std::vector<int32_t> Ids(const std::string& text) { return Qwen2Tokenizer().Encode(text, false, false); }
+std::vector<int32_t> Ids(const std::string& text) {
+  return Qwen2Tokenizer().Encode(text, false, false);
+}
 
 int64_t Vocab() { return static_cast<int64_t>(Qwen2Tokenizer().vocab_size()); }
 
@@ -98,8 +102,8 @@ TEST(TokenGenerator, StreamsTheScriptedTextAndStopsAtMaxTokens) {
   const std::vector<int32_t> script = Ids("Hello, world! How are you?");
   ScriptedModel model(script, Vocab());
   RecordingObserver obs;
-  const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1, 2, 3}, Greedy(static_cast<int64_t>(script.size())),
-                                obs, {});
+  const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1, 2, 3},
+                                Greedy(static_cast<int64_t>(script.size())), obs, {});
   EXPECT_EQ(r.stop_reason, "max_tokens");
   EXPECT_EQ(r.tokens_out, static_cast<int64_t>(script.size()));
   EXPECT_EQ(r.prompt_tokens, 3);
@@ -107,7 +111,8 @@ TEST(TokenGenerator, StreamsTheScriptedTextAndStopsAtMaxTokens) {
   EXPECT_EQ(model.prefill_calls, 1) << "the prompt is one prefill, not one decode per token";
   // Each generated token but the last is fed back; the last is never evaluated.
   EXPECT_EQ(model.decoded, std::vector<int32_t>(script.begin(), script.end() - 1));
-  for (size_t i = 0; i < obs.indices.size(); ++i) EXPECT_EQ(obs.indices[i], static_cast<int64_t>(i));
+  for (size_t i = 0; i < obs.indices.size(); ++i)
+    EXPECT_EQ(obs.indices[i], static_cast<int64_t>(i));
   EXPECT_GE(r.ttft_ms, 0);
 }
 
@@ -139,11 +144,12 @@ TEST(TokenGenerator, HeldBackPrefixOfAStopStringIsReleasedAtTheEnd) {
   ScriptedModel model(script, Vocab());
   RecordingObserver obs;
   // "ENDING" never completes: the held "END" must still reach the client.
-  const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1}, Greedy(static_cast<int64_t>(script.size()), {"ENDING"}),
-                                obs, {});
+  const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1},
+                                Greedy(static_cast<int64_t>(script.size()), {"ENDING"}), obs, {});
   EXPECT_EQ(r.stop_reason, "max_tokens");
   EXPECT_EQ(obs.all, "value: END");
-  EXPECT_EQ(obs.indices.back(), r.tokens_out - 1) << "the tail goes out with the last token's index";
+  EXPECT_EQ(obs.indices.back(), r.tokens_out - 1)
+      << "the tail goes out with the last token's index";
 }
 
 TEST(TokenGenerator, MultibyteCharactersAreNeverSplitAcrossEvents) {
@@ -151,7 +157,8 @@ TEST(TokenGenerator, MultibyteCharactersAreNeverSplitAcrossEvents) {
   const std::vector<int32_t> script = Ids(text);
   ScriptedModel model(script, Vocab());
   RecordingObserver obs;
-  GenerateTokens(model, Qwen2Tokenizer(), {1}, Greedy(static_cast<int64_t>(script.size())), obs, {});
+  GenerateTokens(model, Qwen2Tokenizer(), {1}, Greedy(static_cast<int64_t>(script.size())), obs,
+                 {});
   EXPECT_EQ(obs.all, text);
   for (const std::string& t : obs.texts) {
     // No event may end inside a UTF-8 sequence (a continuation byte must
@@ -196,7 +203,8 @@ TEST(TokenGenerator, FullContextEndsTheJobInsteadOfOverrunningTheCache) {
   const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1, 2, 3, 4, 5}, Greedy(100), obs, {});
   EXPECT_EQ(r.stop_reason, "context_full");
   EXPECT_LE(model.position(), 8) << "never evaluates past the allocated context";
-  EXPECT_EQ(r.tokens_out, 8 - 5 + 1) << "positions 5..7 are evaluated, the last sampled token is still returned";
+  EXPECT_EQ(r.tokens_out, 8 - 5 + 1)
+      << "positions 5..7 are evaluated, the last sampled token is still returned";
 }
 
 TEST(TokenGenerator, DebugDelaySlowsEachToken) {

@@ -44,7 +44,9 @@ class QuantCudaKernels : public testing::TestWithParam<const CpuKernels*> {
     ASSERT_EQ(cuda_->block_bytes, cpu_->block_bytes);
   }
 
-  int64_t cols_of(const Shape& s) const { return cpu_->block_elems == 256 ? s.cols_256 : s.cols_32; }
+  int64_t cols_of(const Shape& s) const {
+    return cpu_->block_elems == 256 ? s.cols_256 : s.cols_32;
+  }
 
   // Random weights of the shape, quantized by the reference quantizer.
   std::vector<uint8_t> quantized(int64_t rows, int64_t cols, uint64_t seed) const {
@@ -87,7 +89,8 @@ TEST_P(QuantCudaKernels, GetRowsIsBitIdenticalToCpu) {
     DeviceBuffer<int32_t> d_ids(ids);
     DeviceBuffer<float> d_out(expect.size());
     ASSERT_TRUE(d_w.ok() && d_ids.ok() && d_out.ok());
-    ASSERT_EQ(cuda_->get_rows(d_w.get(), cols, d_ids.get(), n_ids, d_out.get(), nullptr), cudaSuccess);
+    ASSERT_EQ(cuda_->get_rows(d_w.get(), cols, d_ids.get(), n_ids, d_out.get(), nullptr),
+              cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const std::vector<float> got = d_out.download();
     ASSERT_EQ(got.size(), expect.size());
@@ -143,9 +146,9 @@ TEST_P(QuantCudaKernels, MatmulMatchesCpu) {
       DeviceBuffer<float> d_x(x);
       DeviceBuffer<float> d_y(std::vector<float>(expect.size(), -777.0f));
       ASSERT_TRUE(d_w.ok() && d_x.ok() && d_y.ok());
-      ASSERT_EQ(cuda_->matmul(d_w.get(), s.rows, cols, d_x.get(), n_tokens, d_y.get(), y_stride,
-                              nullptr),
-                cudaSuccess);
+      ASSERT_EQ(
+          cuda_->matmul(d_w.get(), s.rows, cols, d_x.get(), n_tokens, d_y.get(), y_stride, nullptr),
+          cudaSuccess);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       const std::vector<float> got = d_y.download();
       ASSERT_EQ(got.size(), expect.size());

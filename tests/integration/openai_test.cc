@@ -18,8 +18,9 @@ using Json = Poco::JSON::Object::Ptr;
 Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<Json>(); }
 
 std::unique_ptr<WorkerProcess> StartQwen() {
-  auto w = std::make_unique<WorkerProcess>(std::vector<std::string>{
-      "--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device", "cpu", "--plugin-dir", ORCD_PLUGIN_DIR});
+  auto w = std::make_unique<WorkerProcess>(
+      std::vector<std::string>{"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device", "cpu",
+                               "--plugin-dir", ORCD_PLUGIN_DIR});
   EXPECT_TRUE(w->ready()) << w->Logs();
   return w;
 }
@@ -33,8 +34,9 @@ TEST(OpenAi, ModelsListsTheLoadedModel) {
 
 TEST(OpenAi, CompletionAndChatCompletion) {
   auto w = StartQwen();
-  HttpResponse c = HttpPost(w->port(), "/v1/completions",
-                            R"({"model":"qwen2-tiny","prompt":"Hello","max_tokens":5,"temperature":0})");
+  HttpResponse c =
+      HttpPost(w->port(), "/v1/completions",
+               R"({"model":"qwen2-tiny","prompt":"Hello","max_tokens":5,"temperature":0})");
   ASSERT_EQ(c.status, 200) << c.body;
   Json cj = Parse(c.body);
   EXPECT_EQ(cj->getValue<std::string>("object"), "text_completion");
@@ -42,8 +44,9 @@ TEST(OpenAi, CompletionAndChatCompletion) {
   EXPECT_EQ(choice->getValue<std::string>("finish_reason"), "length");
   EXPECT_EQ(cj->getObject("usage")->getValue<int>("completion_tokens"), 5);
 
-  HttpResponse chat = HttpPost(w->port(), "/v1/chat/completions",
-                               R"({"model":"qwen2-tiny","messages":[{"role":"system","content":"Be brief."},
+  HttpResponse chat =
+      HttpPost(w->port(), "/v1/chat/completions",
+               R"({"model":"qwen2-tiny","messages":[{"role":"system","content":"Be brief."},
                                    {"role":"user","content":"Hi"}],"max_tokens":4,"temperature":0})");
   ASSERT_EQ(chat.status, 200) << chat.body;
   Json chj = Parse(chat.body);
@@ -57,8 +60,9 @@ TEST(OpenAi, CompletionAndChatCompletion) {
 
 TEST(OpenAi, StreamingChatEndsWithDone) {
   auto w = StartQwen();
-  SseStream s(w->port(), "/v1/chat/completions",
-              R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":3,"stream":true,"temperature":0})");
+  SseStream s(
+      w->port(), "/v1/chat/completions",
+      R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":3,"stream":true,"temperature":0})");
   ASSERT_EQ(s.status(), 200) << s.error_body();
   std::vector<std::string> data;
   while (auto e = s.Next()) data.push_back(e->data);
@@ -66,10 +70,12 @@ TEST(OpenAi, StreamingChatEndsWithDone) {
   EXPECT_EQ(data.back(), "[DONE]");
   Json first = Parse(data.front());
   EXPECT_EQ(first->getValue<std::string>("object"), "chat.completion.chunk");
-  EXPECT_EQ(first->getArray("choices")->getObject(0)->getObject("delta")->getValue<std::string>("role"),
-            "assistant");
+  EXPECT_EQ(
+      first->getArray("choices")->getObject(0)->getObject("delta")->getValue<std::string>("role"),
+      "assistant");
   Json last = Parse(data[data.size() - 2]);
-  EXPECT_EQ(last->getArray("choices")->getObject(0)->getValue<std::string>("finish_reason"), "length");
+  EXPECT_EQ(last->getArray("choices")->getObject(0)->getValue<std::string>("finish_reason"),
+            "length");
 }
 
 TEST(OpenAi, InvalidRequestIsAnOpenAiError) {

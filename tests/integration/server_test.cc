@@ -27,7 +27,8 @@ Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<
 std::unique_ptr<WorkerProcess> StartWorker(const std::string& yaml = "", int delay_ms = 0,
                                            const std::string& model = "qwen2-tiny.F16.gguf") {
   static int n = 0;
-  const std::string cfg = "/tmp/orcd-it-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
+  const std::string cfg =
+      "/tmp/orcd-it-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
   std::ofstream(cfg) << "worker_id: it-worker\nlimits:\n  context_length: 4096\n" << yaml;
   std::map<std::string, std::string> env;
   if (delay_ms > 0) env["ORCD_DEBUG_TOKEN_DELAY_MS"] = std::to_string(delay_ms);
@@ -99,7 +100,8 @@ TEST(Server, ValidationErrorsAreHttp400NamingTheField) {
   // A prompt longer than the context in tokens.
   std::string long_prompt(20000, 'x');
   for (int i = 0; i < 1000; ++i) long_prompt[static_cast<size_t>(i * 20)] = ' ';
-  HttpResponse too_long = HttpPost(w->port(), "/execute", R"({"job_id":"v","prompt":")" + long_prompt + "\"}");
+  HttpResponse too_long =
+      HttpPost(w->port(), "/execute", R"({"job_id":"v","prompt":")" + long_prompt + "\"}");
   EXPECT_EQ(too_long.status, 400) << too_long.body;
   EXPECT_EQ(HttpGet(w->port(), "/nope").status, 404);
   EXPECT_EQ(HttpGet(w->port(), "/execute").status, 405);
@@ -162,8 +164,9 @@ TEST(Server, ClientDisconnectCancelsTheJob) {
     idle = !Parse(HttpGet(w->port(), "/health").body)->getValue<bool>("busy");
   }
   EXPECT_TRUE(idle) << "the job should stop within a few tokens of the client leaving";
-  EXPECT_NE(HttpGet(w->port(), "/metrics").body.find("worker_requests_total{outcome=\"client_gone\"} 1"),
-            std::string::npos);
+  EXPECT_NE(
+      HttpGet(w->port(), "/metrics").body.find("worker_requests_total{outcome=\"client_gone\"} 1"),
+      std::string::npos);
 }
 
 TEST(Server, InferenceTimeout) {
@@ -217,9 +220,10 @@ TEST(Server, HealthAndMetrics) {
   EXPECT_EQ(HttpGet(w->port(), "/health/ready").status, 200);
   SseStream(w->port(), "/execute", Job("m1", 3)).ReadAll();
   const std::string m = HttpGet(w->port(), "/metrics").body;
-  for (const char* line : {"worker_requests_total{outcome=\"completed\"} 1",
-                           "worker_tokens_generated_total 3", "worker_inference_duration_ms_count 1",
-                           "worker_time_to_first_token_seconds_count 1", "worker_uptime_seconds"}) {
+  for (const char* line :
+       {"worker_requests_total{outcome=\"completed\"} 1", "worker_tokens_generated_total 3",
+        "worker_inference_duration_ms_count 1", "worker_time_to_first_token_seconds_count 1",
+        "worker_uptime_seconds"}) {
     EXPECT_NE(m.find(line), std::string::npos) << line << "\n" << m;
   }
 }
@@ -247,8 +251,9 @@ TEST(Server, SameSeedSameTokensAndSeedIsReported) {
 
 TEST(Server, MultibyteTextStreamsAsValidUtf8) {
   auto w = StartWorker();
-  SseStream s(w->port(), "/execute",
-              R"({"job_id":"u1","prompt":"你好世界 Hello 👋 World 🌍 café","max_tokens":40,"temperature":1.0,"seed":3})");
+  SseStream s(
+      w->port(), "/execute",
+      R"({"job_id":"u1","prompt":"你好世界 Hello 👋 World 🌍 café","max_tokens":40,"temperature":1.0,"seed":3})");
   std::string all;
   for (const auto& e : s.ReadAll()) {
     if (e.event != "token") continue;
@@ -260,20 +265,25 @@ TEST(Server, MultibyteTextStreamsAsValidUtf8) {
 }
 
 TEST(Server, StartupFailuresExitNonZeroWithTheReason) {
-  auto [code1, out1] = WorkerProcess::RunToExit({"--model", "/no/such.gguf", "--device", "cpu"}, 30s);
+  auto [code1, out1] =
+      WorkerProcess::RunToExit({"--model", "/no/such.gguf", "--device", "cpu"}, 30s);
   EXPECT_EQ(code1, 1);
   EXPECT_NE(out1.find("MODEL_LOAD_FAILED"), std::string::npos) << out1;
   EXPECT_NE(out1.find("/no/such.gguf"), std::string::npos) << out1;
   auto [code2, out2] = WorkerProcess::RunToExit({"--model", "/m.gguf", "--port", "99999"}, 30s);
   EXPECT_EQ(code2, 2);
   EXPECT_NE(out2.find("server.port"), std::string::npos) << out2;
-  auto [code3, out3] = WorkerProcess::RunToExit(
-      {"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device", "cpu", "--plugin-dir", "/nonexistent"}, 30s);
+  auto [code3, out3] = WorkerProcess::RunToExit({"--model", FixtureModel("qwen2-tiny.F16.gguf"),
+                                                 "--device", "cpu", "--plugin-dir", "/nonexistent"},
+                                                30s);
   EXPECT_EQ(code3, 1) << "no plugin serves qwen2 here";
-  EXPECT_NE(out3.find("architecture 'qwen2' is not served by any plugin"), std::string::npos) << out3;
+  EXPECT_NE(out3.find("architecture 'qwen2' is not served by any plugin"), std::string::npos)
+      << out3;
   // cuda on a machine (or build) that cannot provide it: an error, never a CPU fallback.
-  auto [code4, out4] = WorkerProcess::RunToExit(
-      {"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device", "cuda", "--plugin-dir", ORCD_PLUGIN_DIR}, 60s);
+  auto [code4, out4] =
+      WorkerProcess::RunToExit({"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device", "cuda",
+                                "--plugin-dir", ORCD_PLUGIN_DIR},
+                               60s);
   EXPECT_EQ(code4, 1) << out4;
   EXPECT_EQ(out4.find("\"event\":\"ready\""), std::string::npos) << out4;
   EXPECT_NE(out4.find("cuda"), std::string::npos) << out4;

@@ -59,7 +59,11 @@ std::string FixtureModel(const std::string& name) {
 bool IsValidUtf8(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    const size_t len = c < 0x80         ? 1
+                       : (c >> 5) == 6  ? 2
+                       : (c >> 4) == 14 ? 3
+                       : (c >> 3) == 30 ? 4
+                                        : 0;
     if (len == 0 || i + len > s.size()) return false;
     for (size_t k = 1; k < len; ++k) {
       if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
@@ -181,9 +185,11 @@ struct SseStream::Impl {
 
 SseStream::SseStream(int port, const std::string& path, const std::string& body)
     : impl_(std::make_unique<Impl>()) {
-  impl_->session = std::make_unique<Poco::Net::HTTPClientSession>("127.0.0.1", static_cast<Poco::UInt16>(port));
+  impl_->session =
+      std::make_unique<Poco::Net::HTTPClientSession>("127.0.0.1", static_cast<Poco::UInt16>(port));
   impl_->session->setTimeout(Poco::Timespan(30, 0));
-  Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, path, Poco::Net::HTTPMessage::HTTP_1_1);
+  Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, path,
+                                 Poco::Net::HTTPMessage::HTTP_1_1);
   request.setContentType("application/json");
   request.setContentLength(static_cast<std::streamsize>(body.size()));
   impl_->session->sendRequest(request) << body;
@@ -202,7 +208,8 @@ SseStream::~SseStream() = default;
 
 std::optional<SseEvent> SseStream::Next(std::chrono::milliseconds timeout) {
   if (!impl_->in) return std::nullopt;
-  impl_->session->setTimeout(Poco::Timespan(timeout.count() / 1000, (timeout.count() % 1000) * 1000));
+  impl_->session->setTimeout(
+      Poco::Timespan(timeout.count() / 1000, (timeout.count() % 1000) * 1000));
   SseEvent ev;
   std::string line;
   try {

@@ -42,7 +42,8 @@ void launch(EmulatedDim3 grid, EmulatedDim3 block, Kernel kernel) {
     for (unsigned gx = 0; gx < grid.x; ++gx) {
       Cta cta;
       cta.all = std::make_unique<std::barrier<>>(block.x);
-      for (unsigned w = 0; w < block.x / 32; ++w) cta.warps.push_back(std::make_unique<std::barrier<>>(32));
+      for (unsigned w = 0; w < block.x / 32; ++w)
+        cta.warps.push_back(std::make_unique<std::barrier<>>(32));
       cta.lanes.resize(block.x);
       g_cta = &cta;
       std::vector<std::thread> threads;

@@ -56,8 +56,8 @@ TEST(Half, EveryFp16RoundTrips) {
       EXPECT_TRUE(mant ? std::isnan(f) : std::isinf(f)) << h;
       if (mant) continue;  // NaN payloads need not survive
     } else {
-      const double exact = exp == 0 ? sign * std::ldexp(mant, -24)
-                                    : sign * std::ldexp(1024 + mant, exp - 25);
+      const double exact =
+          exp == 0 ? sign * std::ldexp(mant, -24) : sign * std::ldexp(1024 + mant, exp - 25);
       ASSERT_EQ(static_cast<double>(f), exact) << h;
     }
     ASSERT_EQ(f32_to_fp16(f), v) << h;
@@ -69,7 +69,7 @@ TEST(Half, Fp16RoundsToNearestEven) {
   std::mt19937 rng(5);
   std::uniform_int_distribution<uint32_t> bits(0, 0xFFFFFFFFu);
   for (int i = 0; i < 200000; ++i) {
-    const float f = bits_to_f32(bits(rng) & 0x47FFFFFFu);  // |f| < 2^17, incl. subnormals
+    const float f = bits_to_f32(bits(rng) & 0x47FFFFFFu);     // |f| < 2^17, incl. subnormals
     if (std::isnan(f) || std::fabs(f) >= 65520.0f) continue;  // overflow is tested below
     const uint16_t h = f32_to_fp16(f);
     const double got = fp16_to_f32(h);

@@ -41,11 +41,20 @@ void* test_cuda_stream() { return g_cuda_stream; }
 }  // namespace
 
 const orcd_host_services& test_host_services() {
-  static const orcd_host_services services = {
-      sizeof(orcd_host_services), ORCD_ABI_MAJOR,   ORCD_ABI_MINOR,      &test_log,
-      &test_error_new,            &test_error_code, &test_error_message, &test_error_free,
-      &test_host_alloc,           &test_host_free,  &test_device_alloc,  &test_device_free,
-      &test_backend,              &test_cuda_stream};
+  static const orcd_host_services services = {sizeof(orcd_host_services),
+                                              ORCD_ABI_MAJOR,
+                                              ORCD_ABI_MINOR,
+                                              &test_log,
+                                              &test_error_new,
+                                              &test_error_code,
+                                              &test_error_message,
+                                              &test_error_free,
+                                              &test_host_alloc,
+                                              &test_host_free,
+                                              &test_device_alloc,
+                                              &test_device_free,
+                                              &test_backend,
+                                              &test_cuda_stream};
   return services;
 }
 

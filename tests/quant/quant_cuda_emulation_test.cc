@@ -91,7 +91,8 @@ TYPED_TEST(QuantCudaEmulation, Matvec) {
   const unsigned ctas = (this->kRows + k::kMatvecRowsPerCta - 1) / k::kMatvecRowsPerCta;
   std::vector<float> aligned(this->kRows, NAN), unaligned(this->kRows, NAN);
   emulator::launch({ctas}, {k::kMatvecThreads}, [&] {
-    k::matvec_kernel<T, true>(this->q_.data(), this->kRows, this->kRowBlocks, x.data(), aligned.data());
+    k::matvec_kernel<T, true>(this->q_.data(), this->kRows, this->kRowBlocks, x.data(),
+                              aligned.data());
   });
   emulator::launch({ctas}, {k::kMatvecThreads}, [&] {
     k::matvec_kernel<T, false>(this->q_.data(), this->kRows, this->kRowBlocks, x.data(),
@@ -110,13 +111,15 @@ TYPED_TEST(QuantCudaEmulation, TiledMatmul) {
     std::vector<float> expect(n_tokens * y_stride, -777.0f), got(expect.size(), -777.0f);
     this->cpu_->portable.matmul(this->q_.data(), this->kRows, this->kCols, x.data(), n_tokens,
                                 expect.data(), y_stride);
-    const EmulatedDim3 grid{static_cast<unsigned>((this->kRows + k::kTileRows - 1) / k::kTileRows),
-                            static_cast<unsigned>((n_tokens + k::kTileTokens - 1) / k::kTileTokens)};
+    const EmulatedDim3 grid{
+        static_cast<unsigned>((this->kRows + k::kTileRows - 1) / k::kTileRows),
+        static_cast<unsigned>((n_tokens + k::kTileTokens - 1) / k::kTileTokens)};
     emulator::launch(grid, {k::kMatmulThreads}, [&] {
       k::matmul_kernel<T>(this->q_.data(), this->kRows, this->kCols, x.data(), n_tokens, got.data(),
                           y_stride);
     });
-    const std::vector<double> sums = abs_product_sums(this->deq_, this->kRows, this->kCols, x, n_tokens);
+    const std::vector<double> sums =
+        abs_product_sums(this->deq_, this->kRows, this->kCols, x, n_tokens);
     for (int64_t t = 0; t < n_tokens; ++t) {
       for (int64_t r = 0; r < y_stride; ++r) {
         const size_t i = t * y_stride + r;

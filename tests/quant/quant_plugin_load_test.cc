@@ -26,9 +26,9 @@ struct Geometry {
 // ggml's block sizes (ggml.c type_traits), written out independently of the
 // plugin sources.
 const std::map<orcd_ggml_type, Geometry> kQ4Types = {
-    {ORCD_TYPE_Q4_0, {"Q4_0", 32, 18}},  {ORCD_TYPE_Q4_1, {"Q4_1", 32, 20}},
-    {ORCD_TYPE_Q5_0, {"Q5_0", 32, 22}},  {ORCD_TYPE_Q5_1, {"Q5_1", 32, 24}},
-    {ORCD_TYPE_Q8_0, {"Q8_0", 32, 34}},  {ORCD_TYPE_Q4_K, {"Q4_K", 256, 144}},
+    {ORCD_TYPE_Q4_0, {"Q4_0", 32, 18}},   {ORCD_TYPE_Q4_1, {"Q4_1", 32, 20}},
+    {ORCD_TYPE_Q5_0, {"Q5_0", 32, 22}},   {ORCD_TYPE_Q5_1, {"Q5_1", 32, 24}},
+    {ORCD_TYPE_Q8_0, {"Q8_0", 32, 34}},   {ORCD_TYPE_Q4_K, {"Q4_K", 256, 144}},
     {ORCD_TYPE_Q5_K, {"Q5_K", 256, 176}}, {ORCD_TYPE_Q6_K, {"Q6_K", 256, 210}}};
 const std::map<orcd_ggml_type, Geometry> kMxfp4Types = {{ORCD_TYPE_MXFP4, {"MXFP4", 32, 17}}};
 
@@ -120,8 +120,10 @@ TEST_P(QuantPluginLoad, CpuOpsReproduceGgmlFixtures) {
 // plugins (or the host) linking their own copies never interpose.
 TEST_P(QuantPluginLoad, ExportsOnlyTheEntryPoint) {
   EXPECT_EQ(plugin_->symbol("_ZN4orcd5quant16cpu_has_avx2_fmaEv"), nullptr);
-  EXPECT_EQ(plugin_->symbol("_ZN4orcd5quant18build_quant_pluginEPK18orcd_host_servicesRKNS0_15QuantPluginSpecE"),
-            nullptr);
+  EXPECT_EQ(
+      plugin_->symbol(
+          "_ZN4orcd5quant18build_quant_pluginEPK18orcd_host_servicesRKNS0_15QuantPluginSpecE"),
+      nullptr);
 }
 
 // A host of another ABI major gets NULL, with the reason logged.

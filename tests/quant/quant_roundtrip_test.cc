@@ -61,8 +61,7 @@ TEST_P(QuantRoundTrip, ZeroAndConstantBlocks) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, QuantRoundTrip, testing::ValuesIn(all_cpu_kernels()),
-                         type_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes, QuantRoundTrip, testing::ValuesIn(all_cpu_kernels()), type_name);
 
 }  // namespace
 }  // namespace orcd::quant::test

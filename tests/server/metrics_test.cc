@@ -14,14 +14,15 @@ TEST(Metrics, RendersPrometheusText) {
   m.SetVramBytes(1234);
   const std::string t = m.Render();
   for (const char* line :
-       {"worker_requests_total{outcome=\"completed\"} 1", "worker_requests_total{outcome=\"cancelled\"} 1",
+       {"worker_requests_total{outcome=\"completed\"} 1",
+        "worker_requests_total{outcome=\"cancelled\"} 1",
         "worker_requests_total{outcome=\"busy\"} 1", "worker_tokens_generated_total 6",
         "worker_prompt_tokens_total 13", "worker_vram_bytes 1234",
         "worker_inference_duration_ms_bucket{le=\"50\"} 1",
         "worker_inference_duration_ms_bucket{le=\"250\"} 2",
-        "worker_inference_duration_ms_bucket{le=\"+Inf\"} 2", "worker_inference_duration_ms_count 2",
-        "worker_time_to_first_token_seconds_count 1", "worker_decode_tokens_per_second_count 1",
-        "# TYPE worker_uptime_seconds gauge"}) {
+        "worker_inference_duration_ms_bucket{le=\"+Inf\"} 2",
+        "worker_inference_duration_ms_count 2", "worker_time_to_first_token_seconds_count 1",
+        "worker_decode_tokens_per_second_count 1", "# TYPE worker_uptime_seconds gauge"}) {
     EXPECT_NE(t.find(line), std::string::npos) << "missing: " << line << "\n" << t;
   }
 }

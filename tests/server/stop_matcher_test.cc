@@ -41,7 +41,8 @@ TEST(StopMatcher, NoStopsPassesEverythingThrough) {
 
 TEST(StopMatcher, MultibyteStopString) {
   StopMatcher m({"\xe4\xb8\x96\xe7\x95\x8c"});  // 世界
-  EXPECT_EQ(Feed(m, {"\xe4\xbd\xa0\xe5\xa5\xbd", "\xe4\xb8\x96", "\xe7\x95\x8c!"}), "\xe4\xbd\xa0\xe5\xa5\xbd");
+  EXPECT_EQ(Feed(m, {"\xe4\xbd\xa0\xe5\xa5\xbd", "\xe4\xb8\x96", "\xe7\x95\x8c!"}),
+            "\xe4\xbd\xa0\xe5\xa5\xbd");
 }
 
 }  // namespace

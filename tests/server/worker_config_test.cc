@@ -42,7 +42,8 @@ plugins: {dirs: [/a, /b]}
 limits: {context_length: 4096, max_input_tokens: 4000, max_output_tokens: 100,
          inference_timeout_s: 1.5, kv_cache_bytes: 1000, shutdown_timeout_s: 2}
 logging: {level: debug, format: json}
-)", "w.yaml");
+)",
+                                     "w.yaml");
   EXPECT_EQ(c.worker_id, "w7");
   EXPECT_EQ(c.device, "cpu");
   EXPECT_EQ(c.threads, 2);
@@ -66,14 +67,16 @@ TEST(WorkerConfig, UnknownKeysAndBadValuesNameTheKey) {
   EXPECT_NE(ErrorOf("logging: {level: loud}").find("'logging.level'"), std::string::npos);
   EXPECT_NE(ErrorOf("server: {callback_url: ftp://x}").find("'server.callback_url'"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("worker_id: [a]").find("'worker_id': a list is not allowed"), std::string::npos);
+  EXPECT_NE(ErrorOf("worker_id: [a]").find("'worker_id': a list is not allowed"),
+            std::string::npos);
   EXPECT_NE(ErrorOf("server: [1, 2]").find("a list is not allowed"), std::string::npos);
   EXPECT_NE(ErrorOf("a: b: c").find("invalid YAML"), std::string::npos);
 }
 
 TEST(WorkerConfig, CommandLineOverridesTheFile) {
-  const char* argv[] = {"orcd-host", "--model", "/x.gguf", "--port=1234", "--worker-id", "cli",
-                        "--gpu-device", "2", "--callback-url", "http://o/cb", "--plugin-dir", "/p"};
+  const char* argv[] = {"orcd-host",      "--model",     "/x.gguf",      "--port=1234",
+                        "--worker-id",    "cli",         "--gpu-device", "2",
+                        "--callback-url", "http://o/cb", "--plugin-dir", "/p"};
   CommandLine cl = ParseCommandLine(12, argv);
   WorkerConfig c = ResolveWorkerConfig(cl);
   EXPECT_EQ(c.model_path, "/x.gguf");
@@ -94,7 +97,8 @@ TEST(WorkerConfig, CommandLineErrors) {
     ResolveWorkerConfig(ParseCommandLine(5, bad));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("command line: config key 'server.port'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("command line: config key 'server.port'"),
+              std::string::npos)
         << e.what();
   }
   const char* no_model[] = {"orcd-host"};

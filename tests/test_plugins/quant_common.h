@@ -30,14 +30,19 @@ static void t_matmul(const void* w, int64_t rows, int64_t cols, const float* x, 
 static const orcd_quant_cpu_ops kCpu = {sizeof(orcd_quant_cpu_ops), t_dequantize, t_quantize,
                                         t_get_rows, t_matmul};
 
-#define ORCD_TEST_QUANT_PLUGIN(plugin_name, type_id, type_name, elems, bytes)          \
+#define ORCD_TEST_QUANT_PLUGIN(plugin_name, type_id, type_name, elems, bytes)        \
   static const orcd_quant_type kTypes[] = {                                          \
       {sizeof(orcd_quant_type), type_id, type_name, elems, bytes, &kCpu, 0}};        \
   static const orcd_quant_plugin kQuant = {sizeof(orcd_quant_plugin), 1, kTypes};    \
-  static const orcd_plugin_descriptor kDescriptor = {                                \
-      sizeof(orcd_plugin_descriptor), ORCD_ABI_MAJOR, ORCD_ABI_MINOR, plugin_name,   \
-      "1.0", ORCD_PLUGIN_QUANT, 0, &kQuant};                                          \
-  ORCD_PLUGIN_EXPORT const orcd_plugin_descriptor* orcd_plugin_v1(                    \
+  static const orcd_plugin_descriptor kDescriptor = {sizeof(orcd_plugin_descriptor), \
+                                                     ORCD_ABI_MAJOR,                 \
+                                                     ORCD_ABI_MINOR,                 \
+                                                     plugin_name,                    \
+                                                     "1.0",                          \
+                                                     ORCD_PLUGIN_QUANT,              \
+                                                     0,                              \
+                                                     &kQuant};                       \
+  ORCD_PLUGIN_EXPORT const orcd_plugin_descriptor* orcd_plugin_v1(                   \
       const orcd_host_services* host) {                                              \
     (void)host;                                                                      \
     return &kDescriptor;                                                             \

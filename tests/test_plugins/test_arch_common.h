@@ -18,13 +18,13 @@ static orcd_error* test_compile(const orcd_model_view* model, const orcd_model_v
   return g_host->error_new(ORCD_ERR_UNSUPPORTED, arch);
 }
 
-#define ORCD_TEST_ARCH_PLUGIN(plugin_name, major, minor, ...)                          \
-  static const char* const kArchitectures[] = {__VA_ARGS__};                        \
-  static const orcd_arch_plugin kArch = {                                           \
-      sizeof(orcd_arch_plugin), kArchitectures,                                     \
-      (uint32_t)(sizeof kArchitectures / sizeof kArchitectures[0]), test_compile};  \
-  static const orcd_plugin_descriptor kDescriptor = {                               \
-      sizeof(orcd_plugin_descriptor), major, minor, plugin_name, "1.0",             \
-      ORCD_PLUGIN_ARCHITECTURE, &kArch, 0};
+#define ORCD_TEST_ARCH_PLUGIN(plugin_name, major, minor, ...)                      \
+  static const char* const kArchitectures[] = {__VA_ARGS__};                       \
+  static const orcd_arch_plugin kArch = {                                          \
+      sizeof(orcd_arch_plugin), kArchitectures,                                    \
+      (uint32_t)(sizeof kArchitectures / sizeof kArchitectures[0]), test_compile}; \
+  static const orcd_plugin_descriptor kDescriptor = {                              \
+      sizeof(orcd_plugin_descriptor), major,  minor, plugin_name, "1.0",           \
+      ORCD_PLUGIN_ARCHITECTURE,       &kArch, 0};
 
 #endif

@@ -104,8 +104,7 @@ TEST(GgufCorruption, UnknownValueType) {
 }
 
 TEST(GgufCorruption, StringLengthPastEndOfFile) {
-  ExpectInvalid(Raw().Header(0, 1).Str("a.b").U32(8).U64(1ull << 40).bytes,
-                "'a.b' string needs");
+  ExpectInvalid(Raw().Header(0, 1).Str("a.b").U32(8).U64(1ull << 40).bytes, "'a.b' string needs");
 }
 
 TEST(GgufCorruption, ArrayLengthLargerThanFile) {

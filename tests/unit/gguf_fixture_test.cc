@@ -80,9 +80,9 @@ TEST(GgufFixtures, EveryModelMatchesTheManifest) {
 }
 
 TEST(GgufFixtures, VocabFilesParse) {
-  for (const char* name : {"ggml-vocab-gpt-2.gguf", "ggml-vocab-phi-3.gguf",
-                           "ggml-vocab-llama-spm.gguf", "ggml-vocab-qwen2.gguf",
-                           "ggml-vocab-gpt-oss.gguf"}) {
+  for (const char* name :
+       {"ggml-vocab-gpt-2.gguf", "ggml-vocab-phi-3.gguf", "ggml-vocab-llama-spm.gguf",
+        "ggml-vocab-qwen2.gguf", "ggml-vocab-gpt-oss.gguf"}) {
     SCOPED_TRACE(name);
     auto f = GgufFile::Open(testing::FixturePath(std::string("vocab/") + name));
     EXPECT_TRUE(f->tensors().empty());
@@ -94,9 +94,9 @@ TEST(GgufFixtures, VocabFilesParse) {
 
 TEST(GgufFixtures, QuantKindAsUsersNameIt) {
   const std::pair<const char*, const char*> cases[] = {
-      {"qwen2-tiny.F16.gguf", "F16"},          {"qwen2-tiny.Q4_K_M.gguf", "Q4_K_M"},
-      {"qwen2-tiny.Q4_0.gguf", "Q4_0"},        {"phi3-tiny.Q4_K_M.gguf", "Q4_K_M"},
-      {"gpt2-tiny.Q8_0.gguf", "Q8_0"},         {"gptoss-tiny.MXFP4_MOE.gguf", "MXFP4_MOE"}};
+      {"qwen2-tiny.F16.gguf", "F16"},   {"qwen2-tiny.Q4_K_M.gguf", "Q4_K_M"},
+      {"qwen2-tiny.Q4_0.gguf", "Q4_0"}, {"phi3-tiny.Q4_K_M.gguf", "Q4_K_M"},
+      {"gpt2-tiny.Q8_0.gguf", "Q8_0"},  {"gptoss-tiny.MXFP4_MOE.gguf", "MXFP4_MOE"}};
   for (const auto& [file, kind] : cases) {
     EXPECT_EQ(QuantKind(*GgufFile::Open(testing::FixturePath(std::string("models/") + file))), kind)
         << file;

@@ -123,11 +123,11 @@ TEST(GgmlTypeTraits, MatchesGgmlGeometry) {
     uint32_t id, elems, bytes;
   };
   // From ggml.c's type_traits (block_size, type_size).
-  const Row rows[] = {{"F32", 0, 1, 4},      {"F16", 1, 1, 2},      {"Q4_0", 2, 32, 18},
-                      {"Q4_1", 3, 32, 20},   {"Q5_0", 6, 32, 22},   {"Q5_1", 7, 32, 24},
-                      {"Q8_0", 8, 32, 34},   {"Q2_K", 10, 256, 84}, {"Q3_K", 11, 256, 110},
+  const Row rows[] = {{"F32", 0, 1, 4},       {"F16", 1, 1, 2},       {"Q4_0", 2, 32, 18},
+                      {"Q4_1", 3, 32, 20},    {"Q5_0", 6, 32, 22},    {"Q5_1", 7, 32, 24},
+                      {"Q8_0", 8, 32, 34},    {"Q2_K", 10, 256, 84},  {"Q3_K", 11, 256, 110},
                       {"Q4_K", 12, 256, 144}, {"Q5_K", 13, 256, 176}, {"Q6_K", 14, 256, 210},
-                      {"BF16", 30, 1, 2},    {"MXFP4", 39, 32, 17}};
+                      {"BF16", 30, 1, 2},     {"MXFP4", 39, 32, 17}};
   for (const Row& r : rows) {
     const GgmlTypeTraits* t = FindGgmlType(r.id);
     ASSERT_NE(t, nullptr) << r.name;

@@ -31,11 +31,13 @@ TEST(InspectCli, ReportsArchitectureAndTypeMixOfEveryFixture) {
     for (size_t k = 0; k < tensors->size(); ++k) {
       ++expected_mix[tensors->getObject(static_cast<unsigned>(k))->getValue<std::string>("type")];
     }
-    const testing::CommandResult r = testing::RunCommand(Inspect("--json " + testing::FixturePath("models/" + name).string()));
+    const testing::CommandResult r =
+        testing::RunCommand(Inspect("--json " + testing::FixturePath("models/" + name).string()));
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.output;
     auto report = Poco::JSON::Parser().parse(r.output).extract<Poco::JSON::Object::Ptr>();
-    EXPECT_EQ(report->getValue<std::string>("architecture"),
-              entry->getObject("metadata")->getObject("general.architecture")->getValue<std::string>("value"));
+    EXPECT_EQ(report->getValue<std::string>("architecture"), entry->getObject("metadata")
+                                                                 ->getObject("general.architecture")
+                                                                 ->getValue<std::string>("value"));
     EXPECT_EQ(report->getValue<uint64_t>("tensor_count"), tensors->size());
     EXPECT_EQ(report->getValue<uint64_t>("size_bytes"), entry->getValue<uint64_t>("size_bytes"));
     auto mix = report->getObject("type_mix");
@@ -50,7 +52,8 @@ TEST(InspectCli, ReportsArchitectureAndTypeMixOfEveryFixture) {
 }
 
 TEST(InspectCli, TextReportNamesTheEssentials) {
-  const testing::CommandResult r = testing::RunCommand(Inspect(testing::FixturePath("models/qwen2-tiny.Q4_K_M.gguf").string()));
+  const testing::CommandResult r =
+      testing::RunCommand(Inspect(testing::FixturePath("models/qwen2-tiny.Q4_K_M.gguf").string()));
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.output;
   EXPECT_NE(r.output.find("architecture:  qwen2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("context_length"), std::string::npos) << r.output;
@@ -61,7 +64,8 @@ TEST(InspectCli, TextReportNamesTheEssentials) {
 
 TEST(InspectCli, TruncatedFileExitsNonZeroWithMessage) {
   testing::TempDir dir;
-  std::vector<uint8_t> bytes = testing::ReadBytes(testing::FixturePath("models/qwen2-tiny.Q4_0.gguf"));
+  std::vector<uint8_t> bytes =
+      testing::ReadBytes(testing::FixturePath("models/qwen2-tiny.Q4_0.gguf"));
   bytes.resize(bytes.size() / 2);
   testing::WriteBytes(dir / "cut.gguf", bytes);
   const testing::CommandResult r = testing::RunCommand(Inspect((dir / "cut.gguf").string()));

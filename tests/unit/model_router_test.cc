@@ -73,9 +73,10 @@ TEST(ModelRouter, UnknownArchitectureListsWhatIsAvailable) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
-    EXPECT_NE(std::string(e.what()).find(
-                  "architecture 'mamba9' is not served by any plugin; available: testarch, testarch2"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "architecture 'mamba9' is not served by any plugin; available: testarch, testarch2"),
+        std::string::npos)
         << e.what();
   }
 }

@@ -86,7 +86,8 @@ Report BuildReport(const orcd::PluginRegistry& registry, const orcd::GgufFile& f
     }
   }
   if (const orcd::GgufValue* tokens = file.Find("tokenizer.ggml.tokens")) {
-    r.hparams.emplace_back("vocab_size (tokenizer.ggml.tokens)", std::to_string(tokens->items.size()));
+    r.hparams.emplace_back("vocab_size (tokenizer.ggml.tokens)",
+                           std::to_string(tokens->items.size()));
   }
   if (auto model = file.GetString("tokenizer.ggml.model")) {
     r.hparams.emplace_back("tokenizer.ggml.model", std::string(*model));
@@ -140,9 +141,10 @@ void PrintJson(const Report& r) {
   out += ",\"type_mix\":{";
   bool first = true;
   for (const auto& [type, s] : r.mix) {
-    out += std::string(first ? "" : ",") + "\"" + type + "\":{\"tensors\":" +
-           std::to_string(s.tensors) + ",\"bytes\":" + std::to_string(s.bytes) +
-           ",\"served_by\":\"" + JsonEscape(s.served_by) + "\"}";
+    out += std::string(first ? "" : ",") + "\"" + type +
+           "\":{\"tensors\":" + std::to_string(s.tensors) +
+           ",\"bytes\":" + std::to_string(s.bytes) + ",\"served_by\":\"" + JsonEscape(s.served_by) +
+           "\"}";
     first = false;
   }
   out += "},\"hyperparameters\":{";
@@ -195,8 +197,8 @@ int main(int argc, char** argv) {
     json ? PrintJson(report) : PrintText(report);
     return report.problems.empty() ? kExitSupported : kExitUnsupported;
   } catch (const orcd::Error& e) {
-    std::fprintf(stderr, "orcd-inspect: %s: %s\n", std::string(orcd::ErrorCodeName(e.code())).c_str(),
-                 e.what());
+    std::fprintf(stderr, "orcd-inspect: %s: %s\n",
+                 std::string(orcd::ErrorCodeName(e.code())).c_str(), e.what());
     return kExitUnreadable;
   }
 }

@@ -68,7 +68,8 @@ void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
   const float softcap = insn.ParamsAs<orcd_op_logits_params>().softcap;
   if (softcap > 0.0f) {
     float* y = ctx.logits;
-    for (int64_t i = 0; i < ctx.logit_rows * w.rows(); ++i) y[i] = softcap * std::tanh(y[i] / softcap);
+    for (int64_t i = 0; i < ctx.logit_rows * w.rows(); ++i)
+      y[i] = softcap * std::tanh(y[i] / softcap);
   }
 }
 

@@ -53,7 +53,7 @@ void AxpyF16Portable(float a, const uint16_t* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += a * fp16_to_f32(x[i]);
 }
 
-constexpr SimdKernels kPortable = {"portable",       DotF32Portable,  DotF16Portable,
+constexpr SimdKernels kPortable = {"portable",       DotF32Portable,    DotF16Portable,
                                    F16ToF32Portable, Bf16ToF32Portable, F32ToF16Portable,
                                    AxpyF32Portable,  AxpyF16Portable};
 
@@ -81,7 +81,8 @@ ORCD_AVX2 float DotF32Avx2(const float* a, const float* b, int64_t n) {
     a2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), a2);
     a3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), a3);
   }
-  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
+  for (; i + 8 <= n; i += 8)
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
   float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
   for (; i < n; ++i) s += a[i] * b[i];
   return s;
@@ -112,7 +113,8 @@ ORCD_AVX2 void F16ToF32Avx2(const uint16_t* in, float* out, int64_t n) {
 ORCD_AVX2 void Bf16ToF32Avx2(const uint16_t* in, float* out, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+    const __m256i wide =
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
     _mm256_storeu_ps(out + i, _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16)));
   }
   for (; i < n; ++i) out[i] = bf16_to_f32(in[i]);
@@ -145,7 +147,7 @@ ORCD_AVX2 void AxpyF16Avx2(float a, const uint16_t* x, float* y, int64_t n) {
   for (; i < n; ++i) y[i] += a * fp16_to_f32(x[i]);
 }
 
-constexpr SimdKernels kAvx2 = {"avx2",       DotF32Avx2,    DotF16Avx2,  F16ToF32Avx2,
+constexpr SimdKernels kAvx2 = {"avx2",        DotF32Avx2,   DotF16Avx2,  F16ToF32Avx2,
                                Bf16ToF32Avx2, F32ToF16Avx2, AxpyF32Avx2, AxpyF16Avx2};
 
 bool CpuHasAvx2() {

@@ -15,8 +15,8 @@ bool CpuSupportsWeight(const WeightRef& w);
 
 // y[t * y_stride + r] = W[row0 + r] . x[t] for r in [0, n_rows), t in [0, n_tokens).
 // x is [n_tokens][w.cols()]. Thread-safe on disjoint outputs.
-void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
-                int64_t n_tokens, float* y, int64_t y_stride);
+void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens,
+                float* y, int64_t y_stride);
 
 // out[i][:] = row ids[i] of w, as f32. ids must be in range.
 void GetRows(const WeightRef& w, const int32_t* ids, int64_t n_ids, float* out);

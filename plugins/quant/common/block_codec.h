@@ -84,7 +84,9 @@ struct KQuantNibbleLayout {
   static constexpr int kElems = 256;
   static constexpr int kChunks = 32;
   static constexpr int kRunLen = 4;
-  ORCD_QUANT_HD static constexpr int run_start(int c, int r) { return (c / 8) * 64 + r * 32 + (c % 8) * 4; }
+  ORCD_QUANT_HD static constexpr int run_start(int c, int r) {
+    return (c / 8) * 64 + r * 32 + (c % 8) * 4;
+  }
 };
 
 // Unpacks the 6-bit scale and min of sub-block j (0..7) from the 12 packed

@@ -31,16 +31,17 @@ constexpr int kMatvecThreads = kMatvecWarps * kWarp;
 // matmul: a CTA computes kTileRows x kTileTokens outputs, walking the columns
 // in tiles of kTileK. Per tile it decodes each weight block it covers once
 // into shared memory and reuses it for all kTileTokens tokens.
-constexpr int kTileRows = 32;     // one per lane: coalesced y stores, conflict-free ws reads
+constexpr int kTileRows = 32;  // one per lane: coalesced y stores, conflict-free ws reads
 constexpr int kTileTokens = 32;
-constexpr int kTileK = 128;       // block_codec.h's tile rule: 16 chunks per row per tile
+constexpr int kTileK = 128;  // block_codec.h's tile rule: 16 chunks per row per tile
 constexpr int kMatmulThreads = 256;
 constexpr int kTokensPerThread = kTileTokens / (kMatmulThreads / kWarp);  // 4
-constexpr int kChunksPerTileRow = kTileK / kChunkValues;                   // 16
+constexpr int kChunksPerTileRow = kTileK / kChunkValues;                  // 16
 
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
-  for (int offset = kWarp / 2; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+  for (int offset = kWarp / 2; offset > 0; offset >>= 1)
+    v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
   return v;
 }
 
@@ -115,7 +116,8 @@ __global__ void __launch_bounds__(kMatvecThreads)
     float xv[kChunkValues];  // the x values this lane's chunk multiplies, shared by the rows
     const float* xb = x + b * T::kElems;
 #pragma unroll
-    for (int r = 0; r < kRuns; ++r) load_run<T::kRunLen, kAlignedX>(xb + T::run_start(c, r), xv + r * T::kRunLen);
+    for (int r = 0; r < kRuns; ++r)
+      load_run<T::kRunLen, kAlignedX>(xb + T::run_start(c, r), xv + r * T::kRunLen);
 #pragma unroll
     for (int j = 0; j < kMatvecRowsPerWarp; ++j) {
       if (j < n_rows) {
@@ -145,8 +147,8 @@ __global__ void __launch_bounds__(kMatmulThreads)
   __shared__ float xs[kTileTokens][kTileK + 1];
 
   const int tid = threadIdx.x;
-  const int lane = tid % kWarp;          // output row within the tile
-  const int token_group = tid / kWarp;   // output tokens token_group * 4 + 0..3
+  const int lane = tid % kWarp;         // output row within the tile
+  const int token_group = tid / kWarp;  // output tokens token_group * 4 + 0..3
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * kTileRows;
   const int64_t tok0 = static_cast<int64_t>(blockIdx.y) * kTileTokens;
   const int64_t row_blocks = cols / T::kElems;

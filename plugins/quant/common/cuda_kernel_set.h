@@ -29,11 +29,11 @@ struct CudaKernels {
   cudaError_t (*matvec)(const void* w, int64_t rows, int64_t cols, const float* x, float* y,
                         cudaStream_t stream);
   // Prefill: y[t * y_stride + r] = W[r] . x[t]; tiled, 1 token goes to matvec.
-  cudaError_t (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x,
-                        int64_t n_tokens, float* y, int64_t y_stride, cudaStream_t stream);
+  cudaError_t (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n_tokens,
+                        float* y, int64_t y_stride, cudaStream_t stream);
 };
 
-std::vector<const CudaKernels*> all_cuda_kernels();  // type_list.def order
+std::vector<const CudaKernels*> all_cuda_kernels();         // type_list.def order
 const CudaKernels* find_cuda_kernels(orcd_ggml_type type);  // nullptr if not served
 
 #define ORCD_QUANT_TYPE(plugin, T) extern const CudaKernels kCudaKernels_##T;

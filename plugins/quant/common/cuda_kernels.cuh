@@ -49,8 +49,8 @@ cudaError_t launch_matmul(const void* w, int64_t rows, int64_t cols, const float
   const int64_t token_tiles = (n_tokens + kTileTokens - 1) / kTileTokens;
   if (row_tiles > INT32_MAX || token_tiles > 65535) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(row_tiles), static_cast<unsigned>(token_tiles));
-  matmul_kernel<T><<<grid, kMatmulThreads, 0, stream>>>(
-      static_cast<const typename T::Block*>(w), rows, cols, x, n_tokens, y, y_stride);
+  matmul_kernel<T><<<grid, kMatmulThreads, 0, stream>>>(static_cast<const typename T::Block*>(w),
+                                                        rows, cols, x, n_tokens, y, y_stride);
   return cudaGetLastError();
 }
 

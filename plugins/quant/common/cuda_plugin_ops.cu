@@ -39,7 +39,8 @@ struct CudaOps {
   static orcd_error* matvec(const void* w, int64_t rows, int64_t cols, const float* x, float* y,
                             void* stream) {
     const CudaKernels& k = kernels();
-    if (std::string e = check_matmul_args(k.block_elems, w, rows, cols, x, 1, y, rows); !e.empty()) {
+    if (std::string e = check_matmul_args(k.block_elems, w, rows, cols, x, 1, y, rows);
+        !e.empty()) {
       return invalid(k, "matvec", e);
     }
     return device_result(k, "matvec",
@@ -53,9 +54,9 @@ struct CudaOps {
         !e.empty()) {
       return invalid(k, "matmul", e);
     }
-    return device_result(k, "matmul",
-                         k.matmul(w, rows, cols, x, n_tokens, y, y_stride,
-                                  static_cast<cudaStream_t>(stream)));
+    return device_result(
+        k, "matmul",
+        k.matmul(w, rows, cols, x, n_tokens, y, y_stride, static_cast<cudaStream_t>(stream)));
   }
 
   static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops), &get_rows, &matvec,

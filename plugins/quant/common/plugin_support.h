@@ -14,7 +14,7 @@ namespace orcd::quant {
 using CudaOpsLookup = const orcd_quant_cuda_ops* (*)(orcd_ggml_type type);
 
 struct QuantPluginSpec {
-  const char* name;        // "q4": serves the types type_list.def gives this plugin
+  const char* name;  // "q4": serves the types type_list.def gives this plugin
   const char* version;
   CudaOpsLookup cuda_ops;  // nullptr when built without CUDA
 };

@@ -71,11 +71,11 @@ float make_qx_quants(int n, int nmax, const float* x, int8_t* L, int rmse_type, 
     return_early = true;
   }
   auto weight = [&](int i) {
-    return qw ? qw[i]
-              : rmse_type == 1 ? x[i] * x[i]
-              : rmse_type == 2 ? 1.0f
-              : rmse_type == 3 ? std::fabs(x[i])
-                               : std::sqrt(std::fabs(x[i]));
+    return qw               ? qw[i]
+           : rmse_type == 1 ? x[i] * x[i]
+           : rmse_type == 2 ? 1.0f
+           : rmse_type == 3 ? std::fabs(x[i])
+                            : std::sqrt(std::fabs(x[i]));
   };
   float sumlx = 0;
   float suml2 = 0;

@@ -4,6 +4,6 @@
 
 extern "C" ORCD_PLUGIN_EXPORT const orcd_plugin_descriptor* orcd_plugin_v1(
     const orcd_host_services* host) {
-  return orcd::quant::build_quant_plugin(
-      host, {"q4", ORCD_QUANT_PLUGIN_VERSION, ORCD_QUANT_CUDA_OPS});
+  return orcd::quant::build_quant_plugin(host,
+                                         {"q4", ORCD_QUANT_PLUGIN_VERSION, ORCD_QUANT_CUDA_OPS});
 }

@@ -13,8 +13,8 @@ namespace {
 struct Q5_KCpu : Q5_K {
   static void quantize(const float* x, Block& y) {
     uint8_t L[kElems];
-    quantize_k4_super_block(x, /*nmax=*/31, /*rmin=*/-0.5f, /*rdelta=*/0.1f, /*nstep=*/15,
-                            y.scales, &y.d, &y.dmin, L);
+    quantize_k4_super_block(x, /*nmax=*/31, /*rmin=*/-0.5f, /*rdelta=*/0.1f, /*nstep=*/15, y.scales,
+                            &y.d, &y.dmin, L);
     std::memset(y.qh, 0, sizeof y.qh);
     uint8_t m1 = 1, m2 = 2;
     for (int n = 0; n < kElems; n += 64) {
@@ -54,7 +54,8 @@ struct Q5_KCpu : Q5_K {
       for (int h = 0; h < 2; ++h) {
         const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * g + 16 * h));
         const __m128i qh = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qh + 16 * h));
-        store_u8x16_mul_sub(o + 16 * h, _mm_or_si128(low_nibbles(q), bit_to_0x10(qh, 2 * g)), d1, m1);
+        store_u8x16_mul_sub(o + 16 * h, _mm_or_si128(low_nibbles(q), bit_to_0x10(qh, 2 * g)), d1,
+                            m1);
         store_u8x16_mul_sub(o + 32 + 16 * h,
                             _mm_or_si128(high_nibbles(q), bit_to_0x10(qh, 2 * g + 1)), d2, m2);
       }

@@ -22,7 +22,9 @@ struct Q6_K {
     uint16_t d;
   };
 
-  ORCD_QUANT_HD static constexpr int run_start(int c, int r) { return (c / 16) * 128 + r * 32 + 2 * (c % 16); }
+  ORCD_QUANT_HD static constexpr int run_start(int c, int r) {
+    return (c / 16) * 128 + r * 32 + 2 * (c % 16);
+  }
 
   ORCD_QUANT_HD static void decode_chunk(const Block& b, int c, float v[kChunkValues]) {
     const int half = c / 16;

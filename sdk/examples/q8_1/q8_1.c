@@ -114,9 +114,14 @@ static const orcd_quant_cpu_ops kCpu = {sizeof(orcd_quant_cpu_ops), dequantize_r
 static const orcd_quant_type kTypes[] = {
     {sizeof(orcd_quant_type), ORCD_TYPE_Q8_1, "Q8_1", QK8_1, sizeof(block_q8_1), &kCpu, 0}};
 static const orcd_quant_plugin kQuant = {sizeof(orcd_quant_plugin), 1, kTypes};
-static const orcd_plugin_descriptor kDescriptor = {
-    sizeof(orcd_plugin_descriptor), ORCD_ABI_MAJOR, ORCD_ABI_MINOR, "example-q8_1", "1.0.0",
-    ORCD_PLUGIN_QUANT, 0, &kQuant};
+static const orcd_plugin_descriptor kDescriptor = {sizeof(orcd_plugin_descriptor),
+                                                   ORCD_ABI_MAJOR,
+                                                   ORCD_ABI_MINOR,
+                                                   "example-q8_1",
+                                                   "1.0.0",
+                                                   ORCD_PLUGIN_QUANT,
+                                                   0,
+                                                   &kQuant};
 
 ORCD_PLUGIN_EXPORT const orcd_plugin_descriptor* orcd_plugin_v1(const orcd_host_services* host) {
   (void)host;

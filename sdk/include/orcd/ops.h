@@ -149,13 +149,13 @@ typedef enum orcd_moe_activation {
 } orcd_moe_activation;
 
 typedef struct orcd_op_moe_params {
-  uint32_t n_expert;      /* E: experts in the weights */
-  uint32_t n_expert_used; /* k: experts picked per token, 1..E */
-  uint32_t gating;        /* orcd_moe_gating */
-  uint32_t activation;    /* orcd_moe_activation */
+  uint32_t n_expert;          /* E: experts in the weights */
+  uint32_t n_expert_used;     /* k: experts picked per token, 1..E */
+  uint32_t gating;            /* orcd_moe_gating */
+  uint32_t activation;        /* orcd_moe_activation */
   uint32_t normalize_weights; /* ORCD_MOE_GATING_SOFTMAX: renormalise the k */
-  float alpha;            /* SWIGLU_OAI: sigmoid slope (1.702) */
-  float limit;            /* SWIGLU_OAI: clamp (7) */
+  float alpha;                /* SWIGLU_OAI: sigmoid slope (1.702) */
+  float limit;                /* SWIGLU_OAI: clamp (7) */
 } orcd_op_moe_params;
 
 #ifdef __cplusplus

@@ -59,10 +59,7 @@ typedef enum orcd_log_level {
   ORCD_LOG_ERROR = 3
 } orcd_log_level;
 
-typedef enum orcd_backend {
-  ORCD_BACKEND_CPU = 0,
-  ORCD_BACKEND_CUDA = 1
-} orcd_backend;
+typedef enum orcd_backend { ORCD_BACKEND_CPU = 0, ORCD_BACKEND_CUDA = 1 } orcd_backend;
 
 /* Everything a plugin may ask of the host. Valid for the plugin's lifetime.
  * Functions are thread-safe unless noted. */
@@ -140,35 +137,33 @@ typedef struct orcd_quant_cpu_ops {
   /* Reference quantizer (ggml's *_ref semantics, no importance matrix). */
   void (*quantize_row)(const float* in, void* blocks, int64_t n);
   /* Embedding lookup: out[i][:] = dequantized row ids[i] of w. */
-  void (*get_rows)(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids,
-                   float* out);
+  void (*get_rows)(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids, float* out);
   /* y = W x for n_tokens tokens, block by block (no dequantized copy). */
-  void (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x,
-                 int64_t n_tokens, float* y, int64_t y_stride);
+  void (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n_tokens,
+                 float* y, int64_t y_stride);
 } orcd_quant_cpu_ops;
 
 /* Device-pointer counterparts, launched on the stream passed in (the host's).
  * Return NULL on success or an error from host->error_new. */
 typedef struct orcd_quant_cuda_ops {
   uint32_t struct_size;
-  orcd_error* (*get_rows)(const void* d_w, int64_t cols, const int32_t* d_ids,
-                          int64_t n_ids, float* d_out, void* stream);
+  orcd_error* (*get_rows)(const void* d_w, int64_t cols, const int32_t* d_ids, int64_t n_ids,
+                          float* d_out, void* stream);
   /* Decode: one token. */
-  orcd_error* (*matvec)(const void* d_w, int64_t rows, int64_t cols,
-                        const float* d_x, float* d_y, void* stream);
+  orcd_error* (*matvec)(const void* d_w, int64_t rows, int64_t cols, const float* d_x, float* d_y,
+                        void* stream);
   /* Prefill: n_tokens tokens, y[t * y_stride + r]. */
-  orcd_error* (*matmul)(const void* d_w, int64_t rows, int64_t cols,
-                        const float* d_x, int64_t n_tokens, float* d_y,
-                        int64_t y_stride, void* stream);
+  orcd_error* (*matmul)(const void* d_w, int64_t rows, int64_t cols, const float* d_x,
+                        int64_t n_tokens, float* d_y, int64_t y_stride, void* stream);
 } orcd_quant_cuda_ops;
 
 /* One ggml type served by a quant plugin. */
 typedef struct orcd_quant_type {
   uint32_t struct_size;
   orcd_ggml_type type;
-  const char* name;     /* ggml's name: "Q4_K", "MXFP4", ... */
-  uint32_t block_elems; /* elements per block */
-  uint32_t block_bytes; /* bytes per block    */
+  const char* name;                /* ggml's name: "Q4_K", "MXFP4", ... */
+  uint32_t block_elems;            /* elements per block */
+  uint32_t block_bytes;            /* bytes per block    */
   const orcd_quant_cpu_ops* cpu;   /* required */
   const orcd_quant_cuda_ops* cuda; /* NULL when built without CUDA */
 } orcd_quant_type;
@@ -207,8 +202,7 @@ typedef struct orcd_model_view_ops {
   /* Length of an array-valued key, 0 when absent or not an array. */
   uint64_t (*array_length)(const orcd_model_view* m, const char* key);
   /* Tensor lookup by name: 1 and *out filled, or 0 when absent. */
-  int (*find_tensor)(const orcd_model_view* m, const char* name,
-                     orcd_tensor_desc* out);
+  int (*find_tensor)(const orcd_model_view* m, const char* name, orcd_tensor_desc* out);
   uint64_t (*tensor_count)(const orcd_model_view* m);
   int (*tensor_at)(const orcd_model_view* m, uint64_t index, orcd_tensor_desc* out);
 } orcd_model_view_ops;
@@ -220,10 +214,7 @@ typedef struct orcd_model_view_ops {
  * when it validates the plan and reuses their memory by liveness. */
 typedef struct orcd_plan_builder orcd_plan_builder;
 
-typedef enum orcd_plan_phase {
-  ORCD_PHASE_PREFILL = 0,
-  ORCD_PHASE_DECODE = 1
-} orcd_plan_phase;
+typedef enum orcd_plan_phase { ORCD_PHASE_PREFILL = 0, ORCD_PHASE_DECODE = 1 } orcd_plan_phase;
 
 /* Host macro-ops. Parameter blocks are the orcd_op_*_params structs in
  * orcd/ops.h; a plugin may register its own opcodes >= ORCD_OP_PLUGIN_BASE. */
@@ -258,8 +249,7 @@ typedef struct orcd_plan_builder_ops {
                                  const orcd_instruction* instruction);
   orcd_error* (*add_kv_state)(orcd_plan_builder* b, const orcd_kv_state_desc* desc);
   /* Marks the register holding the logits [n_tokens][n_vocab]. */
-  orcd_error* (*set_logits)(orcd_plan_builder* b, orcd_plan_phase phase,
-                            int32_t reg);
+  orcd_error* (*set_logits)(orcd_plan_builder* b, orcd_plan_phase phase, int32_t reg);
 } orcd_plan_builder_ops;
 
 /* ---- Architecture plugins -------------------------------------------------- */
@@ -283,8 +273,8 @@ typedef enum orcd_plugin_kind {
 
 typedef struct orcd_plugin_descriptor {
   uint32_t struct_size;
-  uint16_t abi_major; /* ORCD_ABI_MAJOR the plugin was built with */
-  uint16_t abi_minor; /* ORCD_ABI_MINOR the plugin was built with */
+  uint16_t abi_major;  /* ORCD_ABI_MAJOR the plugin was built with */
+  uint16_t abi_minor;  /* ORCD_ABI_MINOR the plugin was built with */
   const char* name;    /* unique plugin name, e.g. "q4" */
   const char* version; /* the plugin's own version string */
   orcd_plugin_kind kind;
@@ -296,8 +286,7 @@ typedef struct orcd_plugin_descriptor {
  * the plugin is unloaded. The returned descriptor and everything it points to
  * must stay valid until unload. Returns NULL if the plugin cannot run here
  * (it should log why through host->log first). */
-typedef const orcd_plugin_descriptor* (*orcd_plugin_entry_fn)(
-    const orcd_host_services* host);
+typedef const orcd_plugin_descriptor* (*orcd_plugin_entry_fn)(const orcd_host_services* host);
 
 #ifdef __cplusplus
 } /* extern "C" */

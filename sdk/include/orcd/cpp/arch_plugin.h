@@ -15,29 +15,28 @@
 #include "orcd/cpp/plan_writer.h"
 #include "orcd/plugin.h"
 
-#define ORCD_ARCH_PLUGIN(NAME, VERSION, ARCHITECTURES, ARCHITECTURE_COUNT, COMPILE)            \
-  namespace {                                                                                  \
-  const orcd_host_services* orcd_plugin_host = nullptr;                                        \
-  orcd_error* OrcdPluginCompile(const orcd_model_view* model, const orcd_model_view_ops* view, \
+#define ORCD_ARCH_PLUGIN(NAME, VERSION, ARCHITECTURES, ARCHITECTURE_COUNT, COMPILE)             \
+  namespace {                                                                                   \
+  const orcd_host_services* orcd_plugin_host = nullptr;                                         \
+  orcd_error* OrcdPluginCompile(const orcd_model_view* model, const orcd_model_view_ops* view,  \
                                 orcd_plan_builder* builder, const orcd_plan_builder_ops* ops) { \
-    return ::orcd::sdk::CatchCompileErrors(orcd_plugin_host, [&] {                             \
-      const ::orcd::sdk::ModelReader reader(model, view);                                      \
-      ::orcd::sdk::PlanWriter writer(builder, ops, orcd_plugin_host);                          \
-      COMPILE(reader, writer);                                                                 \
-    });                                                                                        \
-  }                                                                                            \
-  const orcd_arch_plugin kOrcdArchPlugin = {sizeof(orcd_arch_plugin), ARCHITECTURES,           \
-                                            ARCHITECTURE_COUNT, &OrcdPluginCompile};           \
-  const orcd_plugin_descriptor kOrcdPluginDescriptor = {                                       \
-      sizeof(orcd_plugin_descriptor), ORCD_ABI_MAJOR,           ORCD_ABI_MINOR,                \
-      NAME,                           VERSION,                  ORCD_PLUGIN_ARCHITECTURE,      \
-      &kOrcdArchPlugin,               nullptr};                                                \
-  }                                                                                            \
-  extern "C" ORCD_PLUGIN_EXPORT const orcd_plugin_descriptor* orcd_plugin_v1(                  \
-      const orcd_host_services* host) {                                                        \
-    if (host == nullptr || host->abi_major != ORCD_ABI_MAJOR) return nullptr;                  \
-    orcd_plugin_host = host;                                                                   \
-    return &kOrcdPluginDescriptor;                                                             \
+    return ::orcd::sdk::CatchCompileErrors(orcd_plugin_host, [&] {                              \
+      const ::orcd::sdk::ModelReader reader(model, view);                                       \
+      ::orcd::sdk::PlanWriter writer(builder, ops, orcd_plugin_host);                           \
+      COMPILE(reader, writer);                                                                  \
+    });                                                                                         \
+  }                                                                                             \
+  const orcd_arch_plugin kOrcdArchPlugin = {sizeof(orcd_arch_plugin), ARCHITECTURES,            \
+                                            ARCHITECTURE_COUNT, &OrcdPluginCompile};            \
+  const orcd_plugin_descriptor kOrcdPluginDescriptor = {                                        \
+      sizeof(orcd_plugin_descriptor), ORCD_ABI_MAJOR,   ORCD_ABI_MINOR, NAME, VERSION,          \
+      ORCD_PLUGIN_ARCHITECTURE,       &kOrcdArchPlugin, nullptr};                               \
+  }                                                                                             \
+  extern "C" ORCD_PLUGIN_EXPORT const orcd_plugin_descriptor* orcd_plugin_v1(                   \
+      const orcd_host_services* host) {                                                         \
+    if (host == nullptr || host->abi_major != ORCD_ABI_MAJOR) return nullptr;                   \
+    orcd_plugin_host = host;                                                                    \
+    return &kOrcdPluginDescriptor;                                                              \
   }
 
 #endif  // ORCD_CPP_ARCH_PLUGIN_H_

@@ -31,8 +31,8 @@ struct AttentionBlock {
   float norm_eps = 0.0f;
   float scale = 0.0f;  // on q.k
   orcd_op_rope_params rope{};
-  std::string norm;       // pre-attention norm weight (gamma)
-  std::string norm_bias;  // its beta: LayerNorm when set, else RMSNorm
+  std::string norm;           // pre-attention norm weight (gamma)
+  std::string norm_bias;      // its beta: LayerNorm when set, else RMSNorm
   std::string qkv, qkv_bias;  // fused Q|K|V (then q/k/v are unused)
   std::string q, q_bias, k, k_bias, v, v_bias;
   std::string q_norm, k_norm;  // per-head RMS norms before RoPE (optional)

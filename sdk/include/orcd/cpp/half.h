@@ -52,7 +52,7 @@ ORCD_HALF_HD inline uint16_t f32_to_fp16(float f) {
   const uint32_t x = f32_to_bits(f);
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   const uint32_t abs = x & 0x7FFFFFFFu;
-  if (abs > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u);  // NaN
+  if (abs > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u);   // NaN
   if (abs >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // rounds to inf
   if (abs >= 0x38800000u) {  // normal binary16 result (|f| >= 2^-14)
     const uint32_t rounded = abs + 0x0FFFu + ((abs >> 13) & 1u);  // RNE on the 13 dropped bits
