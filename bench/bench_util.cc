@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "host/common/json_escape.h"
+
 namespace orcd::bench {
 
 std::string cpu_model_name() {
@@ -17,22 +19,7 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string json_string(const std::string& s) { return JsonQuote(s); }
 
 std::string json_number(double v) {
   if (!std::isfinite(v)) return "null";

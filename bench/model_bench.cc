@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.h"
 #include "bench_util.h"
 #include "host/common/logger.h"
 #include "host/common/status.h"
@@ -43,37 +44,6 @@ void usage(std::FILE* out) {
                "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
                "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
                "  --ctx N      context length (default prompt + gen + 16)\n");
-}
-
-bool parse(const Args& args, Options& o) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--json") {
-      o.json = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) return false;
-    const std::string& v = args[++i];
-    if (a == "--model") {
-      o.model = v;
-    } else if (a == "--threads") {
-      o.threads = std::atoi(v.c_str());
-    } else if (a == "--prompt") {
-      o.prompt_tokens = std::atoll(v.c_str());
-    } else if (a == "--gen") {
-      o.gen_tokens = std::atoll(v.c_str());
-    } else if (a == "--ctx") {
-      o.context = std::atoll(v.c_str());
-    } else if (a == "--repeat") {
-      o.repeat = std::atoi(v.c_str());
-    } else if (a == "--plugin-dir") {
-      o.plugin_dirs.emplace_back(v);
-    } else {
-      return false;
-    }
-  }
-  return !o.model.empty() && o.prompt_tokens > 0 && o.gen_tokens > 0 && o.repeat > 0 &&
-         o.threads >= 0;
 }
 
 int32_t Argmax(std::span<const float> row) {
@@ -113,7 +83,17 @@ double PeakRssMib() {
 
 int run_model(const Args& args) {
   Options o;
-  if (!parse(args, o)) {
+  const int exit_code =
+      ParseOrExit("model", args,
+                  {Switch("--json", &o.json), StringFlag("--model", &o.model),
+                   IntFlag("--threads", &o.threads), IntFlag("--prompt", &o.prompt_tokens),
+                   IntFlag("--gen", &o.gen_tokens), IntFlag("--ctx", &o.context),
+                   IntFlag("--repeat", &o.repeat), PathListFlag("--plugin-dir", &o.plugin_dirs)},
+                  usage);
+  if (exit_code >= 0) return exit_code;
+  if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
+      o.threads < 0 || o.context < 0) {
+    std::fprintf(stderr, "orcd-bench model: --model is required; counts must be positive\n");
     usage(stderr);
     return 2;
   }

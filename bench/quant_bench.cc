@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_flags.h"
 #include "bench_util.h"
 #include "common/cpu_kernel_set.h"
 #include "quant_bench_cuda.h"
@@ -51,28 +52,6 @@ void usage(std::FILE* out) {
       out,
       "usage: orcd-bench quant [--json] [--types T1,T2,...] [--threads N] [--min-time S]\n"
       "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n");
-}
-
-bool parse(const Args& args, Options& o) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool has_value = i + 1 < args.size();
-    if (a == "--json") {
-      o.json = true;
-    } else if (a == "--types" && has_value) {
-      std::stringstream list(args[++i]);
-      for (std::string t; std::getline(list, t, ',');) {
-        if (!t.empty()) o.types.push_back(t);
-      }
-    } else if (a == "--threads" && has_value) {
-      o.threads = std::stoi(args[++i]);
-    } else if (a == "--min-time" && has_value) {
-      o.min_time = std::stod(args[++i]);
-    } else {
-      return false;
-    }
-  }
-  return true;
 }
 
 // rows x cols of the type: 16 distinct random rows quantized by the reference
@@ -201,14 +180,12 @@ void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int 
 
 int run_quant(const Args& args) {
   Options o;
-  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-    usage(stdout);
-    return 0;
-  }
-  if (!parse(args, o)) {
-    usage(stderr);
-    return 2;
-  }
+  const int exit_code =
+      ParseOrExit("quant", args,
+                  {Switch("--json", &o.json), CsvFlag("--types", &o.types),
+                   IntFlag("--threads", &o.threads), DoubleFlag("--min-time", &o.min_time)},
+                  usage);
+  if (exit_code >= 0) return exit_code;
   const int threads = o.threads > 0
                           ? o.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

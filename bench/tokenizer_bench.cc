@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.h"
 #include "bench_util.h"
 #include "host/common/status.h"
 #include "host/gguf/gguf_file.h"
@@ -50,25 +51,6 @@ void usage(std::FILE* out) {
       "usage: orcd-bench tokenizer [--json] [--fixtures DIR] [--megabytes N] [--min-time S]\n"
       "  Encode / streaming-decode MB/s of each fixture vocabulary on ~N MB of multilingual "
       "text.\n");
-}
-
-bool parse(const Args& args, Options& o) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool has_value = i + 1 < args.size();
-    if (a == "--json") {
-      o.json = true;
-    } else if (a == "--fixtures" && has_value) {
-      o.fixtures = args[++i];
-    } else if (a == "--megabytes" && has_value) {
-      o.megabytes = std::stod(args[++i]);
-    } else if (a == "--min-time" && has_value) {
-      o.min_time = std::stod(args[++i]);
-    } else {
-      return false;
-    }
-  }
-  return true;
 }
 
 // The gpt-oss vectors hold the qwen2 ones plus 26 more scripts and formats.
@@ -147,10 +129,14 @@ void print_json(const std::vector<Result>& results, size_t text_bytes) {
 
 int run_tokenizer(const Args& args) {
   Options o;
-  if (!parse(args, o)) {
-    usage(stderr);
-    return 2;
-  }
+  std::string fixtures = o.fixtures.string();
+  const int exit_code =
+      ParseOrExit("tokenizer", args,
+                  {Switch("--json", &o.json), StringFlag("--fixtures", &fixtures),
+                   DoubleFlag("--megabytes", &o.megabytes), DoubleFlag("--min-time", &o.min_time)},
+                  usage);
+  if (exit_code >= 0) return exit_code;
+  o.fixtures = fixtures;
   try {
     const std::string text = bench_text(o.fixtures, o.megabytes);
     const std::filesystem::path vocab_dir = o.fixtures / "vocab";

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "host/common/json_escape.h"
+
 namespace orcd {
 
 enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3 };
@@ -19,9 +21,6 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3 };
 std::string_view LogLevelName(LogLevel level);
 // Parses "debug" | "info" | "warn" | "error"; returns false on anything else.
 bool ParseLogLevel(std::string_view text, LogLevel* out);
-
-// Escapes `text` as the inside of a JSON string literal.
-std::string JsonEscape(std::string_view text);
 
 using LogFields = std::vector<std::pair<std::string, std::string>>;
 

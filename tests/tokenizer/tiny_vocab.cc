@@ -40,23 +40,6 @@ GgufWriter TinyGguf(const std::string& model, const std::string& pre) {
   return w;
 }
 
-std::string JsonQuote(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string TinyTokenizerJson(const TinyJsonOptions& options) {
   const TinyVocab v = MakeTinyVocab();
   std::string vocab;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/common/json_escape.h"
 #include "host/gguf/gguf_writer.h"
 
 namespace orcd::testing {
@@ -37,9 +38,6 @@ struct TinyJsonOptions {
 };
 
 std::string TinyTokenizerJson(const TinyJsonOptions& options = {});
-
-// A JSON string literal.
-std::string JsonQuote(const std::string& text);
 
 }  // namespace orcd::testing
 

@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 namespace orcd::testing {
@@ -25,18 +24,6 @@ std::string ReadAll(const std::filesystem::path& p) {
 }
 
 }  // namespace
-
-TempDir::TempDir() {
-  std::random_device rd;
-  path_ = std::filesystem::temp_directory_path() /
-          ("orcd-tools-test-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
-  std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
 
 CliResult RunTool(const std::string& tool, const std::vector<std::string>& args) {
   TempDir io;

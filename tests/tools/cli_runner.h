@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/test_files.h"
+
 namespace orcd::testing {
 
 struct CliResult {
@@ -16,19 +18,6 @@ struct CliResult {
 
 // Runs build/bin/<tool> with `args` (each shell-quoted).
 CliResult RunTool(const std::string& tool, const std::vector<std::string>& args);
-
-// A fresh directory under the system temp dir, removed by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 }  // namespace orcd::testing
 
