@@ -4,6 +4,7 @@
 #ifndef ORCD_QUANT_COMMON_AVX2_CONVERT_H_
 #define ORCD_QUANT_COMMON_AVX2_CONVERT_H_
 
+#include "common/block_codec.h"
 #include "common/compiler.h"
 
 #if ORCD_QUANT_HAVE_X86
@@ -77,6 +78,24 @@ ORCD_QUANT_AVX2 inline __m128i bits16_to_0x10(uint32_t bits) {
 ORCD_QUANT_AVX2 inline __m128i bit_to_0x10(__m128i q, int shift) {
   const __m128i bit = _mm_and_si128(_mm_srl_epi16(q, _mm_cvtsi32_si128(shift)), _mm_set1_epi8(1));
   return _mm_slli_epi16(bit, 4);
+}
+
+// Q4_K / Q5_K group g (64 elements): the broadcast d * scale and dmin * min of
+// its two 32-element sub-blocks (2g, 2g + 1), products rounded as in ggml.
+struct KGroupScales {
+  __m256 d1, m1, d2, m2;
+};
+ORCD_QUANT_AVX2 inline KGroupScales k_group_scales(int g, const uint8_t* scales, float d,
+                                                   float dmin) {
+  uint8_t sc, m;
+  KGroupScales out;
+  get_scale_min_k4(2 * g, scales, &sc, &m);
+  out.d1 = _mm256_set1_ps(d * sc);
+  out.m1 = _mm256_set1_ps(dmin * m);
+  get_scale_min_k4(2 * g + 1, scales, &sc, &m);
+  out.d2 = _mm256_set1_ps(d * sc);
+  out.m2 = _mm256_set1_ps(dmin * m);
+  return out;
 }
 
 }  // namespace orcd::quant::avx2_convert

@@ -26,13 +26,7 @@ struct Q4_KCpu : Q4_K {
     const float d = fp16_to_f32(b.d);
     const float dmin = fp16_to_f32(b.dmin);
     for (int g = 0; g < 4; ++g) {
-      uint8_t sc, m;
-      get_scale_min_k4(2 * g, b.scales, &sc, &m);
-      const __m256 d1 = _mm256_set1_ps(d * sc);
-      const __m256 m1 = _mm256_set1_ps(dmin * m);
-      get_scale_min_k4(2 * g + 1, b.scales, &sc, &m);
-      const __m256 d2 = _mm256_set1_ps(d * sc);
-      const __m256 m2 = _mm256_set1_ps(dmin * m);
+      const auto [d1, m1, d2, m2] = k_group_scales(g, b.scales, d, dmin);
       float* o = out + 64 * g;
       for (int h = 0; h < 2; ++h) {
         const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * g + 16 * h));
@@ -52,13 +46,7 @@ struct Q4_KCpu : Q4_K {
     const float d = fp16_to_f32(b.d);
     const float dmin = fp16_to_f32(b.dmin);
     for (int g = 0; g < 4; ++g) {
-      uint8_t sc, m;
-      get_scale_min_k4(2 * g, b.scales, &sc, &m);
-      const __m256 d1 = _mm256_set1_ps(d * sc);
-      const __m256 m1 = _mm256_set1_ps(dmin * m);
-      get_scale_min_k4(2 * g + 1, b.scales, &sc, &m);
-      const __m256 d2 = _mm256_set1_ps(d * sc);
-      const __m256 m2 = _mm256_set1_ps(dmin * m);
+      const auto [d1, m1, d2, m2] = k_group_scales(g, b.scales, d, dmin);
       const float* xg = x + 64 * g;
       const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * g));
       const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * g + 16));
