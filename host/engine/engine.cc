@@ -75,6 +75,7 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
     ctx = info_.train_context_length > 0 ? info_.train_context_length : kFallbackContext;
   kv_ = std::make_unique<KvCache>(plan_.kv_states, ctx, options.kv_type);
   executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
+  executor_->set_q8_activations(options.q8_decode_activations);
 
   info_.vocab = bound_.phase(Phase::kDecode).vocab;
   info_.context_length = ctx;

@@ -26,6 +26,8 @@ struct ExecContext {
   // Per-thread scratch: workspace + thread * workspace_floats.
   float* workspace = nullptr;
   int64_t workspace_floats = 0;
+  // One-token matmuls may round activations to 8 bits (EngineOptions).
+  bool q8_activations = false;
 
   // Weight bytes the running instruction reads. The executor presets it to
   // the bound instruction's static figure; adapters whose reads depend on the

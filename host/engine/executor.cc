@@ -53,6 +53,7 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
   ctx.logits = logits_.data();
   ctx.workspace = workspace_.data();
   ctx.workspace_floats = workspace_floats_;
+  ctx.q8_activations = q8_activations_;
 
   const std::vector<OpCounter*>& op_counters = op_counters_[static_cast<int>(phase)];
   for (size_t i = 0; i < bp.instructions.size(); ++i) {

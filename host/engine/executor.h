@@ -29,6 +29,9 @@ class Executor {
   std::span<const float> Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
                              KvCache& kv, bool all_logits);
 
+  // Batch-1 matmuls with 8-bit activations where the weight's plugin has them.
+  void set_q8_activations(bool on) { q8_activations_ = on; }
+
   DispatchCounters& counters() { return counters_; }
   const DispatchCounters& counters() const { return counters_; }
   int threads() const { return pool_.size(); }
@@ -38,6 +41,7 @@ class Executor {
   ThreadPool pool_;
   std::vector<float> arena_;
   std::vector<float> logits_;
+  bool q8_activations_ = false;
   std::vector<float> workspace_;
   int64_t workspace_floats_;
   DispatchCounters counters_;

@@ -31,7 +31,8 @@ std::string ValidateQuantType(const orcd_quant_type& t) {
            std::to_string(ggml->block_bytes);
   }
   const orcd_quant_cpu_ops* cpu = t.cpu;
-  if (cpu == nullptr || cpu->struct_size < sizeof(orcd_quant_cpu_ops) ||
+  // ABI 1.0's struct ends at matmul; later fields are optional.
+  if (cpu == nullptr || !ORCD_HAS_FIELD(cpu, orcd_quant_cpu_ops, matmul) ||
       cpu->dequantize_row == nullptr || cpu->quantize_row == nullptr || cpu->get_rows == nullptr ||
       cpu->matmul == nullptr) {
     return std::string(ggml->name) + ": incomplete CPU functions";

@@ -81,13 +81,26 @@ TEST_P(PluginRefusal, IsRefusedWithReasonAndLogged) {
 INSTANTIATE_TEST_SUITE_P(
     Refusals, PluginRefusal,
     ::testing::Values(RefuseCase{"wrong_major", "ABI major 2, this host supports 1"},
-                      RefuseCase{"newer_minor", "ABI minor 1 is newer than this host's 0"},
+                      RefuseCase{"newer_minor", "is newer than this host's"},
                       RefuseCase{"missing_symbol", "missing entry symbol orcd_plugin_v1"},
                       RefuseCase{"null_descriptor", "returned no descriptor"},
                       RefuseCase{"bad_block_size",
                                  "claims Q4_K with blocks of 256 elements / 140 bytes, "
                                  "ggml's are 256 / 144"}),
     [](const auto& info) { return std::string(info.param.plugin); });
+
+// Minors only append: a plugin built against 1.0 loads on this host, and the
+// field 1.1 appended reads as absent from its smaller struct.
+TEST(PluginRegistry, AcceptsAPluginBuiltAgainstAnOlderMinor) {
+  PluginRegistry registry(HostServices());
+  ASSERT_TRUE(registry.LoadFile(TestPlugin("abi_1_0_quant")));
+  ASSERT_EQ(registry.plugins().size(), 1u);
+  const orcd_quant_plugin* quant = registry.plugins()[0]->descriptor->quant;
+  ASSERT_NE(quant, nullptr);
+  const orcd_quant_cpu_ops* cpu = quant->types[0].cpu;
+  EXPECT_TRUE(ORCD_HAS_FIELD(cpu, orcd_quant_cpu_ops, matmul));
+  EXPECT_FALSE(ORCD_HAS_FIELD(cpu, orcd_quant_cpu_ops, matvec_q8));
+}
 
 TEST(PluginRegistry, RefusesFilesThatAreNotSharedObjects) {
   TempDir dir;

@@ -35,7 +35,7 @@ void MatmulSegments(const WeightRef& w, const float* bias, const float* x, int64
       const int64_t b = r1 < seg.begin + seg.width ? r1 : seg.begin + seg.width;
       if (a >= b) continue;
       float* y = seg.y + (a - seg.begin);
-      MatmulRows(w, a, b - a, x, n_tokens, y, seg.width);
+      MatmulRows(w, a, b - a, x, n_tokens, y, seg.width, ctx.q8_activations);
       if (bias == nullptr) continue;
       for (int64_t t = 0; t < n_tokens; ++t) {
         float* yt = y + t * seg.width;

@@ -82,7 +82,7 @@ void ExpertMatmul(ExecContext& ctx, const WeightRef& w, const WeightRef* bias, i
   const float* b = bias ? reinterpret_cast<const float*>(bias->data) + row0 : nullptr;
   const int64_t grain = std::max<int64_t>(16, rows / (4 * ctx.pool->size()));
   ParallelRange(ctx, rows, grain, [&](int64_t r0, int64_t r1, int) {
-    MatmulRows(w, row0 + r0, r1 - r0, x, m, y + r0, rows);
+    MatmulRows(w, row0 + r0, r1 - r0, x, m, y + r0, rows, ctx.q8_activations);
     if (b == nullptr) return;
     for (int64_t t = 0; t < m; ++t) {
       for (int64_t r = r0; r < r1; ++r) y[t * rows + r] += b[r];

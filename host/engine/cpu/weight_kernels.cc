@@ -114,8 +114,14 @@ bool CpuSupportsWeight(const WeightRef& w) {
 }
 
 void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens,
-                float* y, int64_t y_stride) {
+                float* y, int64_t y_stride, bool q8_activations) {
   if (n_rows <= 0 || n_tokens <= 0) return;
+  if (q8_activations && n_tokens == 1 && !IsHostType(w.type) &&
+      ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matvec_q8) &&
+      w.quant->cpu->matvec_q8 != nullptr) {
+    w.quant->cpu->matvec_q8(w.row(row0), n_rows, w.cols(), x, y);
+    return;
+  }
   const bool blocks_fit = IsHostType(w.type) || kColChunk % w.quant->block_elems == 0;
   if (n_tokens >= kGemmMinTokens && blocks_fit) {
     TiledMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);

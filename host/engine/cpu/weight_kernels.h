@@ -14,9 +14,11 @@ namespace orcd::engine::cpu {
 bool CpuSupportsWeight(const WeightRef& w);
 
 // y[t * y_stride + r] = W[row0 + r] . x[t] for r in [0, n_rows), t in [0, n_tokens).
-// x is [n_tokens][w.cols()]. Thread-safe on disjoint outputs.
+// x is [n_tokens][w.cols()]. Thread-safe on disjoint outputs. With
+// `q8_activations`, one token and a plugin offering matvec_q8, x is rounded to
+// 8 bits first (orcd_quant_cpu_ops.matvec_q8).
 void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens,
-                float* y, int64_t y_stride);
+                float* y, int64_t y_stride, bool q8_activations = false);
 
 // out[i][:] = row ids[i] of w, as f32. ids must be in range.
 void GetRows(const WeightRef& w, const int32_t* ids, int64_t n_ids, float* out);

@@ -160,3 +160,46 @@ void matmul(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n
     }
   }
 }
+
+#if ORCD_QUANT_ISA_AVX2
+
+template <class T>
+concept HasQ8Dot = requires(const typename T::Block& b, const q8::Q8x32* x, __m256& acc,
+                            float& offset) {
+  T::dot_q8_avx2(b, x, acc, offset);
+};
+
+// Batch-1 y = W x with x rounded to 8 bits (see q8_activations.h): x is
+// quantized once per call, every weight block is dotted with integers.
+template <HasQ8Dot T>
+void matvec_q8(const void* w, int64_t rows, int64_t cols, const float* x, float* y) {
+  if (cols > q8::kMaxCols) {
+    matmul<T>(w, rows, cols, x, 1, y, rows);
+    return;
+  }
+  constexpr int kXBlocks = T::kElems / 32;  // x blocks per weight block
+  q8::Q8x32 xq[q8::kMaxCols / 32];
+  for (int64_t i = 0; i < cols / 32; ++i) q8::quantize_x32(x + 32 * i, xq[i]);
+  const int64_t row_blocks = cols / T::kElems;
+  const auto* blocks = static_cast<const typename T::Block*>(w);
+  for (int64_t r = 0; r < rows; ++r) {
+    const typename T::Block* row = blocks + r * row_blocks;
+    __m256 acc = _mm256_setzero_ps();
+    float offset = 0.0f;
+    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_avx2(row[b], xq + b * kXBlocks, acc, offset);
+    y[r] = q8::hsum(acc) + offset;
+  }
+}
+
+using MatvecQ8Fn = void (*)(const void*, int64_t, int64_t, const float*, float*);
+
+template <class T>
+constexpr MatvecQ8Fn matvec_q8_or_null() {
+  if constexpr (HasQ8Dot<T>) {
+    return &matvec_q8<T>;
+  } else {
+    return nullptr;
+  }
+}
+
+#endif

@@ -13,6 +13,8 @@
 
 #if ORCD_QUANT_HAVE_X86
 #include <immintrin.h>
+
+#include "common/q8_activations.h"
 #endif
 
 namespace orcd::quant {
@@ -46,11 +48,16 @@ template <class T>
 constexpr CpuKernels make_cpu_kernels() {
   static_assert(covers_tiles_of_128<T>(), "chunk numbering breaks the 128-element tile rule");
   constexpr uint32_t kOpsSize = sizeof(orcd_quant_cpu_ops);
-  const orcd_quant_cpu_ops portable_ops = {kOpsSize, &portable::dequantize_row<T>, &quantize_row<T>,
-                                           &portable::get_rows<T>, &portable::matmul<T>};
+  const orcd_quant_cpu_ops portable_ops = {kOpsSize,
+                                           &portable::dequantize_row<T>,
+                                           &quantize_row<T>,
+                                           &portable::get_rows<T>,
+                                           &portable::matmul<T>,
+                                           nullptr};
 #if ORCD_QUANT_HAVE_X86
-  const orcd_quant_cpu_ops avx2_ops = {kOpsSize, &avx2::dequantize_row<T>, &quantize_row<T>,
-                                       &avx2::get_rows<T>, &avx2::matmul<T>};
+  const orcd_quant_cpu_ops avx2_ops = {kOpsSize,         &avx2::dequantize_row<T>,
+                                       &quantize_row<T>, &avx2::get_rows<T>,
+                                       &avx2::matmul<T>, avx2::matvec_q8_or_null<T>()};
 #else
   const orcd_quant_cpu_ops avx2_ops = portable_ops;
 #endif

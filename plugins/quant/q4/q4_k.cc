@@ -3,6 +3,7 @@
 
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
+#include "common/q8_activations.h"
 #include "common/reference_quantizer.h"
 
 namespace orcd::quant {
@@ -54,6 +55,31 @@ struct Q4_KCpu : Q4_K {
       fma_u8x16_mul_sub(high_nibbles(q0), d2, m2, xg + 32, a0, a1);
       fma_u8x16_mul_sub(low_nibbles(q1), d1, m1, xg + 16, a2, a3);
       fma_u8x16_mul_sub(high_nibbles(q1), d2, m2, xg + 48, a2, a3);
+    }
+  }
+
+  // 8-bit activations (q8_activations.h): sub-block s is d*sc*q - dmin*m, so
+  // its dot is d*sc*x.d*sum(q*xq) - dmin*m*x.sum; the min terms add up in
+  // `offset`.
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+                                          float& offset) {
+    const float d = fp16_to_f32(b.d);
+    const float dmin = fp16_to_f32(b.dmin);
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    for (int g = 0; g < 4; ++g) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * g));
+      const q8::Q8x32& x_lo = x[2 * g];
+      const q8::Q8x32& x_hi = x[2 * g + 1];
+      uint8_t sc, m;
+      get_scale_min_k4(2 * g, b.scales, &sc, &m);
+      q8::accumulate(q8::dot_u8s8(_mm256_and_si256(q, low4), q8::load_q(x_lo)), d * sc * x_lo.d,
+                     acc);
+      offset -= dmin * m * x_lo.sum;
+      get_scale_min_k4(2 * g + 1, b.scales, &sc, &m);
+      q8::accumulate(
+          q8::dot_u8s8(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), q8::load_q(x_hi)),
+          d * sc * x_hi.d, acc);
+      offset -= dmin * m * x_hi.sum;
     }
   }
 #endif

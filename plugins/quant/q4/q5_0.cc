@@ -6,6 +6,7 @@
 
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
+#include "common/q8_activations.h"
 #include "common/reference_quantizer.h"
 
 namespace orcd::quant {
@@ -54,6 +55,21 @@ struct Q5_0Cpu : Q5_0 {
     const __m128i hi = _mm_or_si128(high_nibbles(qs), bits16_to_0x10(qh >> 16));
     fma_i8x16_mul(_mm_sub_epi8(lo, sixteen), d, x, a0, a1);
     fma_i8x16_mul(_mm_sub_epi8(hi, sixteen), d, x + 16, a2, a3);
+  }
+
+  // 8-bit activations (q8_activations.h): the 5-bit values minus 16 as int8.
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+                                          float& /*offset*/) {
+    using namespace avx2_convert;
+    const uint32_t qh = load_le32(b.qh);
+    const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+    const __m128i sixteen = _mm_set1_epi8(16);
+    const __m128i lo =
+        _mm_sub_epi8(_mm_or_si128(low_nibbles(qs), bits16_to_0x10(qh & 0xFFFFu)), sixteen);
+    const __m128i hi =
+        _mm_sub_epi8(_mm_or_si128(high_nibbles(qs), bits16_to_0x10(qh >> 16)), sixteen);
+    q8::accumulate(q8::dot_s8s8(_mm256_set_m128i(hi, lo), q8::load_q(*x)), fp16_to_f32(b.d) * x->d,
+                   acc);
   }
 #endif
 };

@@ -7,6 +7,7 @@
 
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
+#include "common/q8_activations.h"
 #include "common/reference_quantizer.h"
 
 namespace orcd::quant {
@@ -127,6 +128,40 @@ struct Q6_KCpu : Q6_K {
     fma_i8x16_mul(_mm_sub_epi8(q2, bias), _mm256_set1_ps(d * sc[h + 2]), x + 32, lo, hi);
     fma_i8x16_mul(_mm_sub_epi8(q3, bias), _mm256_set1_ps(d * sc[h + 4]), x + 64, lo, hi);
     fma_i8x16_mul(_mm_sub_epi8(q4, bias), _mm256_set1_ps(d * sc[h + 6]), x + 96, lo, hi);
+  }
+
+  // 8-bit activations (q8_activations.h): per 32 elements, the 6-bit values
+  // minus 32 as int8, pair sums weighted by the two 16-element scales.
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+                                          float& /*offset*/) {
+    const float d = fp16_to_f32(b.d);
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i two = _mm256_set1_epi8(0x03);
+    const __m256i bias = _mm256_set1_epi8(32);
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t* ql = b.ql + 64 * half;
+      const int8_t* sc = b.scales + 8 * half;
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+      const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+      const __m256i hb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * half));
+      const __m256i hi_bits[4] = {
+          _mm256_slli_epi16(_mm256_and_si256(hb, two), 4),
+          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 2), two), 4),
+          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 4), two), 4),
+          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 6), two), 4)};
+      const __m256i low_bits[4] = {_mm256_and_si256(a, low4), _mm256_and_si256(c, low4),
+                                   _mm256_and_si256(_mm256_srli_epi16(a, 4), low4),
+                                   _mm256_and_si256(_mm256_srli_epi16(c, 4), low4)};
+      for (int k = 0; k < 4; ++k) {  // elements 32k.. of this half
+        const __m256i w = _mm256_sub_epi8(_mm256_or_si256(low_bits[k], hi_bits[k]), bias);
+        const q8::Q8x32& xk = x[4 * half + k];
+        const __m256i pairs =
+            _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q8::load_q(xk), w));
+        const __m256i scales =
+            _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
+        q8::accumulate(_mm256_madd_epi16(pairs, scales), d * xk.d, acc);
+      }
+    }
   }
 #endif
 };

@@ -6,6 +6,7 @@
 
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
+#include "common/q8_activations.h"
 
 namespace orcd::quant {
 namespace {
@@ -35,6 +36,13 @@ struct Q8_0Cpu : Q8_0 {
     const __m256 d = _mm256_set1_ps(fp16_to_f32(b.d));
     fma_i8x16_mul(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs)), d, x, a0, a1);
     fma_i8x16_mul(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16)), d, x + 16, a2, a3);
+  }
+
+  // 8-bit activations (q8_activations.h): one x block per weight block.
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+                                          float& /*offset*/) {
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+    q8::accumulate(q8::dot_s8s8(w, q8::load_q(*x)), fp16_to_f32(b.d) * x->d, acc);
   }
 #endif
 };

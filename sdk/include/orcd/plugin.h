@@ -22,7 +22,13 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 0
+#define ORCD_ABI_MINOR 1
+
+/* True when struct `s` (of type `type`, starting with struct_size) holds
+ * `field`: a field appended by a later minor reads as absent from a struct
+ * built against an earlier one. History: 1.1 added orcd_quant_cpu_ops.matvec_q8. */
+#define ORCD_HAS_FIELD(s, type, field) \
+  ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
 #define ORCD_PLUGIN_ENTRY_SYMBOL "orcd_plugin_v1"
 
@@ -141,6 +147,11 @@ typedef struct orcd_quant_cpu_ops {
   /* y = W x for n_tokens tokens, block by block (no dequantized copy). */
   void (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n_tokens,
                  float* y, int64_t y_stride);
+  /* Since 1.1, optional (NULL, or absent: check with ORCD_HAS_FIELD). One
+   * token, y = W x with x first rounded to int8 per 32-element block (scale
+   * amax / 127, round to nearest), integer dot products per block: llama.cpp's
+   * CPU arithmetic for decode, results within that rounding of matmul's. */
+  void (*matvec_q8)(const void* w, int64_t rows, int64_t cols, const float* x, float* y);
 } orcd_quant_cpu_ops;
 
 /* Device-pointer counterparts, launched on the stream passed in (the host's).

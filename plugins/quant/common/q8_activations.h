@@ -1,0 +1,92 @@
+// 8-bit activations for batch-1 decode (llama.cpp's CPU arithmetic): x is
+// rounded to int8 per 32-element block once per matvec, then every weight
+// block is multiplied with integer instructions (maddubs / madd) and scaled
+// once per 32 elements. Several times the f32 path's throughput on types
+// whose decode is compute-bound (Q4_K, Q6_K, Q5_0); the price is the
+// activation rounding (~0.3 % relative per dot product), the same rounding the
+// fixtures' reference applies (fixtures README, "Calibration").
+#ifndef ORCD_QUANT_COMMON_Q8_ACTIVATIONS_H_
+#define ORCD_QUANT_COMMON_Q8_ACTIVATIONS_H_
+
+#include "common/compiler.h"
+
+#if ORCD_QUANT_HAVE_X86
+#include <immintrin.h>
+#include <stdint.h>
+
+namespace orcd::quant::q8 {
+
+// One 32-element block of x: x[i] ~= d * q[i]; sum = d * sum(q) (for the
+// K-quants' min term).
+struct Q8x32 {
+  float d;
+  float sum;
+  int8_t q[32];
+};
+
+// The longest row the batch-1 path takes (x blocks live on the stack);
+// longer rows use the f32 path.
+inline constexpr int64_t kMaxCols = 16384;
+
+ORCD_QUANT_AVX2 inline void quantize_x32(const float* x, Q8x32& out) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 v[4];
+  __m256 amax = _mm256_setzero_ps();
+  for (int i = 0; i < 4; ++i) {
+    v[i] = _mm256_loadu_ps(x + 8 * i);
+    amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[i]));
+  }
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  const float d = _mm_cvtss_f32(m) / 127.0f;
+  const __m256 id = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
+  __m256i iv[4];
+  for (int i = 0; i < 4; ++i) iv[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], id));  // nearest
+  const __m256i total =
+      _mm256_add_epi32(_mm256_add_epi32(iv[0], iv[1]), _mm256_add_epi32(iv[2], iv[3]));
+  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(total), _mm256_extracti128_si256(total, 1));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4E));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1));
+  // packs work per 128-bit lane: the permute puts the 32 bytes back in order.
+  const __m256i p16a = _mm256_packs_epi32(iv[0], iv[1]);
+  const __m256i p16b = _mm256_packs_epi32(iv[2], iv[3]);
+  const __m256i p8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(p16a, p16b),
+                                                 _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.q), p8);
+  out.d = d;
+  out.sum = d * static_cast<float>(_mm_cvtsi128_si32(t));
+}
+
+ORCD_QUANT_AVX2 inline __m256i load_q(const Q8x32& x) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q));
+}
+
+// Eight int32 partial sums of a[i] * b[i]: a unsigned bytes, b signed. Each
+// pair sum must fit int16 (|a| * 127 * 2 <= 32767: a <= 128).
+ORCD_QUANT_AVX2 inline __m256i dot_u8s8(__m256i a, __m256i b) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1));
+}
+
+// The same with both signed: |a| goes to the unsigned side, a's sign onto b.
+ORCD_QUANT_AVX2 inline __m256i dot_s8s8(__m256i a, __m256i b) {
+  return dot_u8s8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+}
+
+// acc += float(isum) * scale
+ORCD_QUANT_AVX2 inline void accumulate(__m256i isum, float scale, __m256& acc) {
+  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
+}
+
+ORCD_QUANT_AVX2 inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+}  // namespace orcd::quant::q8
+
+#endif  // ORCD_QUANT_HAVE_X86
+
+#endif  // ORCD_QUANT_COMMON_Q8_ACTIVATIONS_H_
