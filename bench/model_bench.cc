@@ -33,17 +33,21 @@ struct Options {
   int64_t gen_tokens = 64;
   int64_t context = 0;
   int repeat = 2;
+  std::string activations = "q8";
   std::vector<std::filesystem::path> plugin_dirs;
 };
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N]\n"
-               "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
-               "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
-               "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
-               "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
-               "  --ctx N      context length (default prompt + gen + 16)\n");
+  std::fprintf(
+      out,
+      "usage: orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N]\n"
+      "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
+      "                        [--activations q8|f32]\n"
+      "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
+      "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
+      "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
+      "  --ctx N      context length (default prompt + gen + 16)\n"
+      "  --activations q8|f32  decode activations before quantized weights (default q8)\n");
 }
 
 int32_t Argmax(std::span<const float> row) {
@@ -83,17 +87,19 @@ double PeakRssMib() {
 
 int run_model(const Args& args) {
   Options o;
-  const int exit_code =
-      ParseOrExit("model", args,
-                  {Switch("--json", &o.json), StringFlag("--model", &o.model),
-                   IntFlag("--threads", &o.threads), IntFlag("--prompt", &o.prompt_tokens),
-                   IntFlag("--gen", &o.gen_tokens), IntFlag("--ctx", &o.context),
-                   IntFlag("--repeat", &o.repeat), PathListFlag("--plugin-dir", &o.plugin_dirs)},
-                  usage);
+  const int exit_code = ParseOrExit(
+      "model", args,
+      {Switch("--json", &o.json), StringFlag("--model", &o.model), IntFlag("--threads", &o.threads),
+       IntFlag("--prompt", &o.prompt_tokens), IntFlag("--gen", &o.gen_tokens),
+       IntFlag("--ctx", &o.context), IntFlag("--repeat", &o.repeat),
+       PathListFlag("--plugin-dir", &o.plugin_dirs), StringFlag("--activations", &o.activations)},
+      usage);
   if (exit_code >= 0) return exit_code;
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
-      o.threads < 0 || o.context < 0) {
-    std::fprintf(stderr, "orcd-bench model: --model is required; counts must be positive\n");
+      o.threads < 0 || o.context < 0 || (o.activations != "q8" && o.activations != "f32")) {
+    std::fprintf(stderr,
+                 "orcd-bench model: --model is required; counts must be positive; "
+                 "--activations is q8 or f32\n");
     usage(stderr);
     return 2;
   }
@@ -103,6 +109,7 @@ int run_model(const Args& args) {
     registry.LoadDirectories(o.plugin_dirs.empty() ? DefaultPluginDirs() : o.plugin_dirs);
     engine::EngineOptions eo;
     eo.threads = o.threads;
+    eo.q8_decode_activations = o.activations == "q8";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
     const double load_start = now_seconds();
     std::unique_ptr<engine::Engine> e = engine::Engine::Load(o.model, registry, eo);
@@ -142,7 +149,7 @@ int run_model(const Args& args) {
           "\"weight_bytes\":%llu,\"load_s\":%s,\"prompt_tokens\":%lld,\"prefill_tok_s\":%s,"
           "\"ttft_ms\":%s,\"gen_tokens\":%lld,\"decode_tok_s\":%s,"
           "\"decode_weight_bytes_per_token\":%s,\"decode_weight_gb_s\":%s,\"repeat\":%d,"
-          "\"peak_rss_mib\":%s}\n",
+          "\"peak_rss_mib\":%s,\"decode_activations\":%s}\n",
           json_string(o.model).c_str(), json_string(info.architecture).c_str(),
           json_string(info.device).c_str(), json_string(cpu).c_str(), info.threads,
           static_cast<unsigned long long>(info.weight_bytes), json_number(load_s).c_str(),
@@ -150,11 +157,12 @@ int run_model(const Args& args) {
           json_number(best.ttft_s * 1e3).c_str(), static_cast<long long>(o.gen_tokens),
           json_number(decode_tps).c_str(), json_number(bytes_per_token).c_str(),
           json_number(bytes_per_token * decode_tps / 1e9).c_str(), o.repeat,
-          json_number(PeakRssMib()).c_str());
+          json_number(PeakRssMib()).c_str(), json_string(o.activations).c_str());
     } else {
       std::printf("model:    %s (%s), %.1f MiB of weights\n", o.model.c_str(),
                   info.architecture.c_str(), static_cast<double>(info.weight_bytes) / (1 << 20));
-      std::printf("device:   %s on %s\n", info.device.c_str(), cpu.c_str());
+      std::printf("device:   %s on %s, %s decode activations\n", info.device.c_str(), cpu.c_str(),
+                  o.activations.c_str());
       std::printf("load:     %.3f s\n", load_s);
       std::printf("prefill:  %lld tokens, %.2f tok/s (best of %d)\n",
                   static_cast<long long>(o.prompt_tokens), prefill_tps, o.repeat);

@@ -17,6 +17,7 @@ int run_quant(const Args& args);
 int run_tokenizer(const Args& args);
 
 // orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N] [--gen N] [--repeat R]
+//                  [--activations q8|f32]
 int run_model(const Args& args);
 
 }  // namespace orcd::bench

@@ -82,6 +82,7 @@ class GenerationService final : public InferenceService {
     engine::EngineOptions options;
     options.device = config.device;
     options.threads = config.threads;
+    options.q8_decode_activations = config.cpu_decode_activations == "q8";
     options.context_length = config.context_length;
     engine_ = engine::Engine::Load(config.model_path, registry, options);
     progress(75);

@@ -88,6 +88,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->gpu_device = static_cast<int>(ParseInt(key, v, 0, 255));
   } else if (key == "device.threads") {
     c->threads = static_cast<int>(ParseInt(key, v, 0, 1024));
+  } else if (key == "device.cpu_decode_activations") {
+    c->cpu_decode_activations = OneOf(key, v, {"q8", "f32"});
   } else if (key == "server.bind") {
     if (v.empty()) Bad(key, "must not be empty");
     c->bind_address = v;

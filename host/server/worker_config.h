@@ -19,6 +19,9 @@ struct WorkerConfig {
   std::string device = "cuda";  // "cuda" | "cpu"; never a silent fallback
   int gpu_device = 0;
   int threads = 0;  // CPU worker threads; 0 = all cores
+  // CPU decode: "q8" rounds activations to 8 bits before quantized weights
+  // (llama.cpp's arithmetic, faster), "f32" keeps them exact.
+  std::string cpu_decode_activations = "q8";
   // server
   std::string bind_address = "127.0.0.1";
   int port = 8080;           // 0 = any free port (logged at ready)

@@ -24,6 +24,7 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   WorkerConfig c = LoadWorkerConfig(std::filesystem::path(ORCD_SOURCE_DIR) / "conf/worker.yaml");
   WorkerConfig d;
   EXPECT_EQ(c.device, d.device);
+  EXPECT_EQ(c.cpu_decode_activations, d.cpu_decode_activations);
   EXPECT_EQ(c.bind_address, "127.0.0.1");
   EXPECT_EQ(c.port, d.port);
   EXPECT_EQ(c.max_output_tokens, d.max_output_tokens);
@@ -36,7 +37,7 @@ TEST(WorkerConfig, ParsesEveryKey) {
   WorkerConfig c = ParseWorkerConfig(R"(
 worker_id: w7
 model: {path: /m.gguf, tokenizer_json: /t.json}
-device: {kind: cpu, gpu: 1, threads: 2}
+device: {kind: cpu, gpu: 1, threads: 2, cpu_decode_activations: f32}
 server: {bind: 0.0.0.0, port: 9000, callback_url: "http://orch:1/ready"}
 plugins: {dirs: [/a, /b]}
 limits: {context_length: 4096, max_input_tokens: 4000, max_output_tokens: 100,
@@ -47,6 +48,7 @@ logging: {level: debug, format: json}
   EXPECT_EQ(c.worker_id, "w7");
   EXPECT_EQ(c.device, "cpu");
   EXPECT_EQ(c.threads, 2);
+  EXPECT_EQ(c.cpu_decode_activations, "f32");
   EXPECT_EQ(c.port, 9000);
   EXPECT_EQ(c.plugin_dirs.size(), 2u);
   EXPECT_EQ(c.context_length, 4096);
@@ -61,6 +63,9 @@ TEST(WorkerConfig, UnknownKeysAndBadValuesNameTheKey) {
   EXPECT_NE(ErrorOf("server: {port: eighty}").find("'server.port': 'eighty' is not an integer"),
             std::string::npos);
   EXPECT_NE(ErrorOf("device: {kind: tpu}").find("'device.kind': 'tpu' is not one of cuda, cpu"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("device: {cpu_decode_activations: q4}")
+                .find("'device.cpu_decode_activations': 'q4' is not one of q8, f32"),
             std::string::npos);
   EXPECT_NE(ErrorOf("limits: {inference_timeout_s: 0}").find("'limits.inference_timeout_s'"),
             std::string::npos);

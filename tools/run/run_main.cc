@@ -88,6 +88,7 @@ int Run(const RunOptions& o) {
   engine::EngineOptions eo;
   eo.device = o.device;
   eo.threads = o.threads;
+  eo.q8_decode_activations = o.q8_decode_activations;
   eo.context_length = o.context;
   std::unique_ptr<engine::Engine> engine = engine::Engine::Load(std::move(file), route, eo);
   const double load_s = Seconds(load_start);

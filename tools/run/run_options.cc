@@ -38,6 +38,8 @@ std::string RunUsage() {
          "  --top-k K  --top-p P  --min-p P  --repetition-penalty R  --seed S\n"
          "  --device cpu|cuda         (default cpu; the CUDA engine backend is not built yet)\n"
          "  --threads N               (default: every hardware thread)\n"
+         "  --activations q8|f32      decode rounds activations to 8 bits before quantized\n"
+         "                            weights (default q8, as llama.cpp) or keeps f32\n"
          "  --ctx N                   context length (default: the model's)\n"
          "  --dump-logits FILE        float32 rows [positions][vocab]: every prompt position,\n"
          "                            then one row per generated token\n"
@@ -103,6 +105,10 @@ std::optional<RunOptions> ParseRunOptions(int argc, char** argv) {
       o.device = v;
     } else if (a == "--threads" || a == "-t") {
       o.threads = static_cast<int>(ToInt(a, v, 1, 1024));
+    } else if (a == "--activations") {
+      if (v != "q8" && v != "f32")
+        throw UsageError{"--activations wants q8 or f32, got '" + v + "'"};
+      o.q8_decode_activations = v == "q8";
     } else if (a == "--ctx" || a == "-c") {
       o.context = ToInt(a, v, 1, 1 << 24);
     } else if (a == "--dump-logits") {

@@ -19,8 +19,9 @@ struct RunOptions {
   int64_t n_predict = 32;
   SamplerConfig sampling{.temperature = 0.0};  // greedy unless told otherwise
   std::string device = "cpu";
-  int threads = 0;      // 0 = every hardware thread
-  int64_t context = 0;  // 0 = the model's own
+  int threads = 0;                    // 0 = every hardware thread
+  bool q8_decode_activations = true;  // --activations q8|f32
+  int64_t context = 0;                // 0 = the model's own
   std::optional<std::filesystem::path> dump_logits;
   std::vector<std::filesystem::path> plugin_dirs;  // empty = the default search path
   bool ignore_eos = false;
