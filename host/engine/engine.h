@@ -31,9 +31,9 @@ struct EngineOptions {
   int64_t context_length = 0;  // 0 = the model's <arch>.context_length
   KvType kv_type = KvType::kF16;
   int64_t max_batch = 512;  // tokens per prefill pass
-  // Decode (one token) rounds activations to 8 bits before quantized weights
-  // that offer it (llama.cpp's CPU arithmetic, several times faster on
-  // K-quants); false keeps f32 activations everywhere.
+  // One-token matmuls (decode; MoE experts picked by one token) round the
+  // activations to 8 bits before quantized weights that offer it (llama.cpp's
+  // CPU arithmetic, ~1.5-2x faster decode); false keeps f32 everywhere.
   bool q8_decode_activations = true;
 };
 

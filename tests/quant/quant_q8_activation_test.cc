@@ -17,9 +17,10 @@
 namespace orcd::quant::test {
 namespace {
 
-// The types of Q4_K_M files (Qwen2.5-0.5B: Q5_0, Q8_0, Q4_K, Q6_K; Phi-3: Q4_K,
-// Q6_K) have the path; a change that drops one loses the decode speed-up.
-const std::set<std::string> kTypesWithQ8 = {"Q8_0", "Q5_0", "Q4_K", "Q6_K"};
+// The types of the target files have the path (Q4_K_M of Qwen2.5-0.5B: Q5_0,
+// Q8_0, Q4_K, Q6_K; of Phi-3-mini: Q4_K, Q6_K; GPT-OSS-20B's experts: MXFP4);
+// a change that drops one loses the decode speed-up.
+const std::set<std::string> kTypesWithQ8 = {"Q8_0", "Q5_0", "Q4_K", "Q6_K", "MXFP4"};
 
 // x as matvec_q8 sees it, in double: per 32 elements d = amax / 127 (f32),
 // q = nearest(x / d) computed as x * (1 / d) in f32, value d * q.
@@ -60,7 +61,7 @@ class QuantQ8Activations : public testing::TestWithParam<const CpuKernels*> {
   }
 };
 
-TEST_P(QuantQ8Activations, OfferedExactlyByTheQ4KMTypesAndNeverByPortableCode) {
+TEST_P(QuantQ8Activations, OfferedByTheTargetModelsTypesAndNeverByPortableCode) {
   const CpuKernels& k = *GetParam();
   EXPECT_EQ(k.avx2.matvec_q8 != nullptr, kTypesWithQ8.count(k.name) == 1) << k.name;
   EXPECT_EQ(k.portable.matvec_q8, nullptr) << k.name;
