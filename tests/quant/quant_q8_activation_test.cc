@@ -1,6 +1,6 @@
 // The 8-bit-activation decode path (orcd_quant_cpu_ops.matvec_q8): which
-// types offer it, and that it computes exactly "x rounded to int8 per 32
-// elements (scale amax / 127, nearest), then W x" — checked against a float64
+// types offer it, and that it computes exactly "x rounded to int8 with one
+// scale per weight block's span (amax / 127, nearest), then W x" — checked against a float64
 // emulation of that rounding, and against the fixtures' float64 y within the
 // bound the rounding itself allows.
 #include <gtest/gtest.h>
@@ -22,29 +22,30 @@ namespace {
 // a change that drops one loses the decode speed-up.
 const std::set<std::string> kTypesWithQ8 = {"Q8_0", "Q5_0", "Q4_K", "Q6_K", "MXFP4"};
 
-// x as matvec_q8 sees it, in double: per 32 elements d = amax / 127 (f32),
-// q = nearest(x / d) computed as x * (1 / d) in f32, value d * q.
-std::vector<double> RoundActivations(const std::vector<float>& x) {
+// x as matvec_q8 sees it, in double: one scale per weight block's span n
+// (32, or 256 for the K-quants): d = amax / 127 (f32), q = nearest(x / d)
+// computed as x * (1 / d) in f32, value d * q.
+std::vector<double> RoundActivations(const std::vector<float>& x, size_t n) {
   std::vector<double> out(x.size());
-  for (size_t b = 0; b < x.size(); b += 32) {
+  for (size_t b = 0; b < x.size(); b += n) {
     float amax = 0.0f;
-    for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+    for (size_t i = b; i < b + n; ++i) amax = std::max(amax, std::fabs(x[i]));
     const float d = amax / 127.0f;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    for (size_t i = b; i < b + 32; ++i) out[i] = double(d) * std::nearbyint(x[i] * id);
+    for (size_t i = b; i < b + n; ++i) out[i] = double(d) * std::nearbyint(x[i] * id);
   }
   return out;
 }
 
-// Per row: sum_c |deq[r][c]| * (amax of c's 32-block) / 254, the most that
+// Per row: sum_c |deq[r][c]| * (amax of c's n-block) / 254, the most that
 // rounding x to 8 bits can move the dot product.
 std::vector<double> RoundingBound(const std::vector<float>& deq, int64_t rows, int64_t cols,
-                                  const std::vector<float>& x) {
+                                  const std::vector<float>& x, int64_t n) {
   std::vector<double> bound(static_cast<size_t>(rows), 0.0);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t b = 0; b < cols; b += 32) {
+    for (int64_t b = 0; b < cols; b += n) {
       double amax = 0.0, wsum = 0.0;
-      for (int64_t c = b; c < b + 32; ++c) {
+      for (int64_t c = b; c < b + n; ++c) {
         amax = std::max(amax, double(std::fabs(x[c])));
         wsum += std::fabs(deq[r * cols + c]);
       }
@@ -84,10 +85,10 @@ TEST_P(QuantQ8Activations, EqualsFloat64OfTheRoundedActivations) {
 
   for (uint64_t seed : {92u, 93u}) {
     std::vector<float> x = random_normal(cols, seed);
-    if (seed == 93u) std::fill(x.begin() + 64, x.begin() + 96, 0.0f);  // an all-zero x block
+    if (seed == 93u) std::fill(x.begin() + 256, x.begin() + 512, 0.0f);  // all-zero x blocks
     std::vector<float> y(static_cast<size_t>(rows));
     k.avx2.matvec_q8(q.data(), rows, cols, x.data(), y.data());
-    const std::vector<double> xr = RoundActivations(x);
+    const std::vector<double> xr = RoundActivations(x, k.block_elems);
     const std::vector<double> scale = abs_product_sums(deq, rows, cols, x, 1);
     for (int64_t r = 0; r < rows; ++r) {
       double expect = 0.0;
@@ -107,7 +108,7 @@ TEST_P(QuantQ8Activations, StaysWithinTheRoundingBoundOfTheFixture) {
   ASSERT_TRUE(g.has_value());
   std::vector<float> y(static_cast<size_t>(g->rows));
   k.avx2.matvec_q8(g->q.data(), g->rows, g->cols, g->x.data(), y.data());
-  const std::vector<double> bound = RoundingBound(g->deq, g->rows, g->cols, g->x);
+  const std::vector<double> bound = RoundingBound(g->deq, g->rows, g->cols, g->x, k.block_elems);
   double total_deviation = 0.0;
   for (int64_t r = 0; r < g->rows; ++r) {
     EXPECT_LE(std::fabs(y[r] - g->y[r]), bound[r] * 1.001 + 1e-6) << k.name << " row " << r;

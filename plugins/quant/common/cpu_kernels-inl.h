@@ -163,30 +163,32 @@ void matmul(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n
 
 #if ORCD_QUANT_ISA_AVX2
 
+// T::XBlock is the activation block matching one weight block (q8::Q8x32 or
+// q8::Q8x256); T::dot_q8_avx2 adds one weight block's dot into acc (and
+// terms it keeps in float into offset).
 template <class T>
-concept HasQ8Dot = requires(const typename T::Block& b, const q8::Q8x32* x, __m256& acc,
-                            float& offset) {
-  T::dot_q8_avx2(b, x, acc, offset);
-};
+concept HasQ8Dot = requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc,
+                            float& offset) { T::dot_q8_avx2(b, x, acc, offset); };
 
 // Batch-1 y = W x with x rounded to 8 bits (see q8_activations.h): x is
 // quantized once per call, every weight block is dotted with integers.
 template <HasQ8Dot T>
 void matvec_q8(const void* w, int64_t rows, int64_t cols, const float* x, float* y) {
+  using XBlock = typename T::XBlock;
+  static_assert(sizeof(XBlock::q) == T::kElems, "one activation block per weight block");
   if (cols > q8::kMaxCols) {
     matmul<T>(w, rows, cols, x, 1, y, rows);
     return;
   }
-  constexpr int kXBlocks = T::kElems / 32;  // x blocks per weight block
-  q8::Q8x32 xq[q8::kMaxCols / 32];
-  for (int64_t i = 0; i < cols / 32; ++i) q8::quantize_x32(x + 32 * i, xq[i]);
+  XBlock xq[q8::kMaxCols / T::kElems];
   const int64_t row_blocks = cols / T::kElems;
+  for (int64_t i = 0; i < row_blocks; ++i) q8::quantize_x(x + T::kElems * i, xq[i]);
   const auto* blocks = static_cast<const typename T::Block*>(w);
   for (int64_t r = 0; r < rows; ++r) {
     const typename T::Block* row = blocks + r * row_blocks;
     __m256 acc = _mm256_setzero_ps();
     float offset = 0.0f;
-    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_avx2(row[b], xq + b * kXBlocks, acc, offset);
+    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_avx2(row[b], xq[b], acc, offset);
     y[r] = q8::hsum(acc) + offset;
   }
 }

@@ -1,7 +1,8 @@
 // 8-bit activations for batch-1 decode (llama.cpp's CPU arithmetic): x is
-// rounded to int8 per 32-element block once per matvec, then every weight
-// block is multiplied with integer instructions (maddubs / madd) and scaled
-// once per 32 elements. Several times the f32 path's throughput on types
+// rounded to int8 once per matvec, one scale per weight block's span (32
+// elements, or 256 for the K-quants, like ggml's Q8_0 / Q8_K), then every
+// weight block is multiplied with integer instructions (maddubs / madd) and
+// converted to float once per block. Several times the f32 path's throughput on types
 // whose decode is compute-bound (Q4_K, Q6_K, Q5_0); the price is the
 // activation rounding (~0.3 % relative per dot product), the same rounding the
 // fixtures' reference applies (fixtures README, "Calibration").
@@ -24,42 +25,71 @@ struct Q8x32 {
   int8_t q[32];
 };
 
+// One 256-element block of x (the K-quants): x[i] ~= d * q[i]; bsums[j] =
+// sum of q[16j .. 16j + 15] (for the K-quants' min and offset terms).
+struct Q8x256 {
+  float d;
+  int16_t bsums[16];
+  int8_t q[256];
+};
+
 // The longest row the batch-1 path takes (x blocks live on the stack);
 // longer rows use the f32 path.
 inline constexpr int64_t kMaxCols = 16384;
 
-ORCD_QUANT_AVX2 inline void quantize_x32(const float* x, Q8x32& out) {
+ORCD_QUANT_AVX2 inline int32_t hsum_i32(__m256i v) {
+  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4E));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1));
+  return _mm_cvtsi128_si32(t);
+}
+
+// Rounds n (a multiple of 32) values with one scale: d = amax / 127, q =
+// nearest(x / d) as x * (1 / d). Returns d; sums[j] = sum of q[16j..16j+15].
+ORCD_QUANT_AVX2 inline float quantize_span(const float* x, int n, int8_t* q, int32_t* sums) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
-  __m256 v[4];
   __m256 amax = _mm256_setzero_ps();
-  for (int i = 0; i < 4; ++i) {
-    v[i] = _mm256_loadu_ps(x + 8 * i);
-    amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[i]));
-  }
+  for (int i = 0; i < n; i += 8) amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)));
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
   m = _mm_max_ss(m, _mm_movehdup_ps(m));
   const float d = _mm_cvtss_f32(m) / 127.0f;
   const __m256 id = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
-  __m256i iv[4];
-  for (int i = 0; i < 4; ++i) iv[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], id));  // nearest
-  const __m256i total =
-      _mm256_add_epi32(_mm256_add_epi32(iv[0], iv[1]), _mm256_add_epi32(iv[2], iv[3]));
-  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(total), _mm256_extracti128_si256(total, 1));
-  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4E));
-  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1));
-  // packs work per 128-bit lane: the permute puts the 32 bytes back in order.
-  const __m256i p16a = _mm256_packs_epi32(iv[0], iv[1]);
-  const __m256i p16b = _mm256_packs_epi32(iv[2], iv[3]);
-  const __m256i p8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(p16a, p16b),
-                                                 _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.q), p8);
-  out.d = d;
-  out.sum = d * static_cast<float>(_mm_cvtsi128_si32(t));
+  for (int b = 0; b < n; b += 32) {
+    __m256i iv[4];
+    for (int i = 0; i < 4; ++i)  // nearest (the default rounding mode)
+      iv[i] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + b + 8 * i), id));
+    sums[b / 16] = hsum_i32(_mm256_add_epi32(iv[0], iv[1]));
+    sums[b / 16 + 1] = hsum_i32(_mm256_add_epi32(iv[2], iv[3]));
+    // packs work per 128-bit lane: the permute puts the 32 bytes back in order.
+    const __m256i p16a = _mm256_packs_epi32(iv[0], iv[1]);
+    const __m256i p16b = _mm256_packs_epi32(iv[2], iv[3]);
+    const __m256i p8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(p16a, p16b),
+                                                   _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + b), p8);
+  }
+  return d;
+}
+
+ORCD_QUANT_AVX2 inline void quantize_x(const float* x, Q8x32& out) {
+  int32_t sums[2];
+  out.d = quantize_span(x, 32, out.q, sums);
+  out.sum = out.d * static_cast<float>(sums[0] + sums[1]);
+}
+
+ORCD_QUANT_AVX2 inline void quantize_x(const float* x, Q8x256& out) {
+  int32_t sums[16];
+  out.d = quantize_span(x, 256, out.q, sums);
+  for (int j = 0; j < 16; ++j) out.bsums[j] = static_cast<int16_t>(sums[j]);
 }
 
 ORCD_QUANT_AVX2 inline __m256i load_q(const Q8x32& x) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q));
+}
+
+// 32 values of a 256-block starting at element i.
+ORCD_QUANT_AVX2 inline __m256i load_q(const Q8x256& x, int i) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + i));
 }
 
 // Eight int32 partial sums of a[i] * b[i]: a unsigned bytes, b signed. Each

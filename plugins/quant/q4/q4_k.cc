@@ -1,6 +1,8 @@
 // Q4_K CPU: ggml's quantize_row_q4_K_ref and an AVX2 block decoder.
 #include "q4/q4_k.h"
 
+#include <cstring>
+
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
 #include "common/q8_activations.h"
@@ -58,29 +60,50 @@ struct Q4_KCpu : Q4_K {
     }
   }
 
-  // 8-bit activations (q8_activations.h): sub-block s is d*sc*q - dmin*m, so
-  // its dot is d*sc*x.d*sum(q*xq) - dmin*m*x.sum; the min terms add up in
-  // `offset`.
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+  // 8-bit activations (q8_activations.h), one x scale per 256 like ggml's
+  // Q8_K: sub-block s is d*sc_s*q - dmin*m_s, so the block's dot is
+  // d*x.d*sum_s(sc_s*sum(q*xq)) - dmin*x.d*sum_s(m_s*sum(xq)); the scales are
+  // applied in integers, one float conversion per block.
+  using XBlock = q8::Q8x256;
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
                                           float& offset) {
-    const float d = fp16_to_f32(b.d);
-    const float dmin = fp16_to_f32(b.dmin);
+    // The 12 scale bytes to 8 scales and 8 mins with 32-bit masks (ggml's
+    // kmask trick; the same values get_scale_min_k4 gives one at a time).
+    uint32_t u[4];
+    std::memcpy(u, b.scales, 12);
+    u[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
+    const uint32_t mins_lo = u[1] & 0x3f3f3f3fu;
+    u[1] = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);
+    u[2] = mins_lo;
+    u[0] &= 0x3f3f3f3fu;
+    const __m256i scales_mins =
+        _mm256_cvtepu8_epi16(_mm_setr_epi32(static_cast<int>(u[0]), static_cast<int>(u[1]),
+                                            static_cast<int>(u[2]), static_cast<int>(u[3])));
+    // Min term: sum_s m_s * (x sums of sub-block s), 8 int16 pairs at once.
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const __m128i sub_sums =
+        _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1));
+    const int32_t min_sum = q8::hsum_i32(
+        _mm256_castsi128_si256(_mm_madd_epi16(_mm256_extracti128_si256(scales_mins, 1), sub_sums)));
+    const __m128i sc128 = _mm256_castsi256_si128(scales_mins);
+    const __m256i scales = _mm256_set_m128i(sc128, sc128);
     const __m256i low4 = _mm256_set1_epi8(0x0F);
+    __m256i sumi = _mm256_setzero_si256();
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * g));
-      const q8::Q8x32& x_lo = x[2 * g];
-      const q8::Q8x32& x_hi = x[2 * g + 1];
-      uint8_t sc, m;
-      get_scale_min_k4(2 * g, b.scales, &sc, &m);
-      q8::accumulate(q8::dot_u8s8(_mm256_and_si256(q, low4), q8::load_q(x_lo)), d * sc * x_lo.d,
-                     acc);
-      offset -= dmin * m * x_lo.sum;
-      get_scale_min_k4(2 * g + 1, b.scales, &sc, &m);
-      q8::accumulate(
-          q8::dot_u8s8(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), q8::load_q(x_hi)),
-          d * sc * x_hi.d, acc);
-      offset -= dmin * m * x_hi.sum;
+      const __m256i lo = _mm256_maddubs_epi16(_mm256_and_si256(q, low4), q8::load_q(x, 64 * g));
+      const __m256i hi = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4),
+                                              q8::load_q(x, 64 * g + 32));
+      // Broadcast the int16 scales of sub-blocks 2g and 2g + 1.
+      const __m256i sc_lo = _mm256_shuffle_epi8(
+          scales, _mm256_set1_epi16(static_cast<short>(((4 * g + 1) << 8) | (4 * g))));
+      const __m256i sc_hi = _mm256_shuffle_epi8(
+          scales, _mm256_set1_epi16(static_cast<short>(((4 * g + 3) << 8) | (4 * g + 2))));
+      sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(lo, sc_lo));
+      sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(hi, sc_hi));
     }
+    q8::accumulate(sumi, fp16_to_f32(b.d) * x.d, acc);
+    offset -= fp16_to_f32(b.dmin) * x.d * static_cast<float>(min_sum);
   }
 #endif
 };

@@ -58,18 +58,22 @@ struct Q5_0Cpu : Q5_0 {
   }
 
   // 8-bit activations (q8_activations.h): the 5-bit values minus 16 as int8.
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+  using XBlock = q8::Q8x32;
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
                                           float& /*offset*/) {
-    using namespace avx2_convert;
-    const uint32_t qh = load_le32(b.qh);
+    // Bit i of qh to byte i (all ones when set), ggml's bytes_from_bits_32.
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(static_cast<int>(load_le32(b.qh))),
+        _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0));
+    const __m256i bit_set = _mm256_cmpeq_epi8(
+        _mm256_or_si256(spread, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe)), _mm256_set1_epi64x(-1));
     const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
-    const __m128i sixteen = _mm_set1_epi8(16);
-    const __m128i lo =
-        _mm_sub_epi8(_mm_or_si128(low_nibbles(qs), bits16_to_0x10(qh & 0xFFFFu)), sixteen);
-    const __m128i hi =
-        _mm_sub_epi8(_mm_or_si128(high_nibbles(qs), bits16_to_0x10(qh >> 16)), sixteen);
-    q8::accumulate(q8::dot_s8s8(_mm256_set_m128i(hi, lo), q8::load_q(*x)), fp16_to_f32(b.d) * x->d,
-                   acc);
+    const __m256i nibbles =
+        _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(qs, 4), qs), _mm256_set1_epi8(0x0F));
+    // nibble | 0xF0 is nibble - 16 as int8 when the fifth bit is clear; when
+    // set, nibble + 16 - 16 = nibble.
+    const __m256i w = _mm256_or_si256(nibbles, _mm256_andnot_si256(bit_set, _mm256_set1_epi8(-16)));
+    q8::accumulate(q8::dot_s8s8(w, q8::load_q(x)), fp16_to_f32(b.d) * x.d, acc);
   }
 #endif
 };

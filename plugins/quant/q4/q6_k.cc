@@ -130,14 +130,21 @@ struct Q6_KCpu : Q6_K {
     fma_i8x16_mul(_mm_sub_epi8(q4, bias), _mm256_set1_ps(d * sc[h + 6]), x + 96, lo, hi);
   }
 
-  // 8-bit activations (q8_activations.h): per 32 elements, the 6-bit values
-  // minus 32 as int8, pair sums weighted by the two 16-element scales.
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+  // 8-bit activations (q8_activations.h), one x scale per 256 like ggml's
+  // Q8_K: the 6-bit values q in 0..63 multiply x unsigned (maddubs), the
+  // 16-element scales apply in integers (madd), and the -32 offset comes from
+  // the x sums: sum(sc*(q-32)*xq) = sum(sc*q*xq) - 32*sum_j(sc_j*bsums_j).
+  using XBlock = q8::Q8x256;
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
                                           float& /*offset*/) {
-    const float d = fp16_to_f32(b.d);
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i two = _mm256_set1_epi8(0x03);
-    const __m256i bias = _mm256_set1_epi8(32);
+    // -32 * sum_j sc_j * bsums_j, in integers (exact; no float cancellation).
+    const __m256i sc16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                    _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 5));
     for (int half = 0; half < 2; ++half) {
       const uint8_t* ql = b.ql + 64 * half;
       const int8_t* sc = b.scales + 8 * half;
@@ -152,16 +159,15 @@ struct Q6_KCpu : Q6_K {
       const __m256i low_bits[4] = {_mm256_and_si256(a, low4), _mm256_and_si256(c, low4),
                                    _mm256_and_si256(_mm256_srli_epi16(a, 4), low4),
                                    _mm256_and_si256(_mm256_srli_epi16(c, 4), low4)};
-      for (int k = 0; k < 4; ++k) {  // elements 32k.. of this half
-        const __m256i w = _mm256_sub_epi8(_mm256_or_si256(low_bits[k], hi_bits[k]), bias);
-        const q8::Q8x32& xk = x[4 * half + k];
-        const __m256i pairs =
-            _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(q8::load_q(xk), w));
+      for (int k = 0; k < 4; ++k) {  // elements 128 * half + 32k ..
+        const __m256i q = _mm256_or_si256(low_bits[k], hi_bits[k]);
+        const __m256i pairs = _mm256_maddubs_epi16(q, q8::load_q(x, 128 * half + 32 * k));
         const __m256i scales =
             _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
-        q8::accumulate(_mm256_madd_epi16(pairs, scales), d * xk.d, acc);
+        sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pairs, scales));
       }
     }
+    q8::accumulate(sumi, fp16_to_f32(b.d) * x.d, acc);
   }
 #endif
 };

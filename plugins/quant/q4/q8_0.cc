@@ -39,10 +39,11 @@ struct Q8_0Cpu : Q8_0 {
   }
 
   // 8-bit activations (q8_activations.h): one x block per weight block.
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const q8::Q8x32* x, __m256& acc,
+  using XBlock = q8::Q8x32;
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
                                           float& /*offset*/) {
     const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-    q8::accumulate(q8::dot_s8s8(w, q8::load_q(*x)), fp16_to_f32(b.d) * x->d, acc);
+    q8::accumulate(q8::dot_s8s8(w, q8::load_q(x)), fp16_to_f32(b.d) * x.d, acc);
   }
 #endif
 };

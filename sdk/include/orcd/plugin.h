@@ -148,9 +148,10 @@ typedef struct orcd_quant_cpu_ops {
   void (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n_tokens,
                  float* y, int64_t y_stride);
   /* Since 1.1, optional (NULL, or absent: check with ORCD_HAS_FIELD). One
-   * token, y = W x with x first rounded to int8 per 32-element block (scale
-   * amax / 127, round to nearest), integer dot products per block: llama.cpp's
-   * CPU arithmetic for decode, results within that rounding of matmul's. */
+   * token, y = W x with x first rounded to int8 with one scale per weight
+   * block's span (amax / 127, round to nearest), integer dot products per
+   * block: llama.cpp's CPU arithmetic for decode (its Q8_0 / Q8_K), results
+   * within that rounding of matmul's. */
   void (*matvec_q8)(const void* w, int64_t rows, int64_t cols, const float* x, float* y);
 } orcd_quant_cpu_ops;
 
