@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libpoco-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev
   libgtest-dev libgmock-dev libpcre2-dev
-  curl python3
+  curl python3 clang-format
 )
 # The OpenAI-client test runs the `openai` npm package: node and npm from
 # Debian unless the machine already has them.

@@ -168,7 +168,9 @@ void matmul(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n
 // terms it keeps in float into offset).
 template <class T>
 concept HasQ8Dot = requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc,
-                            float& offset) { T::dot_q8_avx2(b, x, acc, offset); };
+                            float& offset) {
+  T::dot_q8_avx2(b, x, acc, offset);
+};
 
 // Batch-1 y = W x with x rounded to 8 bits (see q8_activations.h): x is
 // quantized once per call, every weight block is dotted with integers.

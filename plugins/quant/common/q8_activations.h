@@ -49,7 +49,8 @@ ORCD_QUANT_AVX2 inline int32_t hsum_i32(__m256i v) {
 ORCD_QUANT_AVX2 inline float quantize_span(const float* x, int n, int8_t* q, int32_t* sums) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
   __m256 amax = _mm256_setzero_ps();
-  for (int i = 0; i < n; i += 8) amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)));
+  for (int i = 0; i < n; i += 8)
+    amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)));
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
   m = _mm_max_ss(m, _mm_movehdup_ps(m));
