@@ -71,37 +71,33 @@ ORCD_AVX2 inline __m256 LoadF16(const uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
-ORCD_AVX2 float DotF32Avx2(const float* a, const float* b, int64_t n) {
+ORCD_AVX2 inline __m256 Load8(const float* p) { return _mm256_loadu_ps(p); }
+ORCD_AVX2 inline __m256 Load8(const uint16_t* p) { return LoadF16(p); }
+inline float ToF32(float v) { return v; }
+inline float ToF32(uint16_t v) { return fp16_to_f32(v); }
+
+// sum a[i] * b[i] with four FMA chains; a is f32 or f16.
+template <typename A>
+ORCD_AVX2 float DotAvx2(const A* a, const float* b, int64_t n) {
   __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
          a3 = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
-    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
-    a2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), a2);
-    a3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), a3);
+    a0 = _mm256_fmadd_ps(Load8(a + i), _mm256_loadu_ps(b + i), a0);
+    a1 = _mm256_fmadd_ps(Load8(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
+    a2 = _mm256_fmadd_ps(Load8(a + i + 16), _mm256_loadu_ps(b + i + 16), a2);
+    a3 = _mm256_fmadd_ps(Load8(a + i + 24), _mm256_loadu_ps(b + i + 24), a3);
   }
-  for (; i + 8 <= n; i += 8)
-    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
+  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(Load8(a + i), _mm256_loadu_ps(b + i), a0);
   float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
-  for (; i < n; ++i) s += a[i] * b[i];
+  for (; i < n; ++i) s += ToF32(a[i]) * b[i];
   return s;
 }
 
+ORCD_AVX2 float DotF32Avx2(const float* a, const float* b, int64_t n) { return DotAvx2(a, b, n); }
+
 ORCD_AVX2 float DotF16Avx2(const uint16_t* a, const float* b, int64_t n) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
-         a3 = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    a0 = _mm256_fmadd_ps(LoadF16(a + i), _mm256_loadu_ps(b + i), a0);
-    a1 = _mm256_fmadd_ps(LoadF16(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
-    a2 = _mm256_fmadd_ps(LoadF16(a + i + 16), _mm256_loadu_ps(b + i + 16), a2);
-    a3 = _mm256_fmadd_ps(LoadF16(a + i + 24), _mm256_loadu_ps(b + i + 24), a3);
-  }
-  for (; i + 8 <= n; i += 8) a0 = _mm256_fmadd_ps(LoadF16(a + i), _mm256_loadu_ps(b + i), a0);
-  float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
-  for (; i < n; ++i) s += fp16_to_f32(a[i]) * b[i];
-  return s;
+  return DotAvx2(a, b, n);
 }
 
 ORCD_AVX2 void F16ToF32Avx2(const uint16_t* in, float* out, int64_t n) {

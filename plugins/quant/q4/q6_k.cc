@@ -63,33 +63,39 @@ struct Q6_KCpu : Q6_K {
   }
 
 #if ORCD_QUANT_HAVE_X86
-  ORCD_QUANT_AVX2 static void decode_avx2(const Block& b, float* out) {
+  // Bytes l = 16h .. 16h + 15 of half `half`: the 6-bit values minus 32 of
+  // elements l, l + 32, l + 64, l + 96 (scales sc[h + 0/2/4/6] of the half).
+  ORCD_QUANT_AVX2 __attribute__((always_inline)) static inline void unpack_quarter(const Block& b,
+                                                                                   int half, int h,
+                                                                                   __m128i q[4]) {
     using namespace avx2_convert;
-    const float d = fp16_to_f32(b.d);
     const __m128i low4 = _mm_set1_epi8(0x0F);
     const __m128i bits45 = _mm_set1_epi8(0x30);
     const __m128i bias = _mm_set1_epi8(32);
+    const uint8_t* ql = b.ql + 64 * half;
+    const uint8_t* qh = b.qh + 32 * half;
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 16 * h));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 32 + 16 * h));
+    const __m128i hb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qh + 16 * h));
+    q[0] = _mm_or_si128(_mm_and_si128(a, low4), _mm_and_si128(_mm_slli_epi16(hb, 4), bits45));
+    q[1] = _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
+    q[2] = _mm_or_si128(high_nibbles(a), _mm_and_si128(hb, bits45));
+    q[3] = _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
+    for (int k = 0; k < 4; ++k) q[k] = _mm_sub_epi8(q[k], bias);
+  }
+
+  ORCD_QUANT_AVX2 static void decode_avx2(const Block& b, float* out) {
+    using namespace avx2_convert;
+    const float d = fp16_to_f32(b.d);
     for (int half = 0; half < 2; ++half) {
-      const uint8_t* ql = b.ql + 64 * half;
-      const uint8_t* qh = b.qh + 32 * half;
       const int8_t* sc = b.scales + 8 * half;
       float* o = out + 128 * half;
-      for (int h = 0; h < 2; ++h) {  // bytes l = 16h .. 16h+15 use scales sc[h + 0/2/4/6]
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 16 * h));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 32 + 16 * h));
-        const __m128i hb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qh + 16 * h));
-        const __m128i q1 =
-            _mm_or_si128(_mm_and_si128(a, low4), _mm_and_si128(_mm_slli_epi16(hb, 4), bits45));
-        const __m128i q2 =
-            _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
-        const __m128i q3 = _mm_or_si128(high_nibbles(a), _mm_and_si128(hb, bits45));
-        const __m128i q4 =
-            _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
+      for (int h = 0; h < 2; ++h) {
+        __m128i q[4];
+        unpack_quarter(b, half, h, q);
         // ggml: d * sc * q, left to right: (d * sc) rounds first.
-        store_i8x16_mul(o + 16 * h + 0, _mm_sub_epi8(q1, bias), _mm256_set1_ps(d * sc[h + 0]));
-        store_i8x16_mul(o + 16 * h + 32, _mm_sub_epi8(q2, bias), _mm256_set1_ps(d * sc[h + 2]));
-        store_i8x16_mul(o + 16 * h + 64, _mm_sub_epi8(q3, bias), _mm256_set1_ps(d * sc[h + 4]));
-        store_i8x16_mul(o + 16 * h + 96, _mm_sub_epi8(q4, bias), _mm256_set1_ps(d * sc[h + 6]));
+        for (int k = 0; k < 4; ++k)
+          store_i8x16_mul(o + 16 * h + 32 * k, q[k], _mm256_set1_ps(d * sc[h + 2 * k]));
       }
     }
   }
@@ -98,36 +104,20 @@ struct Q6_KCpu : Q6_K {
   // 16h.. of each half feed chains (2h, 2h + 1), in increasing element order.
   ORCD_QUANT_AVX2 static void dot_avx2(const Block& b, const float* x, __m256& a0, __m256& a1,
                                        __m256& a2, __m256& a3) {
+    using namespace avx2_convert;
     const float d = fp16_to_f32(b.d);
     for (int half = 0; half < 2; ++half) {
-      const float* xh = x + 128 * half;
-      dot_quarter(b, half, 0, d, xh, a0, a1);
-      dot_quarter(b, half, 1, d, xh + 16, a2, a3);
+      const int8_t* sc = b.scales + 8 * half;
+      for (int h = 0; h < 2; ++h) {
+        __m128i q[4];
+        unpack_quarter(b, half, h, q);
+        const float* xq = x + 128 * half + 16 * h;
+        __m256& lo = h == 0 ? a0 : a2;
+        __m256& hi = h == 0 ? a1 : a3;
+        for (int k = 0; k < 4; ++k)
+          fma_i8x16_mul(q[k], _mm256_set1_ps(d * sc[h + 2 * k]), xq + 32 * k, lo, hi);
+      }
     }
-  }
-
-  ORCD_QUANT_AVX2 __attribute__((always_inline)) static inline void dot_quarter(
-      const Block& b, int half, int h, float d, const float* x, __m256& lo, __m256& hi) {
-    using namespace avx2_convert;
-    const __m128i low4 = _mm_set1_epi8(0x0F);
-    const __m128i bits45 = _mm_set1_epi8(0x30);
-    const __m128i bias = _mm_set1_epi8(32);
-    const uint8_t* ql = b.ql + 64 * half;
-    const uint8_t* qh = b.qh + 32 * half;
-    const int8_t* sc = b.scales + 8 * half;
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 16 * h));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ql + 32 + 16 * h));
-    const __m128i hb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qh + 16 * h));
-    const __m128i q1 =
-        _mm_or_si128(_mm_and_si128(a, low4), _mm_and_si128(_mm_slli_epi16(hb, 4), bits45));
-    const __m128i q2 =
-        _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
-    const __m128i q3 = _mm_or_si128(high_nibbles(a), _mm_and_si128(hb, bits45));
-    const __m128i q4 = _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
-    fma_i8x16_mul(_mm_sub_epi8(q1, bias), _mm256_set1_ps(d * sc[h + 0]), x + 0, lo, hi);
-    fma_i8x16_mul(_mm_sub_epi8(q2, bias), _mm256_set1_ps(d * sc[h + 2]), x + 32, lo, hi);
-    fma_i8x16_mul(_mm_sub_epi8(q3, bias), _mm256_set1_ps(d * sc[h + 4]), x + 64, lo, hi);
-    fma_i8x16_mul(_mm_sub_epi8(q4, bias), _mm256_set1_ps(d * sc[h + 6]), x + 96, lo, hi);
   }
 
   // 8-bit activations (q8_activations.h), one x scale per 256 like ggml's
