@@ -81,6 +81,7 @@ struct Q6_KCpu : Q6_K {
     q[1] = _mm_or_si128(_mm_and_si128(c, low4), _mm_and_si128(_mm_slli_epi16(hb, 2), bits45));
     q[2] = _mm_or_si128(high_nibbles(a), _mm_and_si128(hb, bits45));
     q[3] = _mm_or_si128(high_nibbles(c), _mm_and_si128(_mm_srli_epi16(hb, 2), bits45));
+#pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) q[k] = _mm_sub_epi8(q[k], bias);
   }
 
@@ -94,6 +95,7 @@ struct Q6_KCpu : Q6_K {
         __m128i q[4];
         unpack_quarter(b, half, h, q);
         // ggml: d * sc * q, left to right: (d * sc) rounds first.
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k)
           store_i8x16_mul(o + 16 * h + 32 * k, q[k], _mm256_set1_ps(d * sc[h + 2 * k]));
       }
@@ -104,20 +106,23 @@ struct Q6_KCpu : Q6_K {
   // 16h.. of each half feed chains (2h, 2h + 1), in increasing element order.
   ORCD_QUANT_AVX2 static void dot_avx2(const Block& b, const float* x, __m256& a0, __m256& a1,
                                        __m256& a2, __m256& a3) {
-    using namespace avx2_convert;
     const float d = fp16_to_f32(b.d);
     for (int half = 0; half < 2; ++half) {
-      const int8_t* sc = b.scales + 8 * half;
-      for (int h = 0; h < 2; ++h) {
-        __m128i q[4];
-        unpack_quarter(b, half, h, q);
-        const float* xq = x + 128 * half + 16 * h;
-        __m256& lo = h == 0 ? a0 : a2;
-        __m256& hi = h == 0 ? a1 : a3;
-        for (int k = 0; k < 4; ++k)
-          fma_i8x16_mul(q[k], _mm256_set1_ps(d * sc[h + 2 * k]), xq + 32 * k, lo, hi);
-      }
+      const float* xh = x + 128 * half;
+      dot_quarter(b, half, 0, d, xh, a0, a1);
+      dot_quarter(b, half, 1, d, xh + 16, a2, a3);
     }
+  }
+
+  ORCD_QUANT_AVX2 __attribute__((always_inline)) static inline void dot_quarter(
+      const Block& b, int half, int h, float d, const float* x, __m256& lo, __m256& hi) {
+    using namespace avx2_convert;
+    const int8_t* sc = b.scales + 8 * half;
+    __m128i q[4];
+    unpack_quarter(b, half, h, q);
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k)
+      fma_i8x16_mul(q[k], _mm256_set1_ps(d * sc[h + 2 * k]), x + 32 * k, lo, hi);
   }
 
   // 8-bit activations (q8_activations.h), one x scale per 256 like ggml's
