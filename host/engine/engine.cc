@@ -6,6 +6,7 @@
 #include "host/common/status.h"
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/cpu/simd.h"
+#include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/plan_builder.h"
 #include "host/engine/plan_validator.h"
 #include "host/gguf/file_type.h"
@@ -17,12 +18,7 @@ namespace {
 constexpr int64_t kFallbackContext = 2048;
 
 void CheckDevice(const std::string& device) {
-  if (device == "cpu") return;
-  if (device == "cuda") {
-    throw Error(ErrorCode::kDevice,
-                "CUDA backend not built/available: the engine has no CUDA adapters yet; "
-                "use device cpu explicitly");
-  }
+  if (device == "cpu" || device == "cuda") return;
   throw Error(ErrorCode::kInvalidArgument, "unknown device '" + device + "' (cpu | cuda)");
 }
 
@@ -56,7 +52,9 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   file_ = std::move(file);
   weights_ = std::make_unique<WeightTable>(*file_, route.quant);
   plan_ = CompilePlan(*route.arch.entry, *file_);
-  adapters_ = std::make_unique<AdapterTable>(cpu::MakeCpuAdapterTable());
+  const bool on_cuda = options.device == "cuda";
+  adapters_ = std::make_unique<AdapterTable>(on_cuda ? cuda::MakeCudaAdapterTable()
+                                                     : cpu::MakeCpuAdapterTable());
   max_batch_ = options.max_batch;
   bound_ = ValidatePlan(plan_, *weights_, *adapters_, max_batch_);
 
@@ -73,16 +71,23 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   int64_t ctx = options.context_length;
   if (ctx <= 0)
     ctx = info_.train_context_length > 0 ? info_.train_context_length : kFallbackContext;
-  kv_ = std::make_unique<KvCache>(plan_.kv_states, ctx, options.kv_type);
-  executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
-  executor_->set_q8_activations(options.q8_decode_activations);
+  if (on_cuda) {
+    InitCuda(options, ctx);
+  } else {
+    kv_ = std::make_unique<KvCache>(plan_.kv_states, ctx, options.kv_type);
+    executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
+    executor_->set_q8_activations(options.q8_decode_activations);
+  }
 
   info_.vocab = bound_.phase(Phase::kDecode).vocab;
   info_.context_length = ctx;
   for (const GgufTensorInfo& t : file_->tensors()) info_.weight_bytes += t.n_bytes;
   info_.kv_bytes = kv_->bytes();
   info_.threads = executor_->threads();
-  info_.device = "cpu (" + std::to_string(info_.threads) + " threads, " + cpu::Simd().name + ")";
+  info_.device =
+      on_cuda ? "cuda: " + cuda_->runtime().name()
+              : "cpu (" + std::to_string(info_.threads) + " threads, " + cpu::Simd().name + ")";
+  info_.vram_bytes = on_cuda ? cuda_->usage().total() : 0;
   info_.prefill_instructions =
       static_cast<int64_t>(bound_.phase(Phase::kPrefill).instructions.size());
   info_.decode_instructions =
@@ -95,6 +100,20 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
            {"kv_bytes", std::to_string(info_.kv_bytes)},
            {"kv_type", std::string(KvTypeName(options.kv_type))},
            {"prefill_scratch_floats", std::to_string(bound_.phase(Phase::kPrefill).arena_floats)}});
+}
+
+void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
+  std::shared_ptr<cuda::DeviceRuntime> runtime = options.device_runtime;
+  if (!runtime) runtime = cuda::CreateCudaRuntime(options.gpu_index, options.cuda_stream);
+  cuda_ = std::make_unique<cuda::CudaBackend>(std::move(runtime));
+  // Everything the model will hold, checked before the first allocation.
+  const uint64_t kv_bytes = KvCache::BytesFor(plan_.kv_states, context_length, options.kv_type);
+  cuda_->CheckFits(cuda::CudaBackend::WeightBytes(*weights_) + kv_bytes +
+                   cuda::CudaBackend::ScratchBytes(bound_));
+  cuda_->UploadWeights(*weights_, options.weight_chunk_bytes, options.load_progress);
+  kv_ = std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, cuda_.get());
+  cuda_->Prepare(bound_);
+  executor_ = std::make_unique<Executor>(bound_, 1, 0, cuda_.get());
 }
 
 std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRows rows) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,6 +16,8 @@
 
 #include "host/engine/adapter_table.h"
 #include "host/engine/bound_plan.h"
+#include "host/engine/cuda/cuda_backend.h"
+#include "host/engine/cuda/device_runtime.h"
 #include "host/engine/dispatch_counters.h"
 #include "host/engine/executor.h"
 #include "host/engine/kv_cache.h"
@@ -26,7 +29,7 @@
 namespace orcd::engine {
 
 struct EngineOptions {
-  std::string device = "cpu";  // "cpu" | "cuda" (no CUDA adapters yet: refused)
+  std::string device = "cpu";  // "cpu" | "cuda" (never a fallback from one to the other)
   int threads = 0;             // 0 = every hardware thread
   int64_t context_length = 0;  // 0 = the model's <arch>.context_length
   KvType kv_type = KvType::kF16;
@@ -35,6 +38,16 @@ struct EngineOptions {
   // activations to 8 bits before quantized weights that offer it (llama.cpp's
   // CPU arithmetic, ~1.5-2x faster decode); false keeps f32 everywhere.
   bool q8_decode_activations = true;
+
+  // CUDA: the device to run on. Null = the GPU `gpu_index`, launching on
+  // `cuda_stream` (the host's, or null for a stream of the engine's own);
+  // tests pass an emulated device (cuda::CreateEmulatedRuntime).
+  std::shared_ptr<cuda::DeviceRuntime> device_runtime;
+  int gpu_index = 0;
+  void* cuda_stream = nullptr;
+  uint64_t weight_chunk_bytes = 1 << 20;  // weight upload chunk (pinned staging)
+  // Load progress in percent of the weight bytes copied (0, 25, 50, 75, 100).
+  std::function<void(int)> load_progress;
 };
 
 struct ModelInfo {
@@ -49,7 +62,8 @@ struct ModelInfo {
   int64_t expert_used_count = 0;     // <arch>.expert_used_count (experts per token)
   uint64_t weight_bytes = 0;         // tensor data of the file
   uint64_t kv_bytes = 0;
-  std::string device;  // e.g. "cpu (2 threads, avx2)"
+  std::string device;       // e.g. "cpu (2 threads, avx2)", "cuda: NVIDIA H100 ... (sm_90)"
+  uint64_t vram_bytes = 0;  // device memory held (CUDA), all categories
   int threads = 0;
   int64_t prefill_instructions = 0;
   int64_t decode_instructions = 0;
@@ -88,13 +102,18 @@ class Engine {
   const ExecutionPlan& plan() const { return plan_; }
   const BoundPlan& bound_plan() const { return bound_; }
   DispatchCounters& counters() { return executor_->counters(); }
+  // The CUDA backend's device state (VRAM accounting, residency); null on CPU.
+  cuda::CudaBackend* cuda_backend() { return cuda_.get(); }
 
  private:
   Engine() = default;
   void Init(std::unique_ptr<GgufFile> file, const ModelRoute& route, const EngineOptions& options);
+  // The CUDA backend: VRAM check, weights, KV cache and scratch on the device.
+  void InitCuda(const EngineOptions& options, int64_t context_length);
 
   std::unique_ptr<GgufFile> file_;
   std::unique_ptr<WeightTable> weights_;
+  std::unique_ptr<cuda::CudaBackend> cuda_;  // before kv_ and executor_: they use it
   std::unique_ptr<AdapterTable> adapters_;
   ExecutionPlan plan_;
   BoundPlan bound_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "host/engine/bound_plan.h"
+#include "host/engine/device_execution.h"
 #include "host/engine/kv_cache.h"
 #include "host/engine/thread_pool.h"
 
@@ -28,6 +29,9 @@ struct ExecContext {
   int64_t workspace_floats = 0;
   // One-token matmuls may round activations to 8 bits (EngineOptions).
   bool q8_activations = false;
+  // Device backends: arena and logits above are device memory; the adapters
+  // reach the backend (and its device copy of `tokens`) through this.
+  DeviceExecution* device = nullptr;
 
   // Weight bytes the running instruction reads. The executor presets it to
   // the bound instruction's static figure; adapters whose reads depend on the

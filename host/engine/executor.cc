@@ -8,8 +8,12 @@
 
 namespace orcd::engine {
 
-Executor::Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_per_thread)
-    : plan_(plan), pool_(threads), workspace_floats_(workspace_floats_per_thread) {
+Executor::Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_per_thread,
+                   DeviceExecution* device)
+    : plan_(plan),
+      device_(device),
+      pool_(device ? 1 : threads),
+      workspace_floats_(device ? 0 : workspace_floats_per_thread) {
   int64_t arena = 0;
   for (int p = 0; p < kPhaseCount; ++p) {
     const BoundPhase& phase = plan.phases[p];
@@ -18,7 +22,7 @@ Executor::Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_
       op_counters_[p].push_back(&counters_.ops[insn.opcode]);
     }
   }
-  arena_.assign(static_cast<size_t>(arena), 0.0f);
+  if (device_ == nullptr) arena_.assign(static_cast<size_t>(arena), 0.0f);
   workspace_.assign(static_cast<size_t>(workspace_floats_ * pool_.size()), 0.0f);
   // Room for one row per phase run without growing later.
   logits_.assign(static_cast<size_t>(plan.phase(Phase::kDecode).vocab), 0.0f);
@@ -40,7 +44,7 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
   }
   ExecContext ctx;
   ctx.pool = &pool_;
-  ctx.arena = arena_.data();
+  ctx.arena = device_ ? device_->arena() : arena_.data();
   ctx.tokens = tokens.data();
   ctx.n_tokens = n;
   ctx.pos0 = pos0;
@@ -50,7 +54,9 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
   ctx.logit_rows = last_only ? 1 : n;
   const auto logits_size = static_cast<size_t>(ctx.logit_rows * bp.vocab);
   if (logits_.size() < logits_size) logits_.resize(logits_size);
-  ctx.logits = logits_.data();
+  ctx.logits = device_ ? device_->logits(logits_size) : logits_.data();
+  ctx.device = device_;
+  if (device_) device_->BeginRun(tokens, pos0);
   ctx.workspace = workspace_.data();
   ctx.workspace_floats = workspace_floats_;
   ctx.q8_activations = q8_activations_;
@@ -66,6 +72,7 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
     ++c.dispatches;
     c.weight_bytes += ctx.weight_bytes_read;
   }
+  if (device_) device_->FinishRun(logits_.data(), logits_size);
   PhaseCounter& pc = counters_.phases[static_cast<int>(phase)];
   ++pc.runs;
   pc.tokens += static_cast<uint64_t>(n);

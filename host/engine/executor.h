@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/engine/bound_plan.h"
+#include "host/engine/device_execution.h"
 #include "host/engine/dispatch_counters.h"
 #include "host/engine/kv_cache.h"
 #include "host/engine/thread_pool.h"
@@ -19,8 +20,11 @@ namespace orcd::engine {
 
 class Executor {
  public:
-  // `plan` must outlive the executor.
-  Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_per_thread);
+  // `plan` (and `device`, when given) must outlive the executor. With a
+  // device, registers and logits live in its memory; the host keeps a copy
+  // of the logits rows a run returns.
+  Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_per_thread,
+           DeviceExecution* device = nullptr);
 
   // Evaluates `tokens` (at most the phase's row capacity) at positions
   // pos0.. and returns the logits, [rows][vocab]: the last token's row, or one
@@ -38,6 +42,7 @@ class Executor {
 
  private:
   const BoundPlan& plan_;
+  DeviceExecution* device_;
   ThreadPool pool_;
   std::vector<float> arena_;
   std::vector<float> logits_;

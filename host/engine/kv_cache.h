@@ -20,9 +20,23 @@ namespace orcd::engine {
 enum class KvType { kF16, kF32 };
 std::string_view KvTypeName(KvType type);
 
+// Where a KV cache's buffers come from: host memory by default, device
+// memory on the CUDA backend. Allocate throws (kOutOfMemory) or returns zeroed memory.
+class KvMemory {
+ public:
+  virtual ~KvMemory() = default;
+  virtual void* Allocate(uint64_t bytes) = 0;
+  virtual void Free(void* p) = 0;
+};
+
 class KvCache {
  public:
-  KvCache(const std::vector<KvStateDesc>& states, int64_t context_length, KvType type);
+  // `memory` (null: host memory) must outlive the cache.
+  KvCache(const std::vector<KvStateDesc>& states, int64_t context_length, KvType type,
+          KvMemory* memory = nullptr);
+  ~KvCache();
+  KvCache(const KvCache&) = delete;
+  KvCache& operator=(const KvCache&) = delete;
 
   struct Layer {
     KvStateDesc desc;
@@ -34,6 +48,10 @@ class KvCache {
     int64_t Slot(int64_t position) const { return position % capacity; }
   };
 
+  // Bytes a cache of these states would hold (K and V), without allocating.
+  static uint64_t BytesFor(const std::vector<KvStateDesc>& states, int64_t context_length,
+                           KvType type);
+
   KvType type() const { return type_; }
   int64_t context_length() const { return context_length_; }
   uint64_t bytes() const { return bytes_; }
@@ -44,14 +62,12 @@ class KvCache {
   size_t element_size() const { return type_ == KvType::kF16 ? 2 : 4; }
 
  private:
-  struct FreeDeleter {
-    void operator()(void* p) const;
-  };
+  KvMemory* memory_;
   KvType type_;
   int64_t context_length_;
   uint64_t bytes_ = 0;
   std::vector<Layer> layers_;
-  std::vector<std::unique_ptr<void, FreeDeleter>> buffers_;
+  std::vector<void*> buffers_;
 };
 
 }  // namespace orcd::engine

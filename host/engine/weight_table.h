@@ -24,6 +24,7 @@ struct WeightRef {
   uint64_t n_bytes = 0;
   uint64_t row_bytes = 0;
   const orcd_quant_type* quant = nullptr;  // nullptr: served by the host
+  const uint8_t* device_data = nullptr;    // the device copy (CUDA backend), or null
 
   int64_t cols() const { return ne[0]; }
   int64_t rows() const { return ne[1] * ne[2] * ne[3]; }
@@ -39,6 +40,8 @@ class WeightTable {
   WeightTable(const GgufFile& file, const std::map<uint32_t, Claim<orcd_quant_type>>& quant);
 
   const WeightRef* Find(std::string_view name) const;
+  std::vector<WeightRef>& weights() { return weights_; }
+  const std::vector<WeightRef>& weights() const { return weights_; }
 
  private:
   std::vector<WeightRef> weights_;

@@ -21,6 +21,26 @@ std::unique_ptr<engine::Engine> LoadFixtureEngine(const std::string& model,
   return engine::Engine::Load(FixtureModel(model), BuildPlugins(), options);
 }
 
+const PluginRegistry& EmulatedDevicePlugins() {
+  static PluginRegistry* registry = [] {
+    auto* r = new PluginRegistry(HostServices());
+    // First claim wins: the emulated quant plugins before the build's own.
+    r->LoadDirectories({ORCD_EMULATED_PLUGIN_DIR, ORCD_PLUGIN_DIR});
+    return r;
+  }();
+  return *registry;
+}
+
+std::unique_ptr<engine::Engine> LoadEmulatedCudaEngine(const std::string& model,
+                                                       uint64_t capacity_bytes,
+                                                       engine::EngineOptions options) {
+  options.device = "cuda";
+  if (!options.device_runtime)
+    options.device_runtime = engine::cuda::CreateEmulatedRuntime(capacity_bytes);
+  if (options.context_length == 0) options.context_length = 512;
+  return engine::Engine::Load(FixtureModel(model), EmulatedDevicePlugins(), options);
+}
+
 std::vector<float> TeacherForcedLogits(engine::Engine& engine, const std::vector<int32_t>& prompt,
                                        const std::vector<int32_t>& forced) {
   std::span<const float> rows = engine.Prefill(prompt, engine::LogitRows::kAll);

@@ -19,6 +19,17 @@ const PluginRegistry& BuildPlugins();
 std::unique_ptr<engine::Engine> LoadFixtureEngine(const std::string& model,
                                                   engine::EngineOptions options = {});
 
+// The arch plugins of this build with the quant plugins' emulated-device
+// builds (their CUDA ops run the real kernel code on the SDK's emulator),
+// loaded once per process.
+const PluginRegistry& EmulatedDevicePlugins();
+
+// models/<model>.gguf on the CUDA backend over an emulated device of
+// `capacity_bytes` (context 512 like the goldens).
+std::unique_ptr<engine::Engine> LoadEmulatedCudaEngine(const std::string& model,
+                                                       uint64_t capacity_bytes = 1ull << 30,
+                                                       engine::EngineOptions options = {});
+
 // Teacher-forced logits: `prompt` as one prefill (every row), then one decode
 // step per token of `forced`. Returns [prompt + forced][vocab].
 std::vector<float> TeacherForcedLogits(engine::Engine& engine, const std::vector<int32_t>& prompt,

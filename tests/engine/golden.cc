@@ -34,11 +34,15 @@ double Quantile(std::vector<double> v, double q) {
 }  // namespace
 
 std::filesystem::path FixtureModel(const std::string& model) {
+  if (model.find('/') != std::string::npos) return Fixtures() / (model + ".gguf");
   return Fixtures() / "models" / (model + ".gguf");
 }
 
 Golden LoadGolden(const std::string& model) {
-  std::ifstream json(Fixtures() / "goldens" / (model + ".json"));
+  // "real/stories260K": real/stories260K.golden.json beside the model.
+  const bool beside = model.find('/') != std::string::npos;
+  const std::filesystem::path base = beside ? Fixtures() / model : Fixtures() / "goldens" / model;
+  std::ifstream json(base.string() + (beside ? ".golden.json" : ".json"));
   if (!json) throw std::runtime_error("cannot open golden " + model);
   std::stringstream text;
   text << json.rdbuf();
@@ -50,7 +54,7 @@ Golden LoadGolden(const std::string& model) {
   g.vocab = obj->getValue<int64_t>("n_vocab");
   g.margins = Array<double>(obj, "row_top1_margin");
   g.top1 = Array<int32_t>(obj, "row_top1");
-  std::ifstream bin(Fixtures() / "goldens" / (model + ".logits.f32"), std::ios::binary);
+  std::ifstream bin(base.string() + ".logits.f32", std::ios::binary);
   g.logits.resize(static_cast<size_t>(g.rows() * g.vocab));
   bin.read(reinterpret_cast<char*>(g.logits.data()),
            static_cast<std::streamsize>(g.logits.size() * sizeof(float)));

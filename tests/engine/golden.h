@@ -28,8 +28,10 @@ struct Golden {
   }
 };
 
-std::filesystem::path FixtureModel(const std::string& model);  // models/<model>.gguf
-Golden LoadGolden(const std::string& model);                   // goldens/<model>.json + .logits.f32
+// models/<model>.gguf; a name with a '/' ("real/stories260K") is relative to
+// the fixtures and its golden lies beside it (<name>.golden.json).
+std::filesystem::path FixtureModel(const std::string& model);
+Golden LoadGolden(const std::string& model);  // goldens/<model>.json + .logits.f32
 
 struct RowStats {
   std::vector<double> rel;  // ||a - b|| / ||b|| per row
@@ -41,6 +43,14 @@ struct RowStats {
 RowStats CompareRows(std::span<const float> a, std::span<const float> b, int64_t vocab);
 
 int32_t Argmax(std::span<const float> row);  // ties: lowest id
+
+// How close a backend's logits must be to a golden (see golden_check.cc for
+// the reasoning behind each bound).
+enum class Tolerance { kF16, kQuantized, kQuantizedMoe };
+
+// GoogleTest expectations: per-row relative RMS within the tolerance, and the
+// argmax where the golden's top-1 margin is clear. Prints the statistics.
+void ExpectMatchesGolden(std::span<const float> ours, const Golden& golden, Tolerance tolerance);
 
 }  // namespace orcd::testing
 

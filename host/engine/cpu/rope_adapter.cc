@@ -5,32 +5,13 @@
 // like ggml (theta multiplied step by step in float) and shared by all heads.
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/op_shapes.h"
+#include "host/engine/rope_yarn.h"
 
 namespace orcd::engine::cpu {
 namespace {
-
-float YarnCorrDim(int n_dims, uint32_t n_ctx_orig, float n_rot, float base) {
-  return static_cast<float>(n_dims) *
-         std::log(static_cast<float>(n_ctx_orig) / (n_rot * 2.0f * std::numbers::pi_v<float>)) /
-         (2.0f * std::log(base));
-}
-
-struct YarnDims {
-  float low = 0.0f;
-  float high = 0.0f;
-};
-
-YarnDims CorrDims(const orcd_op_rope_params& p) {
-  if (p.ext_factor == 0.0f) return {};
-  const int n = static_cast<int>(p.n_rot);
-  const float start = std::floor(YarnCorrDim(n, p.n_ctx_orig, p.beta_fast, p.freq_base));
-  const float end = std::ceil(YarnCorrDim(n, p.n_ctx_orig, p.beta_slow, p.freq_base));
-  return {std::max(0.0f, start), std::min(static_cast<float>(n - 1), end)};
-}
 
 float RampYarn(float low, float high, int64_t i0) {
   const float y = (static_cast<float>(i0 / 2) - low) / std::max(0.001f, high - low);
@@ -64,7 +45,7 @@ void FillCache(const orcd_op_rope_params& p, const YarnDims& dims, const float* 
 void RunRope(const BoundInstruction& insn, ExecContext& ctx) {
   auto p = insn.ParamsAs<orcd_op_rope_params>();
   if (p.attn_factor == 0.0f) p.attn_factor = 1.0f;  // a zeroed field means "none"
-  const YarnDims dims = CorrDims(p);
+  const YarnDims dims = YarnCorrDims(p);
   const float* freq_factors =
       insn.weights.empty() ? nullptr : reinterpret_cast<const float*>(insn.weights[0]->data);
   const int64_t width = insn.out[0].width;

@@ -96,9 +96,9 @@ __global__ void __launch_bounds__(kGetRowsThreads)
 // of each of its rows. Weight bytes are read once; f32 FMA accumulation, then
 // a shuffle tree per row.
 template <class T, bool kAlignedX>
-__global__ void __launch_bounds__(kMatvecThreads)
-    matvec_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
-                  const float* __restrict__ x, float* __restrict__ y) {
+__device__ __forceinline__ void matvec_rows(const typename T::Block* __restrict__ w, int64_t rows,
+                                            int64_t row_blocks, const float* __restrict__ x,
+                                            float* __restrict__ y) {
   static_assert(kWarp % T::kChunks == 0, "a warp step must cover whole blocks");
   constexpr int kBlocksPerStep = kWarp / T::kChunks;
   constexpr int kRuns = kChunkValues / T::kRunLen;
@@ -133,6 +133,27 @@ __global__ void __launch_bounds__(kMatvecThreads)
     const float sum = warp_sum(acc[j]);
     if (lane == 0 && j < n_rows) y[row0 + j] = sum;
   }
+}
+
+template <class T, bool kAlignedX>
+__global__ void __launch_bounds__(kMatvecThreads)
+    matvec_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
+                  const float* __restrict__ x, float* __restrict__ y) {
+  matvec_rows<T, kAlignedX>(w, rows, row_blocks, x, y);
+}
+
+// Mixture-of-experts matvecs, one per (blockIdx.y = i): expert ids[i] of a
+// stack of experts (expert_blocks blocks apart) times x row i / ids_per_x,
+// into y row i. The ids stay in device memory: no host round trip.
+template <class T, bool kAlignedX>
+__global__ void __launch_bounds__(kMatvecThreads)
+    matvec_ids_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
+                      int64_t expert_blocks, const int32_t* __restrict__ ids, int64_t ids_per_x,
+                      const float* __restrict__ x, int64_t x_stride, float* __restrict__ y,
+                      int64_t y_stride) {
+  const int64_t i = blockIdx.y;
+  matvec_rows<T, kAlignedX>(w + static_cast<int64_t>(ids[i]) * expert_blocks, rows, row_blocks,
+                            x + (i / ids_per_x) * x_stride, y + i * y_stride);
 }
 
 template <class T>

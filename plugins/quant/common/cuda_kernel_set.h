@@ -4,8 +4,8 @@
 #ifndef ORCD_QUANT_COMMON_CUDA_KERNEL_SET_H_
 #define ORCD_QUANT_COMMON_CUDA_KERNEL_SET_H_
 
-#include <cuda_runtime_api.h>
 #include <stdint.h>
+#include "orcd/cpp/cuda_launch.h"  // the CUDA runtime, or the emulator
 
 #include <vector>
 
@@ -31,6 +31,11 @@ struct CudaKernels {
   // Prefill: y[t * y_stride + r] = W[r] . x[t]; tiled, 1 token goes to matvec.
   cudaError_t (*matmul)(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n_tokens,
                         float* y, int64_t y_stride, cudaStream_t stream);
+  // MoE: y[i * y_stride + r] = W_{ids[i]}[r] . x[(i / ids_per_x) * x_stride + :];
+  // experts expert_stride bytes apart; ids in device memory.
+  cudaError_t (*matvec_ids)(const void* w, int64_t rows, int64_t cols, int64_t expert_stride,
+                            const int32_t* ids, int64_t n_ids, int64_t ids_per_x, const float* x,
+                            int64_t x_stride, float* y, int64_t y_stride, cudaStream_t stream);
 };
 
 std::vector<const CudaKernels*> all_cuda_kernels();         // type_list.def order

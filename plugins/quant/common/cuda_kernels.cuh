@@ -4,11 +4,10 @@
 #ifndef ORCD_QUANT_COMMON_CUDA_KERNELS_CUH_
 #define ORCD_QUANT_COMMON_CUDA_KERNELS_CUH_
 
-#include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "common/cuda_device_kernels.cuh"
-#include "common/cuda_kernel_set.h"
+#include "common/cuda_kernel_set.h"  // first: the CUDA runtime, or the emulator
 
 namespace orcd::quant::cuda {
 
@@ -17,9 +16,9 @@ cudaError_t launch_get_rows(const void* w, int64_t cols, const int32_t* ids, int
                             float* out, cudaStream_t stream) {
   if (n_ids <= 0) return cudaSuccess;
   if (n_ids > INT32_MAX) return cudaErrorInvalidValue;
-  get_rows_kernel<T><<<static_cast<unsigned>(n_ids), kGetRowsThreads, 0, stream>>>(
-      static_cast<const typename T::Block*>(w), cols / T::kElems, ids, out, cols);
-  return cudaGetLastError();
+  ORCD_KERNEL(static_cast<unsigned>(n_ids), kGetRowsThreads, stream, get_rows_kernel<T>)
+  (static_cast<const typename T::Block*>(w), cols / T::kElems, ids, out, cols);
+  return ORCD_LAUNCH_RESULT();
 }
 
 template <class T>
@@ -31,13 +30,34 @@ cudaError_t launch_matvec(const void* w, int64_t rows, int64_t cols, const float
   const auto* blocks = static_cast<const typename T::Block*>(w);
   const bool aligned = reinterpret_cast<uintptr_t>(x) % 16 == 0;
   if (aligned) {
-    matvec_kernel<T, true><<<static_cast<unsigned>(ctas), kMatvecThreads, 0, stream>>>(
-        blocks, rows, cols / T::kElems, x, y);
+    ORCD_KERNEL(static_cast<unsigned>(ctas), kMatvecThreads, stream, matvec_kernel<T, true>)
+    (blocks, rows, cols / T::kElems, x, y);
   } else {
-    matvec_kernel<T, false><<<static_cast<unsigned>(ctas), kMatvecThreads, 0, stream>>>(
-        blocks, rows, cols / T::kElems, x, y);
+    ORCD_KERNEL(static_cast<unsigned>(ctas), kMatvecThreads, stream, matvec_kernel<T, false>)
+    (blocks, rows, cols / T::kElems, x, y);
   }
-  return cudaGetLastError();
+  return ORCD_LAUNCH_RESULT();
+}
+
+template <class T>
+cudaError_t launch_matvec_ids(const void* w, int64_t rows, int64_t cols, int64_t expert_stride,
+                              const int32_t* ids, int64_t n_ids, int64_t ids_per_x, const float* x,
+                              int64_t x_stride, float* y, int64_t y_stride, cudaStream_t stream) {
+  if (rows <= 0 || n_ids <= 0) return cudaSuccess;
+  const int64_t ctas = (rows + kMatvecRowsPerCta - 1) / kMatvecRowsPerCta;
+  if (ctas > INT32_MAX || n_ids > 65535) return cudaErrorInvalidValue;
+  const auto* blocks = static_cast<const typename T::Block*>(w);
+  const int64_t expert_blocks = expert_stride / static_cast<int64_t>(sizeof(typename T::Block));
+  const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(n_ids));
+  const bool aligned = reinterpret_cast<uintptr_t>(x) % 16 == 0 && x_stride % 4 == 0;
+  if (aligned) {
+    ORCD_KERNEL(grid, kMatvecThreads, stream, matvec_ids_kernel<T, true>)
+    (blocks, rows, cols / T::kElems, expert_blocks, ids, ids_per_x, x, x_stride, y, y_stride);
+  } else {
+    ORCD_KERNEL(grid, kMatvecThreads, stream, matvec_ids_kernel<T, false>)
+    (blocks, rows, cols / T::kElems, expert_blocks, ids, ids_per_x, x, x_stride, y, y_stride);
+  }
+  return ORCD_LAUNCH_RESULT();
 }
 
 template <class T>
@@ -49,9 +69,9 @@ cudaError_t launch_matmul(const void* w, int64_t rows, int64_t cols, const float
   const int64_t token_tiles = (n_tokens + kTileTokens - 1) / kTileTokens;
   if (row_tiles > INT32_MAX || token_tiles > 65535) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(row_tiles), static_cast<unsigned>(token_tiles));
-  matmul_kernel<T><<<grid, kMatmulThreads, 0, stream>>>(static_cast<const typename T::Block*>(w),
-                                                        rows, cols, x, n_tokens, y, y_stride);
-  return cudaGetLastError();
+  ORCD_KERNEL(grid, kMatmulThreads, stream, matmul_kernel<T>)
+  (static_cast<const typename T::Block*>(w), rows, cols, x, n_tokens, y, y_stride);
+  return ORCD_LAUNCH_RESULT();
 }
 
 template <class T>
@@ -63,7 +83,8 @@ constexpr CudaKernels make_cuda_kernels() {
                      static_cast<uint32_t>(sizeof(typename T::Block)),
                      &launch_get_rows<T>,
                      &launch_matvec<T>,
-                     &launch_matmul<T>};
+                     &launch_matmul<T>,
+                     &launch_matvec_ids<T>};
 }
 
 }  // namespace orcd::quant::cuda

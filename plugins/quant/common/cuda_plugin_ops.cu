@@ -59,8 +59,27 @@ struct CudaOps {
         k.matmul(w, rows, cols, x, n_tokens, y, y_stride, static_cast<cudaStream_t>(stream)));
   }
 
+  static orcd_error* matvec_ids(const void* w, int64_t rows, int64_t cols, int64_t expert_stride,
+                                const int32_t* ids, int64_t n_ids, int64_t ids_per_x,
+                                const float* x, int64_t x_stride, float* y, int64_t y_stride,
+                                void* stream) {
+    const CudaKernels& k = kernels();
+    if (std::string e = check_matmul_args(k.block_elems, w, rows, cols, x, 1, y, rows);
+        !e.empty()) {
+      return invalid(k, "matvec_ids", e);
+    }
+    const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
+    if (ids == nullptr || n_ids < 0 || ids_per_x <= 0 || x_stride < cols || y_stride < rows ||
+        expert_stride < rows * row_bytes || expert_stride % k.block_bytes != 0) {
+      return invalid(k, "matvec_ids", "bad ids, strides or expert stride");
+    }
+    return device_result(k, "matvec_ids",
+                         k.matvec_ids(w, rows, cols, expert_stride, ids, n_ids, ids_per_x, x,
+                                      x_stride, y, y_stride, static_cast<cudaStream_t>(stream)));
+  }
+
   static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops), &get_rows, &matvec,
-                                               &matmul};
+                                               &matmul, &matvec_ids};
 };
 
 }  // namespace

@@ -22,11 +22,12 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 1
+#define ORCD_ABI_MINOR 2
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
- * built against an earlier one. History: 1.1 added orcd_quant_cpu_ops.matvec_q8. */
+ * built against an earlier one. History: 1.1 added orcd_quant_cpu_ops.matvec_q8;
+ * 1.2 added orcd_quant_cuda_ops.matvec_ids. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -167,6 +168,15 @@ typedef struct orcd_quant_cuda_ops {
   /* Prefill: n_tokens tokens, y[t * y_stride + r]. */
   orcd_error* (*matmul)(const void* d_w, int64_t rows, int64_t cols, const float* d_x,
                         int64_t n_tokens, float* d_y, int64_t y_stride, void* stream);
+  /* Since 1.2, optional (NULL, or absent: check with ORCD_HAS_FIELD). Mixture
+   * of experts without a host round trip: d_w is a stack of experts, each
+   * `rows` rows of `cols`, expert_stride bytes apart; for i in [0, n_ids):
+   * y[i * y_stride + r] = W_{d_ids[i]}[r] . x[(i / ids_per_x) * x_stride ..].
+   * d_ids (int32, device memory) are not read by the host. */
+  orcd_error* (*matvec_ids)(const void* d_w, int64_t rows, int64_t cols, int64_t expert_stride,
+                            const int32_t* d_ids, int64_t n_ids, int64_t ids_per_x,
+                            const float* d_x, int64_t x_stride, float* d_y, int64_t y_stride,
+                            void* stream);
 } orcd_quant_cuda_ops;
 
 /* One ggml type served by a quant plugin. */

@@ -1,0 +1,53 @@
+// The CUDA backend's adapters, one per host macro-op (orcd/ops.h), and the
+// table that maps opcodes to them. They run on the device of the
+// ExecContext's CudaBackend: registers, logits, KV cache and weights are
+// device memory; everything is enqueued on its stream and nothing waits
+// (the executor's FinishRun reads the logits back).
+#ifndef ORCD_HOST_ENGINE_CUDA_CUDA_ADAPTERS_H_
+#define ORCD_HOST_ENGINE_CUDA_CUDA_ADAPTERS_H_
+
+#include "host/engine/adapter_table.h"
+#include "host/engine/cuda/cuda_backend.h"
+#include "host/engine/exec_context.h"
+
+namespace orcd::engine::cuda {
+
+AdapterTable MakeCudaAdapterTable();
+
+// Whether the CUDA backend can run matmul / get_rows on w: host types F32,
+// F16, BF16, or a quant plugin type with CUDA ops.
+bool CudaSupportsWeight(const WeightRef& w);
+
+inline CudaBackend& Backend(ExecContext& ctx) { return *static_cast<CudaBackend*>(ctx.device); }
+inline const uint8_t* DeviceData(const WeightRef& w) { return w.device_data; }
+inline const float* DeviceFloats(const WeightRef* w) {
+  return w ? reinterpret_cast<const float*>(w->device_data) : nullptr;
+}
+// Throws kDevice naming the instruction when a launch failed.
+void CheckLaunch(ExecContext& ctx, const BoundInstruction& insn, int error);
+
+// y[t * y_stride + r] = W[row0 + r] . x[t] on the device, for n_rows rows.
+void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                      int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens, float* y,
+                      int64_t y_stride);
+// out[i][:] = row ids[i] (device ids) of w.
+void DeviceGetRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                   const int32_t* ids, int64_t n_ids, float* out);
+
+void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx);
+void RunMatmul(const BoundInstruction& insn, ExecContext& ctx);
+void RunLogits(const BoundInstruction& insn, ExecContext& ctx);
+void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx);
+void RunAdd(const BoundInstruction& insn, ExecContext& ctx);
+void RunMul(const BoundInstruction& insn, ExecContext& ctx);
+void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx);
+void RunGelu(const BoundInstruction& insn, ExecContext& ctx);
+void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
+void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx);
+void RunRope(const BoundInstruction& insn, ExecContext& ctx);
+void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
+void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
+
+}  // namespace orcd::engine::cuda
+
+#endif  // ORCD_HOST_ENGINE_CUDA_CUDA_ADAPTERS_H_

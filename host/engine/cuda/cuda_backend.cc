@@ -1,0 +1,211 @@
+#include "host/engine/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "host/common/status.h"
+
+namespace orcd::engine::cuda {
+namespace {
+
+struct MoeShape {
+  int64_t pairs = 0;  // (token, pick) pairs of the largest MOE run
+  int64_t f = 0, d = 0;
+};
+
+MoeShape LargestMoe(const BoundPlan& plan) {
+  MoeShape m;
+  for (const BoundPhase& phase : plan.phases) {
+    for (const BoundInstruction& insn : phase.instructions) {
+      if (insn.opcode != ORCD_OP_MOE) continue;
+      const auto p = insn.ParamsAs<orcd_op_moe_params>();
+      m.pairs = std::max(m.pairs, phase.row_capacity * static_cast<int64_t>(p.n_expert_used));
+      m.f = std::max(m.f, insn.weights[0]->ne[1]);
+      m.d = std::max(m.d, insn.out[0].width);
+    }
+  }
+  return m;
+}
+
+uint64_t MoeFloats(const MoeShape& m) {
+  return static_cast<uint64_t>(m.pairs * (2 * m.f + m.d + 2));
+}
+
+int64_t RowCapacity(const BoundPlan& plan) {
+  int64_t rows = 1;
+  for (const BoundPhase& phase : plan.phases) rows = std::max(rows, phase.row_capacity);
+  return rows;
+}
+
+// The span of the file holding every tensor's data.
+std::pair<const uint8_t*, const uint8_t*> DataRange(const WeightTable& weights) {
+  const uint8_t* lo = nullptr;
+  const uint8_t* hi = nullptr;
+  for (const WeightRef& w : weights.weights()) {
+    if (w.n_bytes == 0) continue;
+    if (lo == nullptr || w.data < lo) lo = w.data;
+    if (hi == nullptr || w.data + w.n_bytes > hi) hi = w.data + w.n_bytes;
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(std::shared_ptr<DeviceRuntime> runtime) : runtime_(std::move(runtime)) {}
+
+CudaBackend::~CudaBackend() {
+  for (auto& [p, bytes] : kv_blocks_) runtime_->Free(p);
+}
+
+uint64_t CudaBackend::WeightBytes(const WeightTable& weights) {
+  const auto [lo, hi] = DataRange(weights);
+  return lo ? static_cast<uint64_t>(hi - lo) : 0;
+}
+
+uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) {
+  int64_t arena = 0;
+  for (const BoundPhase& phase : plan.phases) arena = std::max(arena, phase.arena_floats);
+  const uint64_t vocab = static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab);
+  return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
+         static_cast<uint64_t>(RowCapacity(plan)) * 8 + sizeof(StepValues);
+}
+
+void CudaBackend::CheckFits(uint64_t required) {
+  const DeviceMemoryInfo m = runtime_->MemoryInfo();
+  if (required > m.free_bytes) {
+    throw Error(ErrorCode::kOutOfMemory,
+                "INSUFFICIENT_VRAM: the model needs " + std::to_string(required) +
+                    " bytes of device memory (weights, KV cache, scratch) but " +
+                    std::to_string(m.free_bytes) + " of " + std::to_string(m.total_bytes) +
+                    " are free on " + runtime_->name() +
+                    "; lower the context length or use a smaller model");
+  }
+}
+
+DeviceBuffer CudaBackend::Make(uint64_t bytes, uint64_t VramUsage::*category) {
+  DeviceBuffer b(*runtime_, bytes);
+  usage_.*category += bytes;
+  return b;
+}
+
+void CudaBackend::UploadWeights(WeightTable& weights, uint64_t chunk_bytes,
+                                const std::function<void(int)>& progress) {
+  const auto [lo, hi] = DataRange(weights);
+  const uint64_t total = lo ? static_cast<uint64_t>(hi - lo) : 0;
+  chunk_bytes = std::max<uint64_t>(chunk_bytes, 4096);
+  if (progress) progress(0);
+  weights_ = Make(std::max<uint64_t>(total, 1), &VramUsage::weights);
+  // Two pinned buffers: the host fills one while the previous chunk's copy
+  // runs; the wait before each copy bounds the staging to two chunks.
+  struct Pinned {
+    DeviceRuntime* rt;
+    void* p;
+    ~Pinned() { rt->FreePinned(p); }
+  };
+  const uint64_t staging = std::min(chunk_bytes, std::max<uint64_t>(total, 1));
+  Pinned ring[2] = {{runtime_.get(), runtime_->AllocatePinned(staging)},
+                    {runtime_.get(), runtime_->AllocatePinned(staging)}};
+  int next_report = 25;
+  uint64_t done = 0;
+  for (int i = 0; done < total; ++i) {
+    const uint64_t n = std::min(staging, total - done);
+    std::memcpy(ring[i % 2].p, lo + done, n);
+    runtime_->Synchronize();  // the previous chunk's copy, from the other buffer
+    runtime_->CopyToDevice(weights_.get<uint8_t>() + done, ring[i % 2].p, n);
+    done += n;
+    while (progress && next_report < 100 &&
+           done * 100 >= total * static_cast<uint64_t>(next_report)) {
+      progress(next_report);
+      next_report += 25;
+    }
+  }
+  runtime_->Synchronize();
+  for (WeightRef& w : weights.weights()) {
+    w.device_data =
+        w.n_bytes == 0 ? weights_.get<uint8_t>() : weights_.get<uint8_t>() + (w.data - lo);
+  }
+  if (progress) progress(100);
+}
+
+void CudaBackend::Prepare(const BoundPlan& plan) {
+  for (const BoundPhase& phase : plan.phases) {
+    for (const BoundInstruction& insn : phase.instructions) {
+      if (insn.opcode != ORCD_OP_ATTENTION) continue;
+      if (insn.ParamsAs<orcd_op_attention_params>().head_dim > static_cast<uint32_t>(kMaxHeadDim)) {
+        throw Error(ErrorCode::kUnsupported, insn.label +
+                                                 ": the CUDA backend's attention takes "
+                                                 "head_dim up to " +
+                                                 std::to_string(kMaxHeadDim));
+      }
+    }
+  }
+  int64_t arena = 0;
+  for (const BoundPhase& phase : plan.phases) arena = std::max(arena, phase.arena_floats);
+  row_capacity_ = RowCapacity(plan);
+  arena_ = Make(static_cast<uint64_t>(std::max<int64_t>(arena, 1)) * 4, &VramUsage::scratch);
+  logits_ = Make(static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab) * 4, &VramUsage::scratch);
+  step_ = Make(sizeof(StepValues), &VramUsage::other);
+  tokens_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
+  positions_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
+  const MoeShape m = LargestMoe(plan);
+  if (m.pairs > 0) {
+    moe_buffer_ = Make(MoeFloats(m) * 4, &VramUsage::scratch);
+    auto* f = moe_buffer_.get<float>();
+    moe_.weights = f;
+    moe_.ids = reinterpret_cast<int32_t*>(f + m.pairs);
+    moe_.gate = f + 2 * m.pairs;
+    moe_.up = moe_.gate + m.pairs * m.f;
+    moe_.down = moe_.up + m.pairs * m.f;
+  }
+}
+
+float* CudaBackend::logits(size_t floats) {
+  if (floats * 4 > logits_.bytes()) {  // a caller asked for more rows than ever before
+    const uint64_t old = logits_.bytes();
+    logits_.Reset();
+    usage_.scratch -= old;
+    logits_ = Make(floats * 4, &VramUsage::scratch);
+  }
+  return logits_.get<float>();
+}
+
+void CudaBackend::BeginRun(std::span<const int32_t> tokens, int64_t pos0) {
+  const StepValues step{pos0, static_cast<int64_t>(tokens.size())};
+  // Pageable sources are staged by the runtime before the call returns.
+  runtime_->CopyToDevice(step_.get(), &step, sizeof step);
+  runtime_->CopyToDevice(tokens_.get(), tokens.data(), tokens.size_bytes());
+}
+
+void CudaBackend::FinishRun(float* host_logits, size_t floats) {
+  runtime_->CopyToHost(host_logits, logits_.get(), floats * 4);
+}
+
+void* CudaBackend::Allocate(uint64_t bytes) {
+  void* p = runtime_->Allocate(bytes);
+  try {
+    runtime_->Memset(p, 0, bytes);
+  } catch (...) {
+    runtime_->Free(p);
+    throw;
+  }
+  kv_blocks_.emplace_back(p, bytes);
+  usage_.kv_cache += bytes;
+  return p;
+}
+
+void CudaBackend::Free(void* p) {
+  for (auto it = kv_blocks_.begin(); it != kv_blocks_.end(); ++it) {
+    if (it->first != p) continue;
+    usage_.kv_cache -= it->second;
+    runtime_->Free(p);
+    kv_blocks_.erase(it);
+    return;
+  }
+}
+
+bool CudaBackend::WeightsResident() {
+  return weights_.get() != nullptr && runtime_->IsDeviceMemory(weights_.get());
+}
+
+}  // namespace orcd::engine::cuda

@@ -1,0 +1,97 @@
+// The CUDA backend's device state for one loaded model: the weights (the
+// GGUF's tensor data as one allocation, so every offset stays valid), the KV
+// cache's memory, the register arena, the logits, the per-step values and the
+// MoE scratch. It checks free VRAM before allocating anything, uploads the
+// weights in bounded chunks through a pinned staging pair, and accounts the
+// bytes it holds per category.
+#ifndef ORCD_HOST_ENGINE_CUDA_CUDA_BACKEND_H_
+#define ORCD_HOST_ENGINE_CUDA_CUDA_BACKEND_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "host/engine/bound_plan.h"
+#include "host/engine/cuda/device_buffer.h"
+#include "host/engine/cuda/device_runtime.h"
+#include "host/engine/device_execution.h"
+#include "host/engine/kv_cache.h"
+#include "host/engine/weight_table.h"
+
+namespace orcd::engine::cuda {
+
+struct VramUsage {
+  uint64_t weights = 0;
+  uint64_t kv_cache = 0;
+  uint64_t scratch = 0;  // arena, logits, MoE scratch
+  uint64_t other = 0;    // step values, token ids
+  uint64_t total() const { return weights + kv_cache + scratch + other; }
+};
+
+// Device scratch of one MOE instruction's run: ids and weights of the picks,
+// gate/up/down outputs of every (token, pick).
+struct MoeScratch {
+  int32_t* ids = nullptr;
+  float* weights = nullptr;
+  float* gate = nullptr;
+  float* up = nullptr;
+  float* down = nullptr;
+};
+
+class CudaBackend : public DeviceExecution, public KvMemory {
+ public:
+  explicit CudaBackend(std::shared_ptr<DeviceRuntime> runtime);
+  ~CudaBackend() override;
+
+  // Bytes the model needs on the device besides the KV cache.
+  static uint64_t WeightBytes(const WeightTable& weights);
+  static uint64_t ScratchBytes(const BoundPlan& plan);
+  // Throws kOutOfMemory ("INSUFFICIENT_VRAM": required and available bytes)
+  // unless `required` bytes are free. Allocates nothing.
+  void CheckFits(uint64_t required);
+  // Copies every tensor's data to the device in chunks of `chunk_bytes` and
+  // points each WeightRef::device_data at its copy. `progress(percent)` at 0,
+  // 25, 50, 75 and 100 % of the bytes.
+  void UploadWeights(WeightTable& weights, uint64_t chunk_bytes,
+                     const std::function<void(int)>& progress);
+  // Arena, logits, step values, token ids and MoE scratch for `plan`.
+  void Prepare(const BoundPlan& plan);
+
+  DeviceRuntime& runtime() { return *runtime_; }
+  const OpKernels& kernels() const { return runtime_->kernels(); }
+  void* stream() const { return runtime_->stream(); }
+  const StepValues* step() const { return step_.get<StepValues>(); }
+  const int32_t* tokens() const { return tokens_.get<int32_t>(); }
+  int32_t* position_ids() const { return positions_.get<int32_t>(); }
+  const MoeScratch& moe() const { return moe_; }
+  const VramUsage& usage() const { return usage_; }
+  // Whether the weights are still device memory (the residency check).
+  bool WeightsResident();
+
+  // DeviceExecution
+  float* arena() override { return arena_.get<float>(); }
+  float* logits(size_t floats) override;
+  void BeginRun(std::span<const int32_t> tokens, int64_t pos0) override;
+  void FinishRun(float* host_logits, size_t floats) override;
+
+  // KvMemory: zeroed device memory counted as KV cache.
+  void* Allocate(uint64_t bytes) override;
+  void Free(void* p) override;
+
+ private:
+  DeviceBuffer Make(uint64_t bytes, uint64_t VramUsage::*category);
+
+  std::shared_ptr<DeviceRuntime> runtime_;
+  VramUsage usage_;
+  DeviceBuffer weights_;
+  DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_;
+  MoeScratch moe_;
+  int64_t row_capacity_ = 0;
+  std::vector<std::pair<void*, uint64_t>> kv_blocks_;
+};
+
+}  // namespace orcd::engine::cuda
+
+#endif  // ORCD_HOST_ENGINE_CUDA_CUDA_BACKEND_H_

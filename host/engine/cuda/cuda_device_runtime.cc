@@ -1,0 +1,111 @@
+// The real device: the CUDA runtime on one GPU and one stream (RAII for the
+// stream when this runtime created it). Built only with CUDA.
+#include <cuda_runtime_api.h>
+
+#include "host/common/status.h"
+#include "host/engine/cuda/device_runtime.h"
+
+namespace orcd::engine::cuda {
+namespace {
+
+std::string Describe(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
+void CheckCuda(cudaError_t e, const std::string& what) {
+  if (e == cudaSuccess) return;
+  throw Error(ErrorCode::kDevice, "CUDA " + what + ": " + Describe(e));
+}
+
+class CudaRuntime : public DeviceRuntime {
+ public:
+  CudaRuntime(int gpu, void* stream) : gpu_(gpu) {
+    int count = 0;
+    CheckCuda(cudaGetDeviceCount(&count), "no usable device");
+    if (gpu < 0 || gpu >= count) {
+      throw Error(ErrorCode::kDevice, "CUDA gpu " + std::to_string(gpu) + " does not exist (" +
+                                          std::to_string(count) + " present)");
+    }
+    CheckCuda(cudaSetDevice(gpu), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    CheckCuda(cudaGetDeviceProperties(&prop, gpu), "cudaGetDeviceProperties");
+    name_ = std::string(prop.name) + " (sm_" + std::to_string(prop.major * 10 + prop.minor) + ")";
+    if (stream != nullptr) {
+      stream_ = static_cast<cudaStream_t>(stream);
+    } else {
+      CheckCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+      owns_stream_ = true;
+    }
+  }
+  ~CudaRuntime() override {
+    if (owns_stream_) cudaStreamDestroy(stream_);
+  }
+  CudaRuntime(const CudaRuntime&) = delete;
+  CudaRuntime& operator=(const CudaRuntime&) = delete;
+
+  std::string name() const override { return name_; }
+  bool emulated() const override { return false; }
+  void* stream() const override { return stream_; }
+  const OpKernels& kernels() const override { return DeviceOpKernels(); }
+
+  DeviceMemoryInfo MemoryInfo() override {
+    size_t free_bytes = 0, total = 0;
+    CheckCuda(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    return {free_bytes, total};
+  }
+  void* Allocate(size_t bytes) override {
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, bytes == 0 ? 256 : bytes);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // not sticky: clear it
+      throw Error(ErrorCode::kOutOfMemory,
+                  "cudaMalloc of " + std::to_string(bytes) + " bytes: out of device memory");
+    }
+    CheckCuda(e, "cudaMalloc");
+    return p;
+  }
+  void Free(void* p) override {
+    if (p) cudaFree(p);
+  }
+  void* AllocatePinned(size_t bytes) override {
+    void* p = nullptr;
+    CheckCuda(cudaMallocHost(&p, bytes), "cudaMallocHost");
+    return p;
+  }
+  void FreePinned(void* p) override {
+    if (p) cudaFreeHost(p);
+  }
+  void CopyToDevice(void* dst, const void* src, size_t bytes) override {
+    CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "copy to device");
+  }
+  void CopyToHost(void* dst, const void* src, size_t bytes) override {
+    CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "copy to host");
+    Synchronize();
+  }
+  void Memset(void* dst, int value, size_t bytes) override {
+    CheckCuda(cudaMemsetAsync(dst, value, bytes, stream_), "memset");
+  }
+  void Synchronize() override { CheckCuda(cudaStreamSynchronize(stream_), "stream"); }
+  bool IsDeviceMemory(const void* p) override {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeDevice && a.device == gpu_;
+  }
+
+ private:
+  int gpu_;
+  std::string name_;
+  cudaStream_t stream_ = nullptr;
+  bool owns_stream_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<DeviceRuntime> CreateCudaRuntime(int gpu_index, void* stream) {
+  return std::make_shared<CudaRuntime>(gpu_index, stream);
+}
+
+}  // namespace orcd::engine::cuda

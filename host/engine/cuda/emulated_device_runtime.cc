@@ -1,0 +1,101 @@
+// The emulated device: "device memory" is host memory counted against a fixed
+// capacity (so VRAM checks and out-of-memory paths run in CI), copies are
+// memcpy, and kernels run synchronously on the SDK's CUDA emulator.
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "host/common/status.h"
+#include "host/engine/cuda/device_runtime.h"
+
+namespace orcd::engine::cuda {
+
+void DeviceRuntime::Check(int error, const std::string& what) const {
+  if (error == 0) return;
+  throw Error(ErrorCode::kDevice, what + ": " + kernels().error_name(error));
+}
+
+namespace {
+
+class EmulatedRuntime : public DeviceRuntime {
+ public:
+  explicit EmulatedRuntime(uint64_t capacity) : capacity_(capacity) {}
+  ~EmulatedRuntime() override {
+    for (const auto& [p, bytes] : blocks_) std::free(p);
+  }
+
+  std::string name() const override { return "emulated CUDA device"; }
+  bool emulated() const override { return true; }
+  void* stream() const override { return nullptr; }
+  const OpKernels& kernels() const override { return EmulatedOpKernels(); }
+
+  DeviceMemoryInfo MemoryInfo() override {
+    std::lock_guard lock(mu_);
+    return {capacity_ - used_, capacity_};
+  }
+  void* Allocate(size_t bytes) override {
+    std::lock_guard lock(mu_);
+    if (bytes > capacity_ - used_) {
+      throw Error(ErrorCode::kOutOfMemory,
+                  "device allocation of " + std::to_string(bytes) + " bytes failed (" +
+                      std::to_string(capacity_ - used_) + " free on the emulated device)");
+    }
+    void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+    if (p == nullptr) throw Error(ErrorCode::kOutOfMemory, "emulated device: host malloc failed");
+    blocks_.insert({p, bytes});
+    used_ += bytes;
+    return p;
+  }
+  void Free(void* p) override {
+    if (p == nullptr) return;
+    std::lock_guard lock(mu_);
+    for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+      if (it->first == p) {
+        used_ -= it->second;
+        blocks_.erase(it);
+        std::free(p);
+        return;
+      }
+    }
+  }
+  void* AllocatePinned(size_t bytes) override { return std::malloc(bytes == 0 ? 1 : bytes); }
+  void FreePinned(void* p) override { std::free(p); }
+  void CopyToDevice(void* dst, const void* src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void CopyToHost(void* dst, const void* src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void Memset(void* dst, int value, size_t bytes) override { std::memset(dst, value, bytes); }
+  void Synchronize() override {}
+  bool IsDeviceMemory(const void* p) override {
+    std::lock_guard lock(mu_);
+    for (const auto& [block, bytes] : blocks_) {
+      const auto* b = static_cast<const char*>(block);
+      if (p >= b && p < b + bytes) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::mutex mu_;
+  uint64_t capacity_;
+  uint64_t used_ = 0;
+  std::set<std::pair<void*, size_t>> blocks_;
+};
+
+}  // namespace
+
+std::shared_ptr<DeviceRuntime> CreateEmulatedRuntime(uint64_t capacity_bytes) {
+  return std::make_shared<EmulatedRuntime>(capacity_bytes);
+}
+
+#if !ORCD_WITH_CUDA
+std::shared_ptr<DeviceRuntime> CreateCudaRuntime(int gpu_index, void* /*stream*/) {
+  throw Error(ErrorCode::kDevice, "device 'cuda' (gpu " + std::to_string(gpu_index) +
+                                      ") requested but this orcd was built without CUDA");
+}
+#endif
+
+}  // namespace orcd::engine::cuda

@@ -1,0 +1,60 @@
+// Elementwise kernels: ADD, MUL, SWIGLU, GELU, bias epilogues, logit softcap,
+// learned-position ids. One thread per value, grid-stride.
+#ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_ELEMENTWISE_CUH_
+#define ORCD_HOST_ENGINE_CUDA_KERNELS_ELEMENTWISE_CUH_
+
+#include "host/engine/cuda/kernels/common.cuh"
+
+namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
+
+__global__ void add_kernel(const float* a, const float* b, float* y, int64_t n) {
+  ORCD_GRID_STRIDE(i, n) y[i] = a[i] + b[i];
+}
+
+__global__ void mul_kernel(const float* a, const float* b, float* y, int64_t n) {
+  ORCD_GRID_STRIDE(i, n) y[i] = a[i] * b[i];
+}
+
+// ggml_silu_f32: x / (1 + e^-x).
+__device__ __forceinline__ float silu(float x) { return x / (1.0f + expf(-x)); }
+
+__global__ void swiglu_kernel(const float* gate, const float* up, int64_t in_stride, float* y,
+                              int64_t f, int64_t n) {
+  ORCD_GRID_STRIDE(i, n) {
+    const int64_t t = i / f, c = i % f;
+    y[i] = silu(gate[t * in_stride + c]) * up[t * in_stride + c];
+  }
+}
+
+// The tanh approximation with ggml's limits (see cpu/gelu_adapter.cc).
+__global__ void gelu_kernel(const float* x, float* y, int64_t n) {
+  ORCD_GRID_STRIDE(i, n) {
+    const float v = x[i];
+    constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+    y[i] = v <= -10.0f  ? 0.0f
+           : v >= 10.0f ? v
+                        : 0.5f * v * (1.0f + tanhf(kSqrt2OverPi * v * (1.0f + 0.044715f * v * v)));
+  }
+}
+
+__global__ void add_bias_kernel(float* y, const float* bias, int64_t width, int64_t y_stride,
+                                int64_t n) {
+  ORCD_GRID_STRIDE(i, n) y[(i / width) * y_stride + i % width] += bias[i % width];
+}
+
+__global__ void add_bias_ids_kernel(float* y, const float* bias, const int32_t* ids, int64_t rows,
+                                    int64_t n) {
+  ORCD_GRID_STRIDE(i, n) y[i] += bias[static_cast<int64_t>(ids[i / rows]) * rows + i % rows];
+}
+
+__global__ void softcap_kernel(float* y, float cap, int64_t n) {
+  ORCD_GRID_STRIDE(i, n) y[i] = cap * tanhf(y[i] / cap);
+}
+
+__global__ void positions_kernel(int32_t* ids, const StepValues* step, int64_t n) {
+  ORCD_GRID_STRIDE(i, n) ids[i] = static_cast<int32_t>(step->pos0 + i);
+}
+
+}  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT
+
+#endif  // ORCD_HOST_ENGINE_CUDA_KERNELS_ELEMENTWISE_CUH_

@@ -1,0 +1,111 @@
+// ADD, MUL, SWIGLU, GELU, RMS_NORM, LAYER_NORM, ROPE and ATTENTION on the
+// device: argument marshalling around the backend's kernels (kernels/).
+#include "host/engine/cuda/cuda_adapters.h"
+#include "host/engine/rope_yarn.h"
+
+namespace orcd::engine::cuda {
+
+void RunAdd(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  CheckLaunch(ctx, insn,
+              b.kernels().add(ctx.In(insn, 0), ctx.In(insn, 1), ctx.Out(insn, 0),
+                              ctx.n_tokens * insn.out[0].width, b.stream()));
+}
+
+void RunMul(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  CheckLaunch(ctx, insn,
+              b.kernels().mul(ctx.In(insn, 0), ctx.In(insn, 1), ctx.Out(insn, 0),
+                              ctx.n_tokens * insn.out[0].width, b.stream()));
+}
+
+void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const int64_t f = insn.out[0].width;
+  const bool fused = insn.in.size() == 1;  // [gate | up] in one register
+  const float* gate = ctx.In(insn, 0);
+  const float* up = fused ? gate + f : ctx.In(insn, 1);
+  CheckLaunch(ctx, insn,
+              b.kernels().swiglu(gate, up, fused ? 2 * f : f, ctx.Out(insn, 0), f, ctx.n_tokens,
+                                 b.stream()));
+}
+
+void RunGelu(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  CheckLaunch(ctx, insn,
+              b.kernels().gelu(ctx.In(insn, 0), ctx.Out(insn, 0), ctx.n_tokens * insn.out[0].width,
+                               b.stream()));
+}
+
+void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const auto p = insn.ParamsAs<orcd_op_norm_params>();
+  const int64_t width = insn.out[0].width;
+  const int64_t group = p.group_size == 0 ? width : p.group_size;
+  const float* gamma = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
+  CheckLaunch(ctx, insn,
+              b.kernels().rms_norm(ctx.In(insn, 0), gamma, ctx.Out(insn, 0),
+                                   ctx.n_tokens * width / group, group, p.eps, b.stream()));
+}
+
+void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const float eps = insn.ParamsAs<orcd_op_norm_params>().eps;
+  const bool affine = insn.weights.size() == 2;
+  CheckLaunch(
+      ctx, insn,
+      b.kernels().layer_norm(ctx.In(insn, 0), affine ? DeviceFloats(insn.weights[0]) : nullptr,
+                             affine ? DeviceFloats(insn.weights[1]) : nullptr, ctx.Out(insn, 0),
+                             ctx.n_tokens, insn.out[0].width, eps, b.stream()));
+}
+
+void RunRope(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  auto p = insn.ParamsAs<orcd_op_rope_params>();
+  if (p.attn_factor == 0.0f) p.attn_factor = 1.0f;  // a zeroed field means "none"
+  const YarnDims dims = YarnCorrDims(p);
+  RopeArgs a{};
+  a.x = ctx.In(insn, 0);
+  a.y = ctx.Out(insn, 0);
+  a.freq_factors = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
+  a.n_tokens = ctx.n_tokens;
+  a.head_dim = p.head_dim;
+  a.heads = insn.out[0].width / p.head_dim;
+  a.n_rot = p.n_rot;
+  a.neox = p.mode == ORCD_ROPE_NEOX;
+  a.freq_base = p.freq_base;
+  a.freq_scale = p.freq_scale;
+  a.ext_factor = p.ext_factor;
+  a.attn_factor = p.attn_factor;
+  a.yarn_low = dims.low;
+  a.yarn_high = dims.high;
+  a.step = b.step();
+  CheckLaunch(ctx, insn, b.kernels().rope(a, b.stream()));
+}
+
+void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const auto p = insn.ParamsAs<orcd_op_attention_params>();
+  const KvCache::Layer& layer = ctx.kv->layer(insn.kv_index);
+  AttentionArgs a{};
+  a.q = ctx.In(insn, 0);
+  a.k_new = ctx.In(insn, 1);
+  a.v_new = ctx.In(insn, 2);
+  a.o = ctx.Out(insn, 0);
+  a.k_cache = layer.k;
+  a.v_cache = layer.v;
+  a.f16 = ctx.kv->type() == KvType::kF16;
+  a.capacity = layer.capacity;
+  a.window = layer.desc.sliding_window;
+  a.n_tokens = ctx.n_tokens;
+  a.n_head = p.n_head;
+  a.n_head_kv = p.n_head_kv;
+  a.head_dim = p.head_dim;
+  a.scale = p.scale;
+  a.softcap = p.softcap;
+  a.sinks = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
+  a.step = b.step();
+  CheckLaunch(ctx, insn, b.kernels().attention(a, b.stream()));
+}
+
+}  // namespace orcd::engine::cuda

@@ -1,0 +1,99 @@
+// MOE on the device: routing (top-k and gating weights), the picked experts'
+// gate/up/down matvecs through expert ids that stay in device memory (quant
+// ABI 1.2 matvec_ids; the dense kernels for F32/F16/BF16), the activation and
+// the weighted sum. Plugins older than 1.2 get a fallback that reads the ids
+// back to the host once per MOE instruction.
+#include <algorithm>
+#include <vector>
+
+#include "host/engine/cuda/cuda_adapters.h"
+#include "host/plugins/host_services.h"
+
+namespace orcd::engine::cuda {
+namespace {
+
+// y[i * y_stride + r] = W_{ids[i]}[r] . x[(i / ids_per_x) * x_stride ..] for
+// i < pairs, r < rows (one expert's rows).
+void ExpertMatvecs(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                   const int32_t* ids, int64_t pairs, int64_t ids_per_x, const float* x,
+                   int64_t x_stride, float* y, int64_t y_stride) {
+  CudaBackend& b = Backend(ctx);
+  const int64_t rows = w.ne[1];
+  const int64_t expert_bytes = static_cast<int64_t>(w.row_bytes) * rows;
+  if (DenseTypeSupported(w.type)) {
+    CheckLaunch(
+        ctx, insn,
+        b.kernels().dense_matvec_ids(w.type, DeviceData(w), rows, w.cols(), rows * w.cols(), ids,
+                                     pairs, ids_per_x, x, x_stride, y, y_stride, b.stream()));
+    return;
+  }
+  const orcd_quant_cuda_ops* ops = w.quant->cuda;
+  if (ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_ids) && ops->matvec_ids != nullptr) {
+    ThrowIfPluginError(ops->matvec_ids(DeviceData(w), rows, w.cols(), expert_bytes, ids, pairs,
+                                       ids_per_x, x, x_stride, y, y_stride, b.stream()),
+                       insn.label);
+    return;
+  }
+  std::vector<int32_t> host_ids(static_cast<size_t>(pairs));
+  b.runtime().CopyToHost(host_ids.data(), ids, host_ids.size() * sizeof(int32_t));
+  for (int64_t i = 0; i < pairs; ++i) {
+    ThrowIfPluginError(ops->matvec(DeviceData(w) + host_ids[i] * expert_bytes, rows, w.cols(),
+                                   x + (i / ids_per_x) * x_stride, y + i * y_stride, b.stream()),
+                       insn.label);
+  }
+}
+
+uint64_t ExpertBytes(const WeightRef& w, const WeightRef* bias) {
+  return w.row_bytes * static_cast<uint64_t>(w.ne[1]) +
+         (bias ? static_cast<uint64_t>(w.ne[1]) * sizeof(float) : 0);
+}
+
+}  // namespace
+
+void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const OpKernels& k = b.kernels();
+  const MoeScratch& s = b.moe();
+  const auto p = insn.ParamsAs<orcd_op_moe_params>();
+  const WeightRef& gate = *insn.weights[0];
+  const WeightRef& up = *insn.weights[1];
+  const WeightRef& down = *insn.weights[2];
+  const bool biased = insn.weights.size() == 6;
+  const int64_t d = insn.out[0].width;
+  const int64_t f = gate.ne[1];
+  const int64_t n = ctx.n_tokens;
+  const int64_t used = p.n_expert_used;
+  const int64_t pairs = n * used;
+  const float* x = ctx.In(insn, 0);
+
+  MoeRouteArgs route{
+      ctx.In(insn, 1),         s.ids, s.weights, n, p.n_expert, used, static_cast<int>(p.gating),
+      p.normalize_weights != 0};
+  CheckLaunch(ctx, insn, k.moe_route(route, b.stream()));
+  ExpertMatvecs(ctx, insn, gate, s.ids, pairs, used, x, d, s.gate, f);
+  ExpertMatvecs(ctx, insn, up, s.ids, pairs, used, x, d, s.up, f);
+  if (biased) {
+    CheckLaunch(ctx, insn,
+                k.add_bias_ids(s.gate, DeviceFloats(insn.weights[3]), s.ids, f, pairs, b.stream()));
+    CheckLaunch(ctx, insn,
+                k.add_bias_ids(s.up, DeviceFloats(insn.weights[4]), s.ids, f, pairs, b.stream()));
+  }
+  CheckLaunch(ctx, insn,
+              k.moe_activate(s.gate, s.up, pairs * f, static_cast<int>(p.activation), p.alpha,
+                             p.limit, b.stream()));
+  ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d);
+  if (biased) {
+    CheckLaunch(ctx, insn,
+                k.add_bias_ids(s.down, DeviceFloats(insn.weights[5]), s.ids, d, pairs, b.stream()));
+  }
+  CheckLaunch(ctx, insn,
+              k.moe_combine(s.down, s.weights, ctx.Out(insn, 0), n, used, d, b.stream()));
+  // The picks stay on the device: count each (token, pick) as one expert's
+  // read, capped at every expert once (exact for one token).
+  const uint64_t experts = static_cast<uint64_t>(std::min<int64_t>(pairs, p.n_expert));
+  ctx.weight_bytes_read = experts * (ExpertBytes(gate, biased ? insn.weights[3] : nullptr) +
+                                     ExpertBytes(up, biased ? insn.weights[4] : nullptr) +
+                                     ExpertBytes(down, biased ? insn.weights[5] : nullptr));
+}
+
+}  // namespace orcd::engine::cuda

@@ -1,0 +1,115 @@
+// The CUDA backend's own kernels (everything but the quant plugins' weight
+// kernels), as launch functions over device pointers on a stream. Two tables
+// implement it from the same source (op_launchers.h): the real device
+// (op_kernels_device.cu, built with CUDA) and the emulated device
+// (op_kernels_emulated.cc: the SDK's CUDA emulator, always built), so that CI
+// runs the same kernels without a GPU. No CUDA types cross this header.
+#ifndef ORCD_HOST_ENGINE_CUDA_OP_KERNELS_H_
+#define ORCD_HOST_ENGINE_CUDA_OP_KERNELS_H_
+
+#include <cstdint>
+
+namespace orcd::engine::cuda {
+
+// The per-step values kernels read through a pointer, filled by one copy per
+// step, so that a decode step's launch parameters never change (graph capture).
+struct StepValues {
+  int64_t pos0 = 0;      // sequence position of the batch's first token
+  int64_t n_tokens = 0;  // tokens in the batch
+};
+
+constexpr int kMaxHeadDim = 256;
+constexpr int kMaxExpertsUsed = 16;
+
+struct RopeArgs {
+  const float* x;
+  float* y;
+  const float* freq_factors;  // [n_rot / 2] or null
+  int64_t n_tokens, heads, head_dim, n_rot;
+  bool neox;
+  float freq_base, freq_scale, ext_factor, attn_factor;
+  float yarn_low, yarn_high;  // YaRN correction dims (ext_factor != 0)
+  const StepValues* step;
+};
+
+struct AttentionArgs {
+  const float* q;      // [n][n_head * d]
+  const float* k_new;  // [n][n_head_kv * d]
+  const float* v_new;
+  float* o;       // [n][n_head * d]
+  void* k_cache;  // [n_head_kv][capacity][d] of f16 or f32
+  void* v_cache;
+  bool f16;          // cache element type
+  int64_t capacity;  // positions per head in the cache (ring when windowed)
+  int64_t window;    // 0 = full context
+  int64_t n_tokens, n_head, n_head_kv, head_dim;
+  float scale, softcap;
+  const float* sinks;  // [n_head] or null
+  const StepValues* step;
+};
+
+struct MoeRouteArgs {
+  const float* logits;  // [n][n_expert]
+  int32_t* ids;         // [n][k]
+  float* weights;       // [n][k]
+  int64_t n_tokens, n_expert, k;
+  int gating;  // orcd_moe_gating
+  bool normalize;
+};
+
+// Each returns 0, or the runtime's error number for a failed launch.
+struct OpKernels {
+  const char* name;
+  int (*add)(const float* a, const float* b, float* y, int64_t n, void* stream);
+  int (*mul)(const float* a, const float* b, float* y, int64_t n, void* stream);
+  // y[t][i] = silu(gate[t * in_stride + i]) * up[t * in_stride + i], i < f.
+  int (*swiglu)(const float* gate, const float* up, int64_t in_stride, float* y, int64_t f,
+                int64_t n_tokens, void* stream);
+  int (*gelu)(const float* x, float* y, int64_t n, void* stream);
+  // y[t * y_stride + r] += bias[r], r < width.
+  int (*add_bias)(float* y, const float* bias, int64_t width, int64_t y_stride, int64_t n_tokens,
+                  void* stream);
+  // y[i * rows + r] += bias[ids[i] * rows + r] (per-expert biases).
+  int (*add_bias_ids)(float* y, const float* bias, const int32_t* ids, int64_t rows, int64_t n_ids,
+                      void* stream);
+  int (*softcap)(float* y, float cap, int64_t n, void* stream);
+  // ids[t] = pos0 + t (learned position rows).
+  int (*positions)(int32_t* ids, const StepValues* step, int64_t n, void* stream);
+  int (*rms_norm)(const float* x, const float* gamma, float* y, int64_t groups, int64_t group,
+                  float eps, void* stream);
+  int (*layer_norm)(const float* x, const float* gamma, const float* beta, float* y, int64_t rows,
+                    int64_t width, float eps, void* stream);
+  int (*rope)(const RopeArgs& a, void* stream);
+  // Attends over earlier positions (cache) and the batch's own (k_new/v_new
+  // rounded like the cache), then stores the batch in the cache.
+  int (*attention)(const AttentionArgs& a, void* stream);
+  // Host weight types (F32, F16, BF16): rows of a table, and
+  // y[i * y_stride + r] = W_{ids ? ids[i] : 0}[r] . x[(i / ids_per_x) * x_stride ..]
+  // with experts expert_stride elements apart.
+  int (*dense_get_rows)(uint32_t type, const void* w, int64_t cols, const int32_t* ids,
+                        int64_t n_ids, float* out, void* stream);
+  int (*dense_matvec_ids)(uint32_t type, const void* w, int64_t rows, int64_t cols,
+                          int64_t expert_stride, const int32_t* ids, int64_t n, int64_t ids_per_x,
+                          const float* x, int64_t x_stride, float* y, int64_t y_stride,
+                          void* stream);
+  int (*moe_route)(const MoeRouteArgs& a, void* stream);
+  // h[i][c] = act(g[i][c], u[i][c]) over n values (orcd_moe_activation).
+  int (*moe_activate)(float* g, const float* u, int64_t n, int activation, float alpha, float limit,
+                      void* stream);
+  // y[t][c] = sum_i weights[t * k + i] * down[(t * k + i)][c].
+  int (*moe_combine)(const float* down, const float* weights, float* y, int64_t n_tokens, int64_t k,
+                     int64_t d, void* stream);
+  const char* (*error_name)(int error);
+};
+
+const OpKernels& EmulatedOpKernels();
+#if ORCD_WITH_CUDA
+const OpKernels& DeviceOpKernels();
+#endif
+
+// Whether dense_* serve this ggml type.
+bool DenseTypeSupported(uint32_t type);
+
+}  // namespace orcd::engine::cuda
+
+#endif  // ORCD_HOST_ENGINE_CUDA_OP_KERNELS_H_

@@ -1,0 +1,132 @@
+// The launch functions behind OpKernels (op_kernels.h), written once for both
+// builds: included by op_kernels_device.cu (nvcc, real launches) and by
+// op_kernels_emulated.cc (the SDK's CUDA emulator), each with its own
+// ORCD_CUDA_VARIANT namespace. Launch shapes are fixed here.
+#ifndef ORCD_HOST_ENGINE_CUDA_OP_LAUNCHERS_H_
+#define ORCD_HOST_ENGINE_CUDA_OP_LAUNCHERS_H_
+
+#include "host/engine/cuda/kernels/attention.cuh"
+#include "host/engine/cuda/kernels/dense.cuh"
+#include "host/engine/cuda/kernels/elementwise.cuh"
+#include "host/engine/cuda/kernels/moe.cuh"
+#include "host/engine/cuda/kernels/norm.cuh"
+#include "host/engine/cuda/kernels/rope.cuh"
+#include "orcd/cpp/cuda_launch.h"  // first: the CUDA runtime, or the emulator
+
+namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
+
+inline cudaStream_t Stream(void* s) { return static_cast<cudaStream_t>(s); }
+
+// Grid-stride kernels: enough CTAs to cover n, capped (they loop beyond).
+inline unsigned GridFor(int64_t n) {
+  const int64_t ctas = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(ctas < 1 ? 1 : ctas > 65535 ? 65535 : ctas);
+}
+inline unsigned RowGrid(int64_t rows) {
+  return static_cast<unsigned>(rows < 1 ? 1 : rows > 65535 ? 65535 : rows);
+}
+
+#define ORCD_ELEMENTWISE(n, kernel, ...)                                    \
+  do {                                                                      \
+    if ((n) <= 0) return 0;                                                 \
+    ORCD_KERNEL(GridFor(n), kThreads, Stream(stream), kernel)(__VA_ARGS__); \
+    return static_cast<int>(ORCD_LAUNCH_RESULT());                          \
+  } while (0)
+
+inline int Add(const float* a, const float* b, float* y, int64_t n, void* stream) {
+  ORCD_ELEMENTWISE(n, add_kernel, a, b, y, n);
+}
+inline int Mul(const float* a, const float* b, float* y, int64_t n, void* stream) {
+  ORCD_ELEMENTWISE(n, mul_kernel, a, b, y, n);
+}
+inline int Swiglu(const float* gate, const float* up, int64_t in_stride, float* y, int64_t f,
+                  int64_t n_tokens, void* stream) {
+  ORCD_ELEMENTWISE(f * n_tokens, swiglu_kernel, gate, up, in_stride, y, f, f * n_tokens);
+}
+inline int Gelu(const float* x, float* y, int64_t n, void* stream) {
+  ORCD_ELEMENTWISE(n, gelu_kernel, x, y, n);
+}
+inline int AddBias(float* y, const float* bias, int64_t width, int64_t y_stride, int64_t n_tokens,
+                   void* stream) {
+  ORCD_ELEMENTWISE(width * n_tokens, add_bias_kernel, y, bias, width, y_stride, width * n_tokens);
+}
+inline int AddBiasIds(float* y, const float* bias, const int32_t* ids, int64_t rows, int64_t n_ids,
+                      void* stream) {
+  ORCD_ELEMENTWISE(rows * n_ids, add_bias_ids_kernel, y, bias, ids, rows, rows * n_ids);
+}
+inline int Softcap(float* y, float cap, int64_t n, void* stream) {
+  ORCD_ELEMENTWISE(n, softcap_kernel, y, cap, n);
+}
+inline int Positions(int32_t* ids, const StepValues* step, int64_t n, void* stream) {
+  ORCD_ELEMENTWISE(n, positions_kernel, ids, step, n);
+}
+inline int MoeActivate(float* g, const float* u, int64_t n, int activation, float alpha,
+                       float limit, void* stream) {
+  ORCD_ELEMENTWISE(n, moe_activate_kernel, g, u, n, activation, alpha, limit);
+}
+inline int MoeCombine(const float* down, const float* weights, float* y, int64_t n_tokens,
+                      int64_t k, int64_t d, void* stream) {
+  ORCD_ELEMENTWISE(n_tokens * d, moe_combine_kernel, down, weights, y, n_tokens, k, d);
+}
+inline int MoeRoute(const MoeRouteArgs& a, void* stream) {
+  ORCD_ELEMENTWISE(a.n_tokens, moe_route_kernel, a);
+}
+inline int Rope(const RopeArgs& a, void* stream) {
+  ORCD_ELEMENTWISE(a.n_tokens * a.heads * (a.head_dim / 2), rope_kernel, a);
+}
+inline int DenseGetRows(uint32_t type, const void* w, int64_t cols, const int32_t* ids,
+                        int64_t n_ids, float* out, void* stream) {
+  ORCD_ELEMENTWISE(n_ids * cols, dense_get_rows_kernel, type, w, cols, ids, out, n_ids * cols);
+}
+
+inline int RmsNorm(const float* x, const float* gamma, float* y, int64_t groups, int64_t group,
+                   float eps, void* stream) {
+  if (groups <= 0) return 0;
+  ORCD_KERNEL(RowGrid(groups), kThreads, Stream(stream), rms_norm_kernel)
+  (x, gamma, y, groups, group, eps);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
+inline int LayerNorm(const float* x, const float* gamma, const float* beta, float* y, int64_t rows,
+                     int64_t width, float eps, void* stream) {
+  if (rows <= 0) return 0;
+  ORCD_KERNEL(RowGrid(rows), kThreads, Stream(stream), layer_norm_kernel)
+  (x, gamma, beta, y, rows, width, eps);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
+inline int Attention(const AttentionArgs& a, void* stream) {
+  if (a.n_tokens <= 0) return 0;
+  if (a.n_tokens > 65535 || a.head_dim > kMaxHeadDim)
+    return static_cast<int>(cudaErrorInvalidValue);
+  const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.n_tokens));
+  ORCD_KERNEL(grid, kAttentionThreads, Stream(stream), attention_kernel)(a);
+  if (cudaError_t e = ORCD_LAUNCH_RESULT(); e != cudaSuccess) return static_cast<int>(e);
+  const dim3 store(static_cast<unsigned>(a.n_head_kv), static_cast<unsigned>(a.n_tokens));
+  ORCD_KERNEL(store, kWarp * 4, Stream(stream), kv_store_kernel)(a);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
+inline int DenseMatvecIds(uint32_t type, const void* w, int64_t rows, int64_t cols,
+                          int64_t expert_stride, const int32_t* ids, int64_t n, int64_t ids_per_x,
+                          const float* x, int64_t x_stride, float* y, int64_t y_stride,
+                          void* stream) {
+  if (rows <= 0 || n <= 0) return 0;
+  if (n > 65535) return static_cast<int>(cudaErrorInvalidValue);
+  const dim3 grid(static_cast<unsigned>((rows + kDenseWarps - 1) / kDenseWarps),
+                  static_cast<unsigned>(n));
+  ORCD_KERNEL(grid, kDenseWarps * kWarp, Stream(stream), dense_matvec_kernel)
+  (type, w, rows, cols, expert_stride, ids, ids_per_x, x, x_stride, y, y_stride);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
+inline const char* ErrorName(int e) { return cudaGetErrorName(static_cast<cudaError_t>(e)); }
+
+constexpr OpKernels MakeOpKernels(const char* name) {
+  return OpKernels{name,       &Add,         &Mul,        &Swiglu,       &Gelu,
+                   &AddBias,   &AddBiasIds,  &Softcap,    &Positions,    &RmsNorm,
+                   &LayerNorm, &Rope,        &Attention,  &DenseGetRows, &DenseMatvecIds,
+                   &MoeRoute,  &MoeActivate, &MoeCombine, &ErrorName};
+}
+
+#undef ORCD_ELEMENTWISE
+
+}  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT
+
+#endif  // ORCD_HOST_ENGINE_CUDA_OP_LAUNCHERS_H_

@@ -1,0 +1,100 @@
+// EMBEDDING, MATMUL (+bias, split outputs), LOGITS and POSITION_EMBEDDING on
+// the device: quantized weights through their plugin's CUDA ops (launched on
+// the backend's stream), the host's F32/F16/BF16 through the dense kernels.
+#include <string>
+
+#include "host/common/status.h"
+#include "host/engine/cuda/cuda_adapters.h"
+#include "host/plugins/host_services.h"
+
+namespace orcd::engine::cuda {
+
+void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                      int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens, float* y,
+                      int64_t y_stride) {
+  CudaBackend& b = Backend(ctx);
+  const uint8_t* rows = DeviceData(w) + static_cast<uint64_t>(row0) * w.row_bytes;
+  if (DenseTypeSupported(w.type)) {
+    CheckLaunch(ctx, insn,
+                b.kernels().dense_matvec_ids(w.type, rows, n_rows, w.cols(), 0, nullptr, n_tokens,
+                                             1, x, w.cols(), y, y_stride, b.stream()));
+    return;
+  }
+  const orcd_quant_cuda_ops& ops = *w.quant->cuda;
+  orcd_error* e = n_tokens == 1
+                      ? ops.matvec(rows, n_rows, w.cols(), x, y, b.stream())
+                      : ops.matmul(rows, n_rows, w.cols(), x, n_tokens, y, y_stride, b.stream());
+  ThrowIfPluginError(e, insn.label);
+}
+
+void DeviceGetRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                   const int32_t* ids, int64_t n_ids, float* out) {
+  CudaBackend& b = Backend(ctx);
+  if (DenseTypeSupported(w.type)) {
+    CheckLaunch(
+        ctx, insn,
+        b.kernels().dense_get_rows(w.type, DeviceData(w), w.cols(), ids, n_ids, out, b.stream()));
+    return;
+  }
+  ThrowIfPluginError(w.quant->cuda->get_rows(DeviceData(w), w.cols(), ids, n_ids, out, b.stream()),
+                     insn.label);
+}
+
+void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& w = *insn.weights[0];
+  const float* bias = insn.weights.size() == 2 ? DeviceFloats(insn.weights[1]) : nullptr;
+  const float* x = ctx.In(insn, 0);
+  int64_t begin = 0;
+  for (size_t i = 0; i < insn.out.size(); ++i) {
+    const int64_t width = insn.out[i].width;
+    float* y = ctx.Out(insn, i);
+    DeviceMatmulRows(ctx, insn, w, begin, width, x, ctx.n_tokens, y, width);
+    if (bias) {
+      CudaBackend& b = Backend(ctx);
+      CheckLaunch(ctx, insn,
+                  b.kernels().add_bias(y, bias + begin, width, width, ctx.n_tokens, b.stream()));
+    }
+    begin += width;
+  }
+}
+
+void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& w = *insn.weights[0];
+  const float* x = ctx.In(insn, 0) + ctx.first_logit_row * w.cols();
+  DeviceMatmulRows(ctx, insn, w, 0, w.rows(), x, ctx.logit_rows, ctx.logits, w.rows());
+  const float softcap = insn.ParamsAs<orcd_op_logits_params>().softcap;
+  if (softcap > 0.0f) {
+    CudaBackend& b = Backend(ctx);
+    CheckLaunch(ctx, insn,
+                b.kernels().softcap(ctx.logits, softcap, ctx.logit_rows * w.rows(), b.stream()));
+  }
+}
+
+void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& w = *insn.weights[0];
+  for (int64_t t = 0; t < ctx.n_tokens; ++t) {  // host copy of the ids: no device read-back
+    const int32_t id = ctx.tokens[t];
+    if (id < 0 || id >= w.rows()) {
+      throw Error(ErrorCode::kInvalidArgument, "token id " + std::to_string(id) +
+                                                   " is outside the vocabulary (0.." +
+                                                   std::to_string(w.rows() - 1) + ")");
+    }
+  }
+  DeviceGetRows(ctx, insn, w, Backend(ctx).tokens(), ctx.n_tokens, ctx.Out(insn, 0));
+}
+
+void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& table = *insn.weights[0];
+  const int64_t last = ctx.pos0 + ctx.n_tokens - 1;
+  if (last >= table.rows()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "position " + std::to_string(last) + " is past the model's learned positions (" +
+                    std::to_string(table.rows()) + " in '" + table.name + "')");
+  }
+  CudaBackend& b = Backend(ctx);
+  CheckLaunch(ctx, insn,
+              b.kernels().positions(b.position_ids(), b.step(), ctx.n_tokens, b.stream()));
+  DeviceGetRows(ctx, insn, table, b.position_ids(), ctx.n_tokens, ctx.Out(insn, 0));
+}
+
+}  // namespace orcd::engine::cuda

@@ -1,0 +1,27 @@
+// What the executor needs from a device backend: its loop stays the same, but
+// the register arena, the logits and the per-step values live in device
+// memory. A run is BeginRun (tokens and positions to the device), the
+// adapters, then FinishRun (the logits back to the host; the one wait).
+#ifndef ORCD_HOST_ENGINE_DEVICE_EXECUTION_H_
+#define ORCD_HOST_ENGINE_DEVICE_EXECUTION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace orcd::engine {
+
+class DeviceExecution {
+ public:
+  virtual ~DeviceExecution() = default;
+  virtual float* arena() = 0;
+  // Device logits with room for `floats` values (grown only when a caller
+  // first asks for more rows; throws kOutOfMemory when the device cannot).
+  virtual float* logits(size_t floats) = 0;
+  virtual void BeginRun(std::span<const int32_t> tokens, int64_t pos0) = 0;
+  virtual void FinishRun(float* host_logits, size_t floats) = 0;
+};
+
+}  // namespace orcd::engine
+
+#endif  // ORCD_HOST_ENGINE_DEVICE_EXECUTION_H_
