@@ -4,7 +4,8 @@
 #ifndef ORCD_TESTS_QUANT_CUDA_EMULATOR_H_
 #define ORCD_TESTS_QUANT_CUDA_EMULATOR_H_
 
-#include "orcd/cpp/cuda_emulator.h"
+#define ORCD_CUDA_EMULATED 1
+#include "orcd/cpp/cuda_launch.h"
 
 namespace orcd::quant::test::emulator {
 using ::orcd::cuda_emulator::launch;

@@ -11,7 +11,6 @@
 #include "host/engine/cuda/kernels/moe.cuh"
 #include "host/engine/cuda/kernels/norm.cuh"
 #include "host/engine/cuda/kernels/rope.cuh"
-#include "orcd/cpp/cuda_launch.h"  // first: the CUDA runtime, or the emulator
 
 namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/block_codec.h"
+#include "orcd/cpp/cuda_launch.h"  // the CUDA runtime, or the emulator (ORCD_CUDA_EMULATED)
 
 namespace orcd::quant::cuda {
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/cuda_device_kernels.cuh"
-#include "common/cuda_kernel_set.h"  // first: the CUDA runtime, or the emulator
+#include "common/cuda_kernel_set.h"
 
 namespace orcd::quant::cuda {
 
