@@ -34,20 +34,21 @@ struct Options {
   int64_t context = 0;
   int repeat = 2;
   std::string activations = "q8";
+  std::string device = "cpu";
   std::vector<std::filesystem::path> plugin_dirs;
 };
 
 void usage(std::FILE* out) {
-  std::fprintf(
-      out,
-      "usage: orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N]\n"
-      "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
-      "                        [--activations q8|f32]\n"
-      "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
-      "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
-      "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
-      "  --ctx N      context length (default prompt + gen + 16)\n"
-      "  --activations q8|f32  decode activations before quantized weights (default q8)\n");
+  std::fprintf(out,
+               "usage: orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N]\n"
+               "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
+               "                        [--activations q8|f32] [--device cpu|cuda]\n"
+               "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
+               "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
+               "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
+               "  --ctx N      context length (default prompt + gen + 16)\n"
+               "  --activations q8|f32  decode activations before quantized weights (default q8)\n"
+               "  --device cpu|cuda     backend (default cpu; cuda: GPU 0)\n");
 }
 
 int32_t Argmax(std::span<const float> row) {
@@ -87,19 +88,21 @@ double PeakRssMib() {
 
 int run_model(const Args& args) {
   Options o;
-  const int exit_code = ParseOrExit(
-      "model", args,
-      {Switch("--json", &o.json), StringFlag("--model", &o.model), IntFlag("--threads", &o.threads),
-       IntFlag("--prompt", &o.prompt_tokens), IntFlag("--gen", &o.gen_tokens),
-       IntFlag("--ctx", &o.context), IntFlag("--repeat", &o.repeat),
-       PathListFlag("--plugin-dir", &o.plugin_dirs), StringFlag("--activations", &o.activations)},
-      usage);
+  const int exit_code =
+      ParseOrExit("model", args,
+                  {Switch("--json", &o.json), StringFlag("--model", &o.model),
+                   IntFlag("--threads", &o.threads), IntFlag("--prompt", &o.prompt_tokens),
+                   IntFlag("--gen", &o.gen_tokens), IntFlag("--ctx", &o.context),
+                   IntFlag("--repeat", &o.repeat), PathListFlag("--plugin-dir", &o.plugin_dirs),
+                   StringFlag("--activations", &o.activations), StringFlag("--device", &o.device)},
+                  usage);
   if (exit_code >= 0) return exit_code;
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
-      o.threads < 0 || o.context < 0 || (o.activations != "q8" && o.activations != "f32")) {
+      o.threads < 0 || o.context < 0 || (o.activations != "q8" && o.activations != "f32") ||
+      (o.device != "cpu" && o.device != "cuda")) {
     std::fprintf(stderr,
                  "orcd-bench model: --model is required; counts must be positive; "
-                 "--activations is q8 or f32\n");
+                 "--activations is q8 or f32; --device is cpu or cuda\n");
     usage(stderr);
     return 2;
   }
@@ -108,6 +111,7 @@ int run_model(const Args& args) {
     PluginRegistry registry(HostServices());
     registry.LoadDirectories(o.plugin_dirs.empty() ? DefaultPluginDirs() : o.plugin_dirs);
     engine::EngineOptions eo;
+    eo.device = o.device;
     eo.threads = o.threads;
     eo.q8_decode_activations = o.activations == "q8";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;

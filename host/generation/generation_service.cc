@@ -1,6 +1,9 @@
 #include "host/generation/generation_service.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -84,8 +87,14 @@ class GenerationService final : public InferenceService {
     options.threads = config.threads;
     options.q8_decode_activations = config.cpu_decode_activations == "q8";
     options.context_length = config.context_length;
+    options.gpu_index = config.gpu_device;
+    options.cuda_stream = device.stream();  // the host context's stream (null on CPU)
+    options.weight_chunk_bytes = static_cast<uint64_t>(config.weight_chunk_bytes);
+    const bool on_cuda = config.device == "cuda";
+    if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     engine_ = engine::Engine::Load(config.model_path, registry, options);
-    progress(75);
+    if (!on_cuda) progress(75);
+    residency_interval_ = std::chrono::seconds(config.residency_check_seconds);
 
     const engine::ModelInfo& info = engine_->info();
     if (config.kv_cache_bytes > 0 && info.kv_bytes > static_cast<uint64_t>(config.kv_cache_bytes)) {
@@ -106,7 +115,7 @@ class GenerationService final : public InferenceService {
     facts_.tokenizer_kind = std::string(tokenizer_->kind());
     facts_.vocab_size = info.vocab;
     facts_.context_length = info.context_length;
-    facts_.vram_bytes = 0;  // the CPU backend holds no device memory
+    facts_.vram_bytes = info.vram_bytes;  // 0 on the CPU backend
     facts_.device = info.device;
     facts_.sm = device.info().sm;
     facts_.cuda_runtime_version = device.info().runtime_version;
@@ -115,10 +124,29 @@ class GenerationService final : public InferenceService {
                              : info.context_length - 1;
     options_.debug_token_delay = DebugTokenDelay();
     logits_ = std::make_unique<EngineLogits>(*engine_);
-    progress(100);
+    if (!on_cuda) progress(100);
   }
 
   const ModelFacts& facts() const override { return facts_; }
+
+  bool Resident() override {
+    engine::cuda::CudaBackend* cuda = engine_->cuda_backend();
+    if (cuda == nullptr) return true;  // CPU: nothing to lose
+    if (device_failed_) return false;
+    std::lock_guard lock(residency_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (residency_interval_.count() > 0 && now - last_residency_check_ >= residency_interval_) {
+      last_residency_check_ = now;
+      try {
+        resident_ = cuda->WeightsResident();
+      } catch (const Error&) {
+        resident_ = false;
+      }
+      if (!resident_)
+        LogError("residency", "model weights are no longer resident in device memory");
+    }
+    return resident_;
+  }
   int64_t max_prompt_tokens() const override { return max_prompt_tokens_; }
 
   int64_t CountTokens(const std::string& text) override {
@@ -151,6 +179,13 @@ class GenerationService final : public InferenceService {
       }
       return GenerateTokens(*logits_, *tokenizer_, prompt, input, observer, options_);
     } catch (const Error& e) {
+      if (e.code() == ErrorCode::kDevice && engine_->cuda_backend() != nullptr) {
+        // The CUDA context may be unusable: report unhealthy so the
+        // orchestrator replaces this worker.
+        device_failed_ = true;
+        LogError("cuda_fatal", "device error during a job; the worker reports unhealthy",
+                 {{"error", e.what()}});
+      }
       return Failed(result, JobErrorCode(e), e.what());
     } catch (const std::exception& e) {
       return Failed(result, "INTERNAL", e.what());
@@ -179,6 +214,12 @@ class GenerationService final : public InferenceService {
   ModelFacts facts_;
   int64_t max_prompt_tokens_ = 0;
   GeneratorOptions options_;
+  // Residency (CUDA): checked from /health at most every residency_interval_.
+  std::mutex residency_mu_;
+  std::chrono::seconds residency_interval_{60};
+  std::chrono::steady_clock::time_point last_residency_check_{};
+  bool resident_ = true;
+  std::atomic<bool> device_failed_{false};
 };
 
 }  // namespace

@@ -19,7 +19,8 @@ std::string Str(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
 
 std::string HealthJson(const WorkerState& state) {
   const ModelFacts& f = state.service->facts();
-  const bool healthy = state.ready && f.resident;
+  const bool resident = state.service->Resident();
+  const bool healthy = state.ready && resident;
   const auto uptime = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::steady_clock::now() - state.started)
                           .count();
@@ -27,7 +28,7 @@ std::string HealthJson(const WorkerState& state) {
   j += ",\"worker_id\":" + Str(state.config.worker_id);
   j += ",\"model\":" + Str(f.model_name) + ",\"model_ref\":" + Str(f.model_ref);
   j += ",\"architecture\":" + Str(f.architecture);
-  j += std::string(",\"resident\":") + (f.resident ? "true" : "false");
+  j += std::string(",\"resident\":") + (resident ? "true" : "false");
   j += ",\"quant_kind\":" + Str(f.quant_kind);
   j += ",\"vram_bytes_used\":" + std::to_string(f.vram_bytes);
   j += ",\"tokenizer_kind\":" + Str(f.tokenizer_kind);

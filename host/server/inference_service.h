@@ -81,6 +81,9 @@ class InferenceService {
   // Runs one job to completion (never throws: failures come back as results).
   // Text still held back at the end is delivered with the last token's index.
   virtual GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) = 0;
+  // Whether the model is still fully resident on its device (the periodic
+  // residency check; false also after a fatal device error). Thread-safe.
+  virtual bool Resident() { return facts().resident; }
 };
 
 }  // namespace orcd

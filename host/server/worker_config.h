@@ -22,6 +22,10 @@ struct WorkerConfig {
   // CPU decode: "q8" rounds activations to 8 bits before quantized weights
   // (llama.cpp's arithmetic, faster), "f32" keeps them exact.
   std::string cpu_decode_activations = "q8";
+  // CUDA: weight upload chunk through the pinned staging pair, and how often
+  // /health re-checks that the weights are still device memory (0 = never).
+  int64_t weight_chunk_bytes = 1 << 20;
+  int residency_check_seconds = 60;
   // server
   std::string bind_address = "127.0.0.1";
   int port = 8080;           // 0 = any free port (logged at ready)

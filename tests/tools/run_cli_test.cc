@@ -3,6 +3,8 @@
 // documented exit status (1 error, 2 usage).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -128,11 +130,15 @@ TEST(RunCli, MalformedModelIsAnError) {
   EXPECT_NE(r.err.find("MODEL_INVALID"), std::string::npos) << r.err;
 }
 
-TEST(RunCli, CudaDeviceIsRefusedClearly) {
+// Without a GPU (or without CUDA in the build) --device cuda is an error that
+// names the device: never a silent CPU run.
+TEST(RunCli, CudaWithoutAGpuIsRefusedClearly) {
+  if (std::filesystem::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU is present here";
   const CliResult r = RunTool("orcd-run", {"--model", FixtureModel("qwen2-tiny.F16").string(),
                                            "--tokens", "1", "--device", "cuda"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("CUDA engine backend is not built"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("cpu"), std::string::npos) << r.out;
 }
 
 TEST(RunCli, TokenOutsideVocabularyIsAnError) {

@@ -64,12 +64,6 @@ void PrintText(const std::string& text) {
 }
 
 int Run(const RunOptions& o) {
-  if (o.device == "cuda") {
-    std::fprintf(stderr,
-                 "orcd-run: DEVICE: the CUDA engine backend is not built yet (no CUDA adapters); "
-                 "use --device cpu\n");
-    return kExitError;
-  }
   PluginRegistry registry(HostServices());
   registry.LoadDirectories(o.plugin_dirs.empty() ? DefaultPluginDirs() : o.plugin_dirs);
 

@@ -36,7 +36,7 @@ std::string RunUsage() {
          "  -n N                      tokens to generate (default 32; 0 = prefill only)\n"
          "  --temperature T           0 = greedy (default 0)\n"
          "  --top-k K  --top-p P  --min-p P  --repetition-penalty R  --seed S\n"
-         "  --device cpu|cuda         (default cpu; the CUDA engine backend is not built yet)\n"
+         "  --device cpu|cuda         (default cpu; cuda: GPU 0, never a fallback to cpu)\n"
          "  --threads N               (default: every hardware thread)\n"
          "  --activations q8|f32      decode rounds activations to 8 bits before quantized\n"
          "                            weights (default q8, as llama.cpp) or keeps f32\n"
