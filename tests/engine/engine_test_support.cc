@@ -1,14 +1,26 @@
 #include "engine_test_support.h"
 
 #include "golden.h"
+
+#include <cstdlib>
+#include <filesystem>
 #include "host/plugins/host_services.h"
 
 namespace orcd::testing {
+namespace {
+
+// $ORCD_PLUGIN_DIR overrides the build's plugin directory (the GPU kit).
+std::filesystem::path PluginDir() {
+  const char* env = std::getenv("ORCD_PLUGIN_DIR");
+  return env && *env ? env : ORCD_PLUGIN_DIR;
+}
+
+}  // namespace
 
 const PluginRegistry& BuildPlugins() {
   static PluginRegistry* registry = [] {
     auto* r = new PluginRegistry(HostServices());
-    r->LoadDirectories({ORCD_PLUGIN_DIR});
+    r->LoadDirectories({PluginDir()});
     return r;
   }();
   return *registry;
@@ -25,7 +37,7 @@ const PluginRegistry& EmulatedDevicePlugins() {
   static PluginRegistry* registry = [] {
     auto* r = new PluginRegistry(HostServices());
     // First claim wins: the emulated quant plugins before the build's own.
-    r->LoadDirectories({ORCD_EMULATED_PLUGIN_DIR, ORCD_PLUGIN_DIR});
+    r->LoadDirectories({ORCD_EMULATED_PLUGIN_DIR, PluginDir()});
     return r;
   }();
   return *registry;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -11,7 +12,11 @@
 namespace orcd::testing {
 namespace {
 
-std::filesystem::path Fixtures() { return std::filesystem::path(ORCD_FIXTURES_DIR); }
+// $ORCD_FIXTURES_DIR overrides the build's path (the GPU kit runs elsewhere).
+std::filesystem::path Fixtures() {
+  const char* env = std::getenv("ORCD_FIXTURES_DIR");
+  return std::filesystem::path(env && *env ? env : ORCD_FIXTURES_DIR);
+}
 
 template <class T>
 std::vector<T> Array(const Poco::JSON::Object::Ptr& obj, const std::string& key) {

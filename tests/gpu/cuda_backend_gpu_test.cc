@@ -17,10 +17,10 @@
 namespace orcd::testing {
 namespace {
 
-#define ORCD_REQUIRE_GPU()                                                      \
-  do {                                                                          \
+#define ORCD_REQUIRE_GPU()                                                            \
+  do {                                                                                \
     if (const std::string why = quant::test::cuda_unavailable_reason(); !why.empty()) \
-      GTEST_SKIP() << why;                                                      \
+      GTEST_SKIP() << why;                                                            \
   } while (0)
 
 std::unique_ptr<engine::Engine> LoadOnGpu(const std::string& model,

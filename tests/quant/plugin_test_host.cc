@@ -7,6 +7,15 @@
 namespace orcd::quant::test {
 namespace {
 
+// $ORCD_PLUGIN_DIR overrides the build's plugin directory (the GPU kit).
+std::string PluginDir() {
+  const char* env = std::getenv("ORCD_PLUGIN_DIR");
+  return env && *env ? env : ORCD_PLUGIN_DIR;
+}
+
+}  // namespace
+namespace {
+
 struct TestError {
   orcd_status code;
   std::string message;
@@ -72,7 +81,7 @@ orcd_status OwnedError::code() const { return e_ ? test_error_code(e_) : ORCD_OK
 std::string OwnedError::message() const { return e_ ? test_error_message(e_) : ""; }
 
 LoadedPlugin::LoadedPlugin(const std::string& name)
-    : path_(std::string(ORCD_PLUGIN_DIR) + "/orcd-plugin-" + name + ".so"),
+    : path_(PluginDir() + "/orcd-plugin-" + name + ".so"),
       handle_(dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL)) {
   if (handle_ == nullptr) error_ = dlerror();
 }

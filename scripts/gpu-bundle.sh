@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The GPU check kit, step 1 (here): builds orcd with CUDA for sm_90 and packs
+# into DIR (default gpu-kit, git-ignored) what an offline GPU machine without
+# Debian's libraries needs to check the CUDA backend: binaries and GPU tests
+# (stripped), plugins, the shared libraries ldd lists (not glibc), the
+# fixtures the GPU tests read, and run.sh. ICU's data alone is 31 MiB, so what
+# travels is DIR.tar.xz (~50 MiB), which must stay under 64 MiB.
+# Step 2 (there): tar xJf DIR.tar.xz -C /tmp && /tmp/DIR/run.sh OUT  (bench/README.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kit=${1:-gpu-kit}
+budget=$((64 * 1024 * 1024))
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORCD_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+cmake --build build -j"$(nproc)" --target orcd-run orcd-bench orcd-synth orcd_plugin_llama \
+  orcd_plugin_gpt orcd_plugin_q4 orcd_plugin_mxfp4 quant_cuda_test orcd_cuda_backend_gpu_test
+
+rm -rf "$kit"
+mkdir -p "$kit"/{bin,tests,plugins,lib,fixtures}
+for b in orcd-run orcd-bench orcd-synth; do cp build/bin/$b "$kit/bin/"; done
+for t in quant_cuda_test orcd_cuda_backend_gpu_test; do cp build/tests/$t "$kit/tests/"; done
+cp build/lib/orcd/plugins/*.so "$kit/plugins/"
+strip --strip-debug "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/*
+
+# Shared libraries (glibc and the loader stay: the GPU machine has its own).
+for f in "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/*; do
+  ldd "$f" | awk '/=> \// {print $3}'
+done | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | ld-linux*) continue ;;
+  esac
+  cp -L "$lib" "$kit/lib/"
+done
+strip --strip-unneeded "$kit"/lib/* 2>/dev/null || true
+
+fixtures=../shared/fixtures
+cp -r "$fixtures"/{models,goldens,real,quant} "$kit/fixtures/"
+mkdir -p "$kit/fixtures/vocab"
+cp "$fixtures"/vocab/ggml-vocab-{qwen2,phi-3}.gguf "$kit/fixtures/vocab/"
+cp scripts/gpu-kit-run.sh "$kit/run.sh"
+git rev-parse HEAD > "$kit/COMMIT"
+
+XZ_OPT=-T0 tar cJf "$kit.tar.xz" "$kit"
+size=$(stat -c %s "$kit.tar.xz")
+echo "gpu kit: $kit.tar.xz, $((size / 1024 / 1024)) MiB ($(git rev-parse --short HEAD))"
+if [ "$size" -gt "$budget" ]; then
+  echo "the gpu kit is over the 64 MiB that travels to the GPU machine:" >&2
+  du -sh "$kit"/* >&2
+  exit 1
+fi

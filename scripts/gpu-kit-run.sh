@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The GPU check kit, step 2: runs on the GPU machine as DIR/run.sh OUT (made
+# by scripts/gpu-bundle.sh). Writes logs and JSON into OUT; finishes inside 8
+# minutes. Exit status 0 only when every step passed.
+set -uo pipefail
+kit=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: run.sh OUT}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export ORCD_FIXTURES_DIR="$kit/fixtures" ORCD_PLUGIN_DIR="$kit/plugins"
+failed=()
+step() {  # step NAME SECONDS COMMAND...: OUT/NAME.log, recorded as failed on non-zero
+  local name=$1 limit=$2
+  shift 2
+  echo "== $name"
+  if ! timeout "$limit" "$@" >"$out/$name.log" 2>&1; then
+    failed+=("$name")
+    tail -20 "$out/$name.log"
+  fi
+}
+
+cp "$kit/COMMIT" "$out/" 2>/dev/null
+nvidia-smi >"$out/nvidia-smi.txt" 2>&1
+
+# 1. GPU tests: quant kernels and plugins, the backend against the goldens.
+step quant_cuda_test 120 "$kit/tests/quant_cuda_test" --gtest_output=json:"$out/quant_cuda_test.json"
+step cuda_backend_gpu_test 180 "$kit/tests/orcd_cuda_backend_gpu_test" \
+  --gtest_output=json:"$out/cuda_backend_gpu_test.json"
+
+# 2. compute-sanitizer on a prefill and one decode step.
+run_one=("$kit/bin/orcd-run" --model "$kit/fixtures/models/gptoss-tiny.MXFP4_MOE.gguf"
+  --tokens 1,2,3,4,5 -n 1 --device cuda --plugin-dir "$kit/plugins" --ctx 64)
+step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 "${run_one[@]}"
+step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 "${run_one[@]}"
+
+# 3. A short benchmark on a real-shape model synthesized here (random weights).
+qwen="$out/qwen2-0.5b-shape.gguf"
+if "$kit/bin/orcd-synth" --shape qwen2-0.5b --out "$qwen" \
+  --vocab "$kit/fixtures/vocab/ggml-vocab-qwen2.gguf" >"$out/synth.log" 2>&1; then
+  step bench_cuda 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
+    --plugin-dir "$kit/plugins" --prompt 128 --gen 64
+  cp "$out/bench_cuda.log" "$out/bench_cuda.json"
+  rm -f "$qwen"
+else
+  failed+=(synth)
+fi
+
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "gpu kit: all steps passed" | tee "$out/SUMMARY"
+else
+  echo "gpu kit: failed: ${failed[*]}" | tee "$out/SUMMARY"
+  exit 1
+fi
