@@ -23,6 +23,7 @@ namespace {
 
 constexpr int kExitStartupFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitDeviceLost = 3;  // a device error mid-job: restart the worker
 
 // Seed-spec error codes for start-up failures.
 std::string StartupErrorCode(const Error& e) {
@@ -36,10 +37,19 @@ std::string StartupErrorCode(const Error& e) {
   }
 }
 
-// Waits for SIGTERM/SIGINT (blocked in every thread, taken here) or /shutdown.
+// Waits for SIGTERM/SIGINT (blocked in every thread, taken here), /shutdown,
+// or a lost device.
 void WaitForShutdown(WorkerState& state, const sigset_t& signals) {
   const timespec tick{0, 100 * 1000 * 1000};
   while (!state.shutting_down) {
+    if (state.service->DeviceLost()) {
+      LogError("cuda_fatal",
+               "a device error left the CUDA context unusable; exiting so the orchestrator "
+               "restarts the worker",
+               {{"exit_code", std::to_string(kExitDeviceLost)}});
+      state.RequestShutdown();
+      break;
+    }
     const int sig = sigtimedwait(&signals, nullptr, &tick);
     if (sig == SIGTERM || sig == SIGINT) {
       LogInfo("shutdown", std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT"));
@@ -152,11 +162,12 @@ int Run(int argc, char** argv) {
   Drain(state);
   server->Stop();
   if (callback.joinable()) callback.join();
+  const bool device_lost = service->DeviceLost();
   service.reset();
   registry.reset();
   device.reset();
   LogInfo("shutdown", "worker stopped");
-  return 0;
+  return device_lost ? kExitDeviceLost : 0;
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ class DeviceExecution {
   virtual float* logits(size_t floats) = 0;
   virtual void BeginRun(std::span<const int32_t> tokens, int64_t pos0) = 0;
   virtual void FinishRun(float* host_logits, size_t floats) = 0;
+  // Ends a run with the argmax of the device logits [row_offset, +vocab) read back
+  // instead of the logits (greedy decoding: 4 bytes cross, not the vocabulary).
+  virtual int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) = 0;
 };
 
 }  // namespace orcd::engine

@@ -140,6 +140,30 @@ std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRow
   return out.subspan(out.size() - static_cast<size_t>(vocab));
 }
 
+int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
+  const auto n = static_cast<int64_t>(tokens.size());
+  if (n == 0) throw Error(ErrorCode::kInvalidArgument, "prefill of zero tokens");
+  if (position_ + n > kv_->context_length()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "prompt of " + std::to_string(n) + " tokens at position " +
+                    std::to_string(position_) + " exceeds the context length " +
+                    std::to_string(kv_->context_length()));
+  }
+  const int64_t last = (n - 1) / max_batch_ * max_batch_;  // the pass holding the last token
+  if (last > 0) Prefill(tokens.first(static_cast<size_t>(last)));
+  const int32_t token = executor_->RunArgmax(
+      Phase::kPrefill, tokens.subspan(static_cast<size_t>(last)), position_, *kv_);
+  position_ += n - last;
+  return token;
+}
+
+int32_t Engine::DecodeGreedy(int32_t token) {
+  const int32_t one[1] = {token};
+  const int32_t next = executor_->RunArgmax(Phase::kDecode, one, position_, *kv_);
+  ++position_;
+  return next;
+}
+
 std::span<const float> Engine::Decode(int32_t token) {
   const int32_t one[1] = {token};
   std::span<const float> out = executor_->Run(Phase::kDecode, one, position_, *kv_, false);

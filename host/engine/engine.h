@@ -94,6 +94,12 @@ class Engine {
   // Evaluates one token with the decode plan; returns its logits [vocab].
   std::span<const float> Decode(int32_t token);
 
+  // Greedy decoding: the same evaluations, returning only the argmax of the
+  // last token's logits (ties: the lowest id). On CUDA the logits stay on the
+  // device and only the id is read back.
+  int32_t PrefillGreedy(std::span<const int32_t> tokens);
+  int32_t DecodeGreedy(int32_t token);
+
   // Starts a new sequence (the KV cache is overwritten as positions refill).
   void Reset() { position_ = 0; }
   int64_t position() const { return position_; }

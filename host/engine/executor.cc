@@ -28,8 +28,8 @@ Executor::Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_
   logits_.assign(static_cast<size_t>(plan.phase(Phase::kDecode).vocab), 0.0f);
 }
 
-std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
-                                     KvCache& kv, bool all_logits) {
+size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
+                         bool all_logits) {
   const BoundPhase& bp = plan_.phase(phase);
   const auto n = static_cast<int64_t>(tokens.size());
   if (n <= 0 || n > bp.row_capacity) {
@@ -72,11 +72,30 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
     ++c.dispatches;
     c.weight_bytes += ctx.weight_bytes_read;
   }
-  if (device_) device_->FinishRun(logits_.data(), logits_size);
   PhaseCounter& pc = counters_.phases[static_cast<int>(phase)];
   ++pc.runs;
   pc.tokens += static_cast<uint64_t>(n);
-  return {logits_.data(), logits_size};
+  return logits_size;
+}
+
+std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
+                                     KvCache& kv, bool all_logits) {
+  const size_t floats = Execute(phase, tokens, pos0, kv, all_logits);
+  if (device_) device_->FinishRun(logits_.data(), floats);
+  return {logits_.data(), floats};
+}
+
+int32_t Executor::RunArgmax(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
+                            KvCache& kv) {
+  const size_t floats = Execute(phase, tokens, pos0, kv, /*all_logits=*/false);
+  const int64_t vocab = plan_.phase(phase).vocab;
+  const int64_t last_row = static_cast<int64_t>(floats) - vocab;  // rows may not be selectable
+  if (device_) return device_->FinishRunArgmax(last_row, vocab);
+  int64_t best = last_row;
+  for (int64_t i = last_row + 1; i < static_cast<int64_t>(floats); ++i) {
+    if (logits_[static_cast<size_t>(i)] > logits_[static_cast<size_t>(best)]) best = i;
+  }
+  return static_cast<int32_t>(best - last_row);
 }
 
 }  // namespace orcd::engine

@@ -33,6 +33,10 @@ class Executor {
   std::span<const float> Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
                              KvCache& kv, bool all_logits);
 
+  // The same run, returning only the argmax of the last token's logits (ties:
+  // the lowest id): greedy decoding. On a device only the id is read back.
+  int32_t RunArgmax(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv);
+
   // Batch-1 matmuls with 8-bit activations where the weight's plugin has them.
   void set_q8_activations(bool on) { q8_activations_ = on; }
 
@@ -49,6 +53,10 @@ class Executor {
   bool q8_activations_ = false;
   std::vector<float> workspace_;
   int64_t workspace_floats_;
+  // Runs the phase's instructions; returns the logits floats the run wrote.
+  size_t Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
+                 bool all_logits);
+
   DispatchCounters counters_;
   // Per phase and instruction, its opcode's counter (map nodes are stable).
   std::array<std::vector<OpCounter*>, kPhaseCount> op_counters_;

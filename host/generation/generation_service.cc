@@ -27,6 +27,10 @@ class EngineLogits final : public LogitSource {
     return engine_.Prefill(tokens, engine::LogitRows::kLast);
   }
   std::span<const float> Decode(int32_t token) override { return engine_.Decode(token); }
+  int32_t PrefillGreedy(std::span<const int32_t> tokens) override {
+    return engine_.PrefillGreedy(tokens);
+  }
+  int32_t DecodeGreedy(int32_t token) override { return engine_.DecodeGreedy(token); }
   int64_t position() const override { return engine_.position(); }
   int64_t context_length() const override { return engine_.info().context_length; }
 
@@ -128,6 +132,8 @@ class GenerationService final : public InferenceService {
   }
 
   const ModelFacts& facts() const override { return facts_; }
+
+  bool DeviceLost() const override { return device_failed_; }
 
   bool Resident() override {
     engine::cuda::CudaBackend* cuda = engine_->cuda_backend();

@@ -28,6 +28,23 @@ SamplerConfig ToSamplerConfig(const SamplingParams& p) {
 
 }  // namespace
 
+namespace {
+
+int32_t Argmax(std::span<const float> logits) {  // ties: the lowest id, as Sampler
+  size_t best = 0;
+  for (size_t i = 1; i < logits.size(); ++i) {
+    if (logits[i] > logits[best]) best = i;
+  }
+  return static_cast<int32_t>(best);
+}
+
+}  // namespace
+
+int32_t LogitSource::PrefillGreedy(std::span<const int32_t> tokens) {
+  return Argmax(Prefill(tokens));
+}
+int32_t LogitSource::DecodeGreedy(int32_t token) { return Argmax(Decode(token)); }
+
 GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
                                 const std::vector<int32_t>& prompt, const GenerationInput& input,
                                 GenerationObserver& observer, const GeneratorOptions& options) {
@@ -36,10 +53,18 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   const auto t_start = Clock::now();
 
   model.Reset();
-  std::span<const float> next = model.Prefill(prompt);
-  result.prefill_ms = MsSince(t_start);
+  // Greedy jobs read back a token id per step, not the logits.
+  const bool greedy = input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
   // The sampler edits logits in place; the model's buffer stays the model's.
-  std::vector<float> logits(next.begin(), next.end());
+  std::vector<float> logits;
+  int32_t greedy_next = -1;
+  if (greedy) {
+    greedy_next = model.PrefillGreedy(prompt);
+  } else {
+    const std::span<const float> next = model.Prefill(prompt);
+    logits.assign(next.begin(), next.end());
+  }
+  result.prefill_ms = MsSince(t_start);
 
   Sampler sampler(ToSamplerConfig(input.sampling));
   StreamingDetokenizer detokenizer(tokenizer);
@@ -56,7 +81,7 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       result.stop_reason = "timeout";
       break;
     }
-    const int32_t token = sampler.Sample(logits);
+    const int32_t token = greedy ? greedy_next : sampler.Sample(logits);
     if (tokenizer.IsEndOfGeneration(token)) {
       result.stop_reason = "eos";
       break;
@@ -84,8 +109,12 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     }
     if (options.debug_token_delay.count() > 0)
       std::this_thread::sleep_for(options.debug_token_delay);
-    next = model.Decode(token);
-    logits.assign(next.begin(), next.end());
+    if (greedy) {
+      greedy_next = model.DecodeGreedy(token);
+    } else {
+      const std::span<const float> next = model.Decode(token);
+      logits.assign(next.begin(), next.end());
+    }
   }
   result.decode_ms = MsSince(t_decode);
 

@@ -24,6 +24,11 @@ class LogitSource {
   // Logits of the last prompt token.
   virtual std::span<const float> Prefill(std::span<const int32_t> tokens) = 0;
   virtual std::span<const float> Decode(int32_t token) = 0;
+  // Greedy decoding (temperature 0, no repetition penalty): the argmax of the
+  // same logits (ties: the lowest id). A device model overrides these to
+  // keep the logits on the device.
+  virtual int32_t PrefillGreedy(std::span<const int32_t> tokens);
+  virtual int32_t DecodeGreedy(int32_t token);
   virtual int64_t position() const = 0;
   virtual int64_t context_length() const = 0;
 };

@@ -84,6 +84,9 @@ class InferenceService {
   // Whether the model is still fully resident on its device (the periodic
   // residency check; false also after a fatal device error). Thread-safe.
   virtual bool Resident() { return facts().resident; }
+  // True after a device error that may have left the CUDA context unusable:
+  // the worker then drains and exits non-zero so the orchestrator restarts it.
+  virtual bool DeviceLost() const { return false; }
 };
 
 }  // namespace orcd

@@ -74,6 +74,34 @@ TEST(CudaEmulatedDevice, TooLittleMemoryIsInsufficientVramAndAllocatesNothing) {
   EXPECT_EQ(runtime->MemoryInfo().free_bytes, uint64_t{1} << 20);
 }
 
+// A device allocation that fails while serving (here: room for every prompt
+// row's logits) fails that request with kOutOfMemory, which the server sends
+// as VRAM_OOM; the engine keeps its state and the next request runs.
+TEST(CudaEmulatedDevice, OutOfMemoryMidRequestLeavesTheEngineServing) {
+  const Golden golden = LoadGolden("qwen2-tiny.Q4_K_M");
+  uint64_t needed = 0;
+  std::vector<float> expected;
+  {
+    auto probe = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M");
+    needed = probe->cuda_backend()->usage().total();
+    const auto last = probe->Prefill(golden.prompt);
+    expected.assign(last.begin(), last.end());
+  }
+  engine::EngineOptions options;
+  options.device_runtime = engine::cuda::CreateEmulatedRuntime(needed + 64 * 1024);
+  auto engine = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M", 0, options);
+  try {
+    engine->Prefill(golden.prompt, engine::LogitRows::kAll);  // 30 rows x 4099: 480 KiB more
+    FAIL() << "all logits fit in 64 KiB";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kOutOfMemory) << e.what();
+  }
+  EXPECT_EQ(engine->position(), 0);
+  const auto last = engine->Prefill(golden.prompt);
+  ASSERT_EQ(last.size(), expected.size());
+  for (size_t i = 0; i < last.size(); ++i) ASSERT_EQ(last[i], expected[i]) << "logit " << i;
+}
+
 // Weights, KV cache and scratch are device memory, accounted and reported.
 TEST(CudaEmulatedDevice, ModelLivesInDeviceMemoryAndIsAccounted) {
   auto runtime = engine::cuda::CreateEmulatedRuntime(64ull << 20);
@@ -95,6 +123,39 @@ TEST(CudaEmulatedDevice, ModelLivesInDeviceMemoryAndIsAccounted) {
   EXPECT_TRUE(b->WeightsResident());
   engine.reset();
   EXPECT_EQ(runtime->MemoryInfo().free_bytes, 64ull << 20) << "device memory leaked at unload";
+}
+
+}  // namespace
+}  // namespace orcd::testing
+
+namespace orcd::testing {
+namespace {
+
+// Greedy decoding with the logits left on the device (only ids read back)
+// writes llama.cpp's story: stories260K's 48 greedy tokens, on the emulated
+// CUDA device and on the CPU.
+TEST(GreedyOnDevice, StoriesContinuationMatchesLlamaCpp) {
+  const Golden golden = LoadGolden("real/stories260K");
+  for (bool cuda : {true, false}) {
+    auto engine =
+        cuda ? LoadEmulatedCudaEngine("real/stories260K") : LoadFixtureEngine("real/stories260K");
+    std::vector<int32_t> tokens = {engine->PrefillGreedy(golden.prompt)};
+    while (tokens.size() < golden.greedy.size())
+      tokens.push_back(engine->DecodeGreedy(tokens.back()));
+    EXPECT_EQ(tokens, golden.greedy) << (cuda ? "cuda (emulated)" : "cpu");
+  }
+}
+
+// A prompt longer than one prefill pass: the argmax comes from the last pass.
+TEST(GreedyOnDevice, PromptOverSeveralPassesEqualsTheLogitsArgmax) {
+  const Golden golden = LoadGolden("qwen2-tiny.Q4_K_M");
+  engine::EngineOptions options;
+  options.max_batch = 7;
+  auto engine = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M", 1ull << 30, options);
+  const int32_t greedy = engine->PrefillGreedy(golden.prompt);
+  engine->Reset();
+  EXPECT_EQ(greedy, Argmax(engine->Prefill(golden.prompt)));
+  EXPECT_EQ(engine->position(), static_cast<int64_t>(golden.prompt.size()));
 }
 
 }  // namespace

@@ -27,10 +27,11 @@ constexpr int kExitUnsupported = 3;
 
 void Usage() {
   std::fprintf(stderr,
-               "usage: orcd-inspect [--plugin-dir DIR]... [--json] FILE.gguf\n"
+               "usage: orcd-inspect [--plugin-dir DIR]... [--json] [--device cpu|cuda] FILE.gguf\n"
                "  --plugin-dir DIR  look for plugins in DIR (repeatable; default: the\n"
                "                    installation's plugin dir, then /etc/orcd/plugins.d)\n"
                "  --json            machine-readable output\n"
+               "  --device D        cpu (default) or cuda: whether that backend can run it\n"
                "exit status: 0 supported, 3 readable but not servable, 1 unreadable, 2 usage\n");
 }
 
@@ -62,9 +63,18 @@ struct Report {
   uint64_t parameters = 0;
 };
 
-Report BuildReport(const orcd::PluginRegistry& registry, const orcd::GgufFile& file) {
+Report BuildReport(const orcd::PluginRegistry& registry, const orcd::GgufFile& file,
+                   const std::string& device) {
   Report r{&file, {}, {}, {}, {}, 0};
   r.route = orcd::DescribeRoute(registry, file, &r.problems);
+  if (device == "cuda") {  // every quantized type needs its plugin's CUDA kernels
+    for (const auto& [type, claim] : r.route.quant) {
+      if (claim.entry != nullptr && claim.entry->cuda == nullptr) {
+        r.problems.push_back(std::string(orcd::GgmlTypeName(type)) + ": plugin '" +
+                             claim.plugin->name + "' has no CUDA kernels (built without CUDA)");
+      }
+    }
+  }
   for (const orcd::GgufTensorInfo& t : file.tensors()) {
     TypeStats& s = r.mix[orcd::GgmlTypeName(t.type)];
     ++s.tensors;
@@ -168,9 +178,17 @@ int main(int argc, char** argv) {
   std::vector<std::filesystem::path> plugin_dirs;
   bool json = false;
   std::string path;
+  std::string device = "cpu";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--plugin-dir") == 0 && i + 1 < argc) {
       plugin_dirs.emplace_back(argv[++i]);
+    } else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+      device = argv[++i];
+      if (device != "cpu" && device != "cuda") {
+        std::fprintf(stderr, "orcd-inspect: --device wants cpu or cuda, got '%s'\n",
+                     device.c_str());
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--json") == 0) {
       json = true;
     } else if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
@@ -193,7 +211,7 @@ int main(int argc, char** argv) {
     auto file = orcd::GgufFile::Open(path);
     orcd::PluginRegistry registry(orcd::HostServices());
     registry.LoadDirectories(plugin_dirs.empty() ? orcd::DefaultPluginDirs() : plugin_dirs);
-    const Report report = BuildReport(registry, *file);
+    const Report report = BuildReport(registry, *file, device);
     json ? PrintJson(report) : PrintText(report);
     return report.problems.empty() ? kExitSupported : kExitUnsupported;
   } catch (const orcd::Error& e) {

@@ -181,6 +181,15 @@ void CudaBackend::FinishRun(float* host_logits, size_t floats) {
   runtime_->CopyToHost(host_logits, logits_.get(), floats * 4);
 }
 
+int32_t CudaBackend::FinishRunArgmax(int64_t row_offset, int64_t vocab) {
+  int32_t* out = positions_.get<int32_t>();  // free once the run's kernels are queued
+  runtime_->Check(kernels().argmax(logits_.get<float>() + row_offset, vocab, out, stream()),
+                  "argmax");
+  int32_t token = 0;
+  runtime_->CopyToHost(&token, out, sizeof token);
+  return token;
+}
+
 void* CudaBackend::Allocate(uint64_t bytes) {
   void* p = runtime_->Allocate(bytes);
   try {

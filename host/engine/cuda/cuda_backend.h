@@ -75,6 +75,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   float* logits(size_t floats) override;
   void BeginRun(std::span<const int32_t> tokens, int64_t pos0) override;
   void FinishRun(float* host_logits, size_t floats) override;
+  int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) override;
 
   // KvMemory: zeroed device memory counted as KV cache.
   void* Allocate(uint64_t bytes) override;

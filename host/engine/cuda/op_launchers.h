@@ -5,6 +5,7 @@
 #ifndef ORCD_HOST_ENGINE_CUDA_OP_LAUNCHERS_H_
 #define ORCD_HOST_ENGINE_CUDA_OP_LAUNCHERS_H_
 
+#include "host/engine/cuda/kernels/argmax.cuh"
 #include "host/engine/cuda/kernels/attention.cuh"
 #include "host/engine/cuda/kernels/dense.cuh"
 #include "host/engine/cuda/kernels/elementwise.cuh"
@@ -115,13 +116,17 @@ inline int DenseMatvecIds(uint32_t type, const void* w, int64_t rows, int64_t co
   (type, w, rows, cols, expert_stride, ids, ids_per_x, x, x_stride, y, y_stride);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
+inline int Argmax(const float* x, int64_t n, int32_t* out, void* stream) {
+  ORCD_KERNEL(1, kArgmaxThreads, Stream(stream), argmax_kernel)(x, n, out);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
 inline const char* ErrorName(int e) { return cudaGetErrorName(static_cast<cudaError_t>(e)); }
 
 constexpr OpKernels MakeOpKernels(const char* name) {
   return OpKernels{name,       &Add,         &Mul,        &Swiglu,       &Gelu,
                    &AddBias,   &AddBiasIds,  &Softcap,    &Positions,    &RmsNorm,
                    &LayerNorm, &Rope,        &Attention,  &DenseGetRows, &DenseMatvecIds,
-                   &MoeRoute,  &MoeActivate, &MoeCombine, &ErrorName};
+                   &MoeRoute,  &MoeActivate, &MoeCombine, &Argmax,       &ErrorName};
 }
 
 #undef ORCD_ELEMENTWISE
