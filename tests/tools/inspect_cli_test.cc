@@ -29,8 +29,8 @@ TEST(InspectCli, CudaNeedsTheQuantPluginsCudaKernels) {
 }
 
 TEST(InspectCli, UnknownDeviceIsAUsageError) {
-  const CliResult r = RunTool("orcd-inspect", {"--device", "tpu",
-                                               FixtureModel("qwen2-tiny.F16").string()});
+  const CliResult r =
+      RunTool("orcd-inspect", {"--device", "tpu", FixtureModel("qwen2-tiny.F16").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--device wants cpu or cuda"), std::string::npos) << r.err;
 }

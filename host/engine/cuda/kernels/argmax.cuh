@@ -32,8 +32,8 @@ __global__ void __launch_bounds__(kArgmaxThreads)
   for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
     if (threadIdx.x < half) {
       const unsigned o = threadIdx.x + half;
-      if (ids[o] != n && (ids[threadIdx.x] == n || better(values[o], ids[o], values[threadIdx.x],
-                                                          ids[threadIdx.x]))) {
+      if (ids[o] != n && (ids[threadIdx.x] == n ||
+                          better(values[o], ids[o], values[threadIdx.x], ids[threadIdx.x]))) {
         values[threadIdx.x] = values[o];
         ids[threadIdx.x] = ids[o];
       }
