@@ -118,13 +118,7 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
 
 std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRows rows) {
   const auto n = static_cast<int64_t>(tokens.size());
-  if (n == 0) throw Error(ErrorCode::kInvalidArgument, "prefill of zero tokens");
-  if (position_ + n > kv_->context_length()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "prompt of " + std::to_string(n) + " tokens at position " +
-                    std::to_string(position_) + " exceeds the context length " +
-                    std::to_string(kv_->context_length()));
-  }
+  CheckPromptFits(n);
   const bool all = rows == LogitRows::kAll;
   const int64_t vocab = info_.vocab;
   if (all && n > max_batch_) all_logits_.resize(static_cast<size_t>(n * vocab));
@@ -140,8 +134,7 @@ std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRow
   return out.subspan(out.size() - static_cast<size_t>(vocab));
 }
 
-int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
-  const auto n = static_cast<int64_t>(tokens.size());
+void Engine::CheckPromptFits(int64_t n) const {
   if (n == 0) throw Error(ErrorCode::kInvalidArgument, "prefill of zero tokens");
   if (position_ + n > kv_->context_length()) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -149,6 +142,11 @@ int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
                     std::to_string(position_) + " exceeds the context length " +
                     std::to_string(kv_->context_length()));
   }
+}
+
+int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
+  const auto n = static_cast<int64_t>(tokens.size());
+  CheckPromptFits(n);
   const int64_t last = (n - 1) / max_batch_ * max_batch_;  // the pass holding the last token
   if (last > 0) Prefill(tokens.first(static_cast<size_t>(last)));
   const int32_t token = executor_->RunArgmax(

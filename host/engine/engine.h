@@ -114,6 +114,8 @@ class Engine {
  private:
   Engine() = default;
   void Init(std::unique_ptr<GgufFile> file, const ModelRoute& route, const EngineOptions& options);
+  // Throws kInvalidArgument unless n (> 0) prompt tokens fit at the position.
+  void CheckPromptFits(int64_t n) const;
   // The CUDA backend: VRAM check, weights, KV cache and scratch on the device.
   void InitCuda(const EngineOptions& options, int64_t context_length);
 

@@ -118,7 +118,8 @@ AdapterHarness::AdapterHarness(std::shared_ptr<engine::cuda::DeviceRuntime> runt
   cpu_->arena.assign(static_cast<size_t>(offset), NAN);
   cpu_->workspace.assign(static_cast<size_t>(engine::cpu::CpuWorkspaceFloats(spec_.context_length)),
                          0.0f);
-  cpu_->kv = std::make_unique<engine::KvCache>(spec_.kv_states, spec_.context_length, spec_.kv_type);
+  cpu_->kv =
+      std::make_unique<engine::KvCache>(spec_.kv_states, spec_.context_length, spec_.kv_type);
 
   // Device weights: one buffer per weight (the engine uses one for the file).
   for (size_t i = 0; i < weight_refs_.size(); ++i) {
@@ -142,7 +143,8 @@ AdapterHarness::AdapterHarness(std::shared_ptr<engine::cuda::DeviceRuntime> runt
 
 AdapterHarness::~AdapterHarness() {
   cuda_.reset();  // its KV cache frees through device_
-  for (const engine::WeightRef& r : weight_refs_) runtime_->Free(const_cast<uint8_t*>(r.device_data));
+  for (const engine::WeightRef& r : weight_refs_)
+    runtime_->Free(const_cast<uint8_t*>(r.device_data));
 }
 
 OpOutputs AdapterHarness::Run(int64_t pos0, int64_t n,

@@ -174,9 +174,10 @@ TEST_F(CudaAdapter, AttentionGqaWindowsSinksSoftcapCaches) {
     int64_t pos = 0;
     uint32_t seed = 100;
     for (int64_t n : {13, 1, 1, 9, 1}) {  // a batch longer than the window, then decodes
-      auto run = h.Run(pos, n,
-                       {RandomValues(n * kHeads * kDim, seed), RandomValues(n * kKvHeads * kDim, seed + 1),
-                        RandomValues(n * kKvHeads * kDim, seed + 2)});
+      auto run =
+          h.Run(pos, n,
+                {RandomValues(n * kHeads * kDim, seed), RandomValues(n * kKvHeads * kDim, seed + 1),
+                 RandomValues(n * kKvHeads * kDim, seed + 2)});
       ExpectSame(run, what + " at " + std::to_string(pos) + "+" + std::to_string(n));
       pos += n;
       seed += 3;
@@ -225,7 +226,8 @@ TEST_F(CudaAdapter, EmbeddingAndLearnedPositions) {
 
 TEST_F(CudaAdapter, MoeBothGatingsBiasesOddWidths) {
   constexpr int64_t kD = 40, kF = 37, kE = 5;
-  for (uint32_t gating : {uint32_t{ORCD_MOE_GATING_SOFTMAX_TOPK}, uint32_t{ORCD_MOE_GATING_SOFTMAX}}) {
+  for (uint32_t gating :
+       {uint32_t{ORCD_MOE_GATING_SOFTMAX_TOPK}, uint32_t{ORCD_MOE_GATING_SOFTMAX}}) {
     OpSpec s;
     s.opcode = ORCD_OP_MOE;
     s.in_widths = {kD, kE};
@@ -234,7 +236,8 @@ TEST_F(CudaAdapter, MoeBothGatingsBiasesOddWidths) {
     p.n_expert = kE;
     p.n_expert_used = 2;
     p.gating = gating;
-    p.activation = gating == ORCD_MOE_GATING_SOFTMAX_TOPK ? ORCD_MOE_ACT_SWIGLU_OAI : ORCD_MOE_ACT_SWIGLU;
+    p.activation =
+        gating == ORCD_MOE_GATING_SOFTMAX_TOPK ? ORCD_MOE_ACT_SWIGLU_OAI : ORCD_MOE_ACT_SWIGLU;
     p.normalize_weights = 1;
     p.alpha = 1.702f;
     p.limit = 7.0f;

@@ -19,16 +19,10 @@
 namespace orcd::testing {
 namespace {
 
-struct Case {
-  const char* golden;
-  const char* model;
-  Tolerance tolerance;
-};
-
-class CudaEmulatedGolden : public ::testing::TestWithParam<Case> {};
+class CudaEmulatedGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(CudaEmulatedGolden, TeacherForcedRowsMatch) {
-  const Case c = GetParam();
+  const GoldenCase c = GetParam();
   const Golden golden = LoadGolden(c.golden);
   auto engine = LoadEmulatedCudaEngine(c.model);
   EXPECT_EQ(engine->info().device, "cuda: emulated CUDA device");
@@ -39,21 +33,15 @@ TEST_P(CudaEmulatedGolden, TeacherForcedRowsMatch) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, CudaEmulatedGolden,
-    ::testing::Values(Case{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M", Tolerance::kQuantized},
-                      Case{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kF16},
-                      Case{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", Tolerance::kQuantized},
-                      Case{"gpt2-tiny.Q8_0", "gpt2-tiny.Q8_0", Tolerance::kQuantized},
-                      Case{"gptoss-tiny.MXFP4_MOE", "gptoss-tiny.MXFP4_MOE",
-                           Tolerance::kQuantizedMoe},
-                      Case{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
-                      Case{"real/stories260K", "real/stories260K", Tolerance::kF16}),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      std::string name = info.param.golden;
-      for (char& ch : name) {
-        if (ch == '-' || ch == '.' || ch == '/') ch = '_';
-      }
-      return name;
-    });
+    ::testing::Values(GoldenCase{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M", Tolerance::kQuantized},
+                      GoldenCase{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", Tolerance::kQuantized},
+                      GoldenCase{"gpt2-tiny.Q8_0", "gpt2-tiny.Q8_0", Tolerance::kQuantized},
+                      GoldenCase{"gptoss-tiny.MXFP4_MOE", "gptoss-tiny.MXFP4_MOE",
+                                 Tolerance::kQuantizedMoe},
+                      GoldenCase{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"real/stories260K", "real/stories260K", Tolerance::kF16}),
+    GoldenCaseName);
 
 // The VRAM-only policy's start-up check: a device too small for the model
 // refuses the load naming required and available bytes, and holds nothing.

@@ -4,6 +4,8 @@
 #ifndef ORCD_TESTS_ENGINE_GOLDEN_H_
 #define ORCD_TESTS_ENGINE_GOLDEN_H_
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -51,6 +53,15 @@ enum class Tolerance { kF16, kQuantized, kQuantizedMoe };
 // GoogleTest expectations: per-row relative RMS within the tolerance, and the
 // argmax where the golden's top-1 margin is clear. Prints the statistics.
 void ExpectMatchesGolden(std::span<const float> ours, const Golden& golden, Tolerance tolerance);
+
+// A parameterised golden test's case, and its test name (the golden with
+// '-', '.' and '/' as '_').
+struct GoldenCase {
+  const char* golden;  // LoadGolden's name
+  const char* model;   // FixtureModel's name
+  Tolerance tolerance;
+};
+std::string GoldenCaseName(const ::testing::TestParamInfo<GoldenCase>& info);
 
 }  // namespace orcd::testing
 

@@ -86,4 +86,12 @@ void ExpectMatchesGolden(std::span<const float> ours, const Golden& golden, Tole
   }
 }
 
+std::string GoldenCaseName(const ::testing::TestParamInfo<GoldenCase>& info) {
+  std::string name = info.param.golden;
+  for (char& ch : name) {
+    if (ch == '-' || ch == '.' || ch == '/') ch = '_';
+  }
+  return name;
+}
+
 }  // namespace orcd::testing

@@ -13,12 +13,6 @@
 namespace orcd::testing {
 namespace {
 
-struct GoldenCase {
-  const char* golden;  // goldens/<golden>.json
-  const char* model;   // models/<model>.gguf
-  Tolerance tolerance;
-};
-
 class GoldenLogits : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(GoldenLogits, TeacherForcedRowsMatch) {
@@ -45,13 +39,7 @@ INSTANTIATE_TEST_SUITE_P(
                                  Tolerance::kQuantizedMoe},
                       GoldenCase{"gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE",
                                  Tolerance::kQuantizedMoe}),
-    [](const ::testing::TestParamInfo<GoldenCase>& info) {
-      std::string name = info.param.golden;
-      for (char& ch : name) {
-        if (ch == '-' || ch == '.') ch = '_';
-      }
-      return name;
-    });
+    GoldenCaseName);
 
 }  // namespace
 }  // namespace orcd::testing

@@ -29,17 +29,11 @@ std::unique_ptr<engine::Engine> LoadOnGpu(const std::string& model,
   return LoadFixtureEngine(model, options);
 }
 
-struct Case {
-  const char* golden;
-  const char* model;
-  Tolerance tolerance;
-};
-
-class CudaGpuGolden : public ::testing::TestWithParam<Case> {};
+class CudaGpuGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(CudaGpuGolden, TeacherForcedRowsMatch) {
   ORCD_REQUIRE_GPU();
-  const Case c = GetParam();
+  const GoldenCase c = GetParam();
   const Golden golden = LoadGolden(c.golden);
   auto engine = LoadOnGpu(c.model);
   ASSERT_EQ(engine->info().vocab, golden.vocab);
@@ -50,23 +44,17 @@ TEST_P(CudaGpuGolden, TeacherForcedRowsMatch) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, CudaGpuGolden,
-    ::testing::Values(Case{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kF16},
-                      Case{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M", Tolerance::kQuantized},
-                      Case{"qwen2-tiny.Q4_0", "qwen2-tiny.Q4_0", Tolerance::kQuantized},
-                      Case{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", Tolerance::kQuantized},
-                      Case{"gpt2-tiny.F16", "gpt2-tiny.F16", Tolerance::kF16},
-                      Case{"gpt2-tiny.Q8_0", "gpt2-tiny.Q8_0", Tolerance::kQuantized},
-                      Case{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
-                      Case{"gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE",
-                           Tolerance::kQuantizedMoe},
-                      Case{"real/stories260K", "real/stories260K", Tolerance::kF16}),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      std::string name = info.param.golden;
-      for (char& ch : name) {
-        if (ch == '-' || ch == '.' || ch == '/') ch = '_';
-      }
-      return name;
-    });
+    ::testing::Values(GoldenCase{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M", Tolerance::kQuantized},
+                      GoldenCase{"qwen2-tiny.Q4_0", "qwen2-tiny.Q4_0", Tolerance::kQuantized},
+                      GoldenCase{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", Tolerance::kQuantized},
+                      GoldenCase{"gpt2-tiny.F16", "gpt2-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"gpt2-tiny.Q8_0", "gpt2-tiny.Q8_0", Tolerance::kQuantized},
+                      GoldenCase{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
+                      GoldenCase{"gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE",
+                                 Tolerance::kQuantizedMoe},
+                      GoldenCase{"real/stories260K", "real/stories260K", Tolerance::kF16}),
+    GoldenCaseName);
 
 // Same arithmetic as the CPU backend with f32 activations, summed in other
 // orders: per-row relative RMS well under the goldens' own noise (1e-3).

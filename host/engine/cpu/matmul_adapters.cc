@@ -7,6 +7,7 @@
 #include "host/common/status.h"
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/cpu/weight_kernels.h"
+#include "host/engine/row_lookup_checks.h"
 
 namespace orcd::engine::cpu {
 namespace {
@@ -75,14 +76,7 @@ void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
 
 void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
-  for (int64_t t = 0; t < ctx.n_tokens; ++t) {
-    const int32_t id = ctx.tokens[t];
-    if (id < 0 || id >= w.rows()) {
-      throw Error(ErrorCode::kInvalidArgument, "token id " + std::to_string(id) +
-                                                   " is outside the vocabulary (0.." +
-                                                   std::to_string(w.rows() - 1) + ")");
-    }
-  }
+  CheckTokenIds(w, ctx.tokens, ctx.n_tokens);
   GetRows(w, ctx.tokens, ctx.n_tokens, ctx.Out(insn, 0));
 }
 

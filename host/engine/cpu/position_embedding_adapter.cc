@@ -1,21 +1,14 @@
 // POSITION_EMBEDDING on the CPU: rows (pos0 + t) of a learned position table
 // (gpt2's position_embd), through the same row lookup as EMBEDDING.
-#include <string>
-
-#include "host/common/status.h"
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/cpu/weight_kernels.h"
+#include "host/engine/row_lookup_checks.h"
 
 namespace orcd::engine::cpu {
 
 void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& table = *insn.weights[0];
-  const int64_t last = ctx.pos0 + ctx.n_tokens - 1;
-  if (last >= table.rows()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "position " + std::to_string(last) + " is past the model's learned positions (" +
-                    std::to_string(table.rows()) + " in '" + table.name + "')");
-  }
+  CheckLearnedPositions(table, ctx.pos0, ctx.n_tokens);
   float* out = ctx.Out(insn, 0);
   for (int64_t t = 0; t < ctx.n_tokens; ++t) {
     const auto position = static_cast<int32_t>(ctx.pos0 + t);

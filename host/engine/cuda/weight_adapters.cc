@@ -1,10 +1,8 @@
 // EMBEDDING, MATMUL (+bias, split outputs), LOGITS and POSITION_EMBEDDING on
 // the device: quantized weights through their plugin's CUDA ops (launched on
 // the backend's stream), the host's F32/F16/BF16 through the dense kernels.
-#include <string>
-
-#include "host/common/status.h"
 #include "host/engine/cuda/cuda_adapters.h"
+#include "host/engine/row_lookup_checks.h"
 #include "host/plugins/host_services.h"
 
 namespace orcd::engine::cuda {
@@ -72,25 +70,13 @@ void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
 
 void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
-  for (int64_t t = 0; t < ctx.n_tokens; ++t) {  // host copy of the ids: no device read-back
-    const int32_t id = ctx.tokens[t];
-    if (id < 0 || id >= w.rows()) {
-      throw Error(ErrorCode::kInvalidArgument, "token id " + std::to_string(id) +
-                                                   " is outside the vocabulary (0.." +
-                                                   std::to_string(w.rows() - 1) + ")");
-    }
-  }
+  CheckTokenIds(w, ctx.tokens, ctx.n_tokens);  // the host copy of the ids: no read-back
   DeviceGetRows(ctx, insn, w, Backend(ctx).tokens(), ctx.n_tokens, ctx.Out(insn, 0));
 }
 
 void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& table = *insn.weights[0];
-  const int64_t last = ctx.pos0 + ctx.n_tokens - 1;
-  if (last >= table.rows()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "position " + std::to_string(last) + " is past the model's learned positions (" +
-                    std::to_string(table.rows()) + " in '" + table.name + "')");
-  }
+  CheckLearnedPositions(table, ctx.pos0, ctx.n_tokens);
   CudaBackend& b = Backend(ctx);
   CheckLaunch(ctx, insn,
               b.kernels().positions(b.position_ids(), b.step(), ctx.n_tokens, b.stream()));

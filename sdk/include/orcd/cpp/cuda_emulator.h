@@ -164,6 +164,27 @@ V ShuffleXor(V v, int lane_mask) {
   return out;
 }
 
+// Points a fiber's context at FiberMain on `stack`. Out of line: getcontext
+// returns twice, which must not touch the launch loop's variables.
+__attribute__((noinline)) inline void PrepareFiber(Fiber& f, char* stack) {
+#if ORCD_EMULATOR_UCONTEXT
+  getcontext(&f.context);
+  f.context.uc_stack.ss_sp = stack;
+  f.context.uc_stack.ss_size = kStackBytes;
+  f.context.uc_link = nullptr;
+  makecontext(&f.context, &FiberMainTrampoline, 0);
+#else
+  // Six zeroed callee-saved registers, then FiberMain as the return address;
+  // entered with rsp = 8 mod 16 like a called function.
+  auto top = reinterpret_cast<uintptr_t>(stack + kStackBytes) & ~uintptr_t{15};
+  auto* sp = reinterpret_cast<uintptr_t*>(top - 64);
+  for (int i = 0; i < 6; ++i) sp[i] = 0;
+  sp[6] = reinterpret_cast<uintptr_t>(&FiberMain);
+  sp[7] = 0;
+  f.sp = sp;
+#endif
+}
+
 inline void RunCta(Cta& cta) {
   unsigned live = static_cast<unsigned>(cta.fibers.size());
   while (live > 0) {
@@ -236,23 +257,7 @@ void launch(dim3 grid, dim3 block, Kernel kernel) {
           f.tid = dim3(t % block.x, (t / block.x) % block.y, t / (block.x * block.y));
           f.done = false;
           f.waiting = nullptr;
-          char* stack = state.stacks[t].get();
-#if ORCD_EMULATOR_UCONTEXT
-          getcontext(&f.context);
-          f.context.uc_stack.ss_sp = stack;
-          f.context.uc_stack.ss_size = kStackBytes;
-          f.context.uc_link = nullptr;
-          makecontext(&f.context, &FiberMainTrampoline, 0);
-#else
-          // Six zeroed callee-saved registers, then FiberMain as the return
-          // address; entered with rsp = 8 mod 16 like a called function.
-          auto top = reinterpret_cast<uintptr_t>(stack + kStackBytes) & ~uintptr_t{15};
-          auto* sp = reinterpret_cast<uintptr_t*>(top - 64);
-          for (int i = 0; i < 6; ++i) sp[i] = 0;
-          sp[6] = reinterpret_cast<uintptr_t>(&FiberMain);
-          sp[7] = 0;
-          f.sp = sp;
-#endif
+          PrepareFiber(f, state.stacks[t].get());
         }
         RunCta(cta);
       }
