@@ -23,12 +23,13 @@ for t in quant_cuda_test orcd_cuda_backend_gpu_test; do cp build/tests/$t "$kit/
 cp build/lib/orcd/plugins/*.so "$kit/plugins/"
 strip --strip-debug "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/*
 
-# Shared libraries (glibc and the loader stay: the GPU machine has its own).
+# Shared libraries (glibc and the loader stay: the GPU machine has its own;
+# so does cuBLAS, 600+ MiB, which comes from its CUDA 13 install).
 for f in "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/*; do
   ldd "$f" | awk '/=> \// {print $3}'
 done | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
-    libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | ld-linux*) continue ;;
+    libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | ld-linux* | libcublas*) continue ;;
   esac
   cp -L "$lib" "$kit/lib/"
 done

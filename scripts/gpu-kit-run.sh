@@ -6,7 +6,9 @@ set -uo pipefail
 kit=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUT}
 mkdir -p "$out"
-export LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The kit's libraries first; cuBLAS from the machine's CUDA install.
+cuda_lib=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")/../lib64
+export LD_LIBRARY_PATH="$kit/lib:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ORCD_FIXTURES_DIR="$kit/fixtures" ORCD_PLUGIN_DIR="$kit/plugins"
 failed=()
 step() {  # step NAME SECONDS COMMAND...: OUT/NAME.log, recorded as failed on non-zero

@@ -7,10 +7,14 @@
 // an odd FFN width (stories260K: 172) and head_dim 8.
 //
 // Bound: per-row relative RMS <= 1e-4. f32 reassociation over these tiny
-// models gives ~1e-6; a wrong index, mask or scale gives > 1e-2.
+// models gives ~1e-6; a wrong index, mask or scale gives > 1e-2 (no sliding
+// window: 0.2). F16 files: <= 2e-3, because the CUDA backend rounds
+// activations to f16 before F16 GEMMs (cuBLAS, as llama.cpp does) and the CPU
+// keeps f32: 2^-11 per operand, measured 4.5e-4..5.1e-4.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <ostream>
 #include <string>
 
 #include "engine_test_support.h"
@@ -25,7 +29,10 @@ struct Case {
   const char* model;
   int64_t max_batch;
   engine::KvType kv_type;
+  double bound = 1e-4;
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class CudaEmulatedVsCpu : public ::testing::TestWithParam<Case> {};
 
@@ -43,7 +50,7 @@ TEST_P(CudaEmulatedVsCpu, LogitsAgree) {
   ASSERT_EQ(ours.size(), expected.size());
   const RowStats s = CompareRows(ours, expected, golden.vocab);
   std::printf("%s: emulated cuda vs cpu rel rms median %.3e max %.3e\n", c.name, s.median, s.max);
-  EXPECT_LE(s.max, 1e-4);
+  EXPECT_LE(s.max, c.bound);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -51,15 +58,15 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // gptoss-tiny: window 16, sinks, YaRN, GQA; 60 + 16 positions.
         Case{"swa_batch_longer_than_window", "gptoss-tiny.F16.long", "gptoss-tiny.F16", 40,
-             engine::KvType::kF16},
+             engine::KvType::kF16, 2e-3},
         Case{"swa_small_batches", "gptoss-tiny.F16.long", "gptoss-tiny.F16", 7,
-             engine::KvType::kF16},
+             engine::KvType::kF16, 2e-3},
         Case{"moe_mxfp4_f32_kv", "gptoss-tiny.MXFP4_MOE", "gptoss-tiny.MXFP4_MOE", 512,
              engine::KvType::kF32},
         Case{"phi3_fused_outputs", "phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", 512,
              engine::KvType::kF16},
         Case{"gpt2_layer_norm_gelu_positions", "gpt2-tiny.F16", "gpt2-tiny.F16", 5,
-             engine::KvType::kF16},
+             engine::KvType::kF16, 2e-3},
         Case{"qwen2_q4_0", "qwen2-tiny.Q4_0", "qwen2-tiny.Q4_0", 512, engine::KvType::kF16},
         Case{"stories_odd_widths", "real/stories260K", "real/stories260K", 9,
              engine::KvType::kF32}),

@@ -32,6 +32,21 @@ uint64_t MoeFloats(const MoeShape& m) {
   return static_cast<uint64_t>(m.pairs * (2 * m.f + m.d + 2));
 }
 
+// Halves of the largest activation block a 16-bit GEMM converts: rows x the
+// weight's columns, over the MATMUL / LOGITS instructions with such weights.
+uint64_t GemmOperandHalves(const BoundPlan& plan) {
+  uint64_t most = 0;
+  for (const BoundPhase& phase : plan.phases) {
+    for (const BoundInstruction& insn : phase.instructions) {
+      if (insn.opcode != ORCD_OP_MATMUL && insn.opcode != ORCD_OP_LOGITS) continue;
+      const WeightRef& w = *insn.weights[0];
+      if (w.type != 1 && w.type != 30) continue;  // F16, BF16
+      most = std::max(most, static_cast<uint64_t>(phase.row_capacity * w.cols()));
+    }
+  }
+  return most;
+}
+
 int64_t RowCapacity(const BoundPlan& plan) {
   int64_t rows = 1;
   for (const BoundPhase& phase : plan.phases) rows = std::max(rows, phase.row_capacity);
@@ -68,7 +83,8 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) {
   for (const BoundPhase& phase : plan.phases) arena = std::max(arena, phase.arena_floats);
   const uint64_t vocab = static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab);
   return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
-         static_cast<uint64_t>(RowCapacity(plan)) * 8 + sizeof(StepValues);
+         GemmOperandHalves(plan) * 2 + static_cast<uint64_t>(RowCapacity(plan)) * 8 +
+         sizeof(StepValues);
 }
 
 void CudaBackend::CheckFits(uint64_t required) {
@@ -148,6 +164,8 @@ void CudaBackend::Prepare(const BoundPlan& plan) {
   step_ = Make(sizeof(StepValues), &VramUsage::other);
   tokens_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
   positions_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
+  if (const uint64_t halves = GemmOperandHalves(plan); halves > 0)
+    gemm_operand_ = Make(halves * 2, &VramUsage::scratch);
   const MoeShape m = LargestMoe(plan);
   if (m.pairs > 0) {
     moe_buffer_ = Make(MoeFloats(m) * 4, &VramUsage::scratch);

@@ -65,6 +65,8 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   const StepValues* step() const { return step_.get<StepValues>(); }
   const int32_t* tokens() const { return tokens_.get<int32_t>(); }
   int32_t* position_ids() const { return positions_.get<int32_t>(); }
+  // Room for the largest f16/bf16 copy of a GEMM's activations.
+  uint16_t* gemm_operand() const { return gemm_operand_.get<uint16_t>(); }
   const MoeScratch& moe() const { return moe_; }
   const VramUsage& usage() const { return usage_; }
   // Whether the weights are still device memory (the residency check).
@@ -87,7 +89,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   std::shared_ptr<DeviceRuntime> runtime_;
   VramUsage usage_;
   DeviceBuffer weights_;
-  DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_;
+  DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_, gemm_operand_;
   MoeScratch moe_;
   int64_t row_capacity_ = 0;
   std::vector<std::pair<void*, uint64_t>> kv_blocks_;

@@ -1,5 +1,6 @@
 // The real device: the CUDA runtime on one GPU and one stream (RAII for the
 // stream when this runtime created it). Built only with CUDA.
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include "host/common/status.h"
@@ -15,6 +16,17 @@ std::string Describe(cudaError_t e) {
 void CheckCuda(cudaError_t e, const std::string& what) {
   if (e == cudaSuccess) return;
   throw Error(ErrorCode::kDevice, "CUDA " + what + ": " + Describe(e));
+}
+
+void CheckCublas(cublasStatus_t s, const std::string& what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return;
+  throw Error(
+      s == CUBLAS_STATUS_ALLOC_FAILED ? ErrorCode::kOutOfMemory : ErrorCode::kDevice,
+      "cuBLAS " + what + ": " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+}
+
+cudaDataType_t CudaType(GemmType t) {
+  return t == GemmType::kF16 ? CUDA_R_16F : t == GemmType::kBF16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
 class CudaRuntime : public DeviceRuntime {
@@ -36,8 +48,17 @@ class CudaRuntime : public DeviceRuntime {
       CheckCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
       owns_stream_ = true;
     }
+    try {
+      CheckCublas(cublasCreate(&cublas_), "cublasCreate");
+      CheckCublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+    } catch (...) {
+      if (cublas_) cublasDestroy(cublas_);
+      if (owns_stream_) cudaStreamDestroy(stream_);
+      throw;
+    }
   }
   ~CudaRuntime() override {
+    cublasDestroy(cublas_);
     if (owns_stream_) cudaStreamDestroy(stream_);
   }
   CudaRuntime(const CudaRuntime&) = delete;
@@ -86,6 +107,16 @@ class CudaRuntime : public DeviceRuntime {
     CheckCuda(cudaMemsetAsync(dst, value, bytes, stream_), "memset");
   }
   void Synchronize() override { CheckCuda(cudaStreamSynchronize(stream_), "stream"); }
+  void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, GemmType type, const void* a,
+            int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) override {
+    const float alpha = 1.0f, beta = 0.0f;
+    CheckCublas(
+        cublasGemmEx(cublas_, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m),
+                     static_cast<int>(n), static_cast<int>(k), &alpha, a, CudaType(type),
+                     static_cast<int>(lda), b, CudaType(type), static_cast<int>(ldb), &beta, c,
+                     CUDA_R_32F, static_cast<int>(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+  }
   bool IsDeviceMemory(const void* p) override {
     cudaPointerAttributes a{};
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -100,6 +131,7 @@ class CudaRuntime : public DeviceRuntime {
   std::string name_;
   cudaStream_t stream_ = nullptr;
   bool owns_stream_ = false;
+  cublasHandle_t cublas_ = nullptr;
 };
 
 }  // namespace

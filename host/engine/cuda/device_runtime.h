@@ -24,6 +24,9 @@ struct DeviceMemoryInfo {
   uint64_t total_bytes = 0;
 };
 
+// Element type of a GEMM's A and B operands (C is always f32).
+enum class GemmType { kF32, kF16, kBF16 };
+
 class DeviceRuntime {
  public:
   virtual ~DeviceRuntime() = default;
@@ -46,6 +49,13 @@ class DeviceRuntime {
   virtual void Memset(void* dst, int value, size_t bytes) = 0;              // async
   // Waits for the stream; throws kDevice on an asynchronous failure.
   virtual void Synchronize() = 0;
+  // cuBLAS's GEMM, column-major: C[m x n] = op(A) B with op(A) = A^T when
+  // trans_a (A stored k x m, lda >= k) else A (m x k, lda >= m); B k x n
+  // (ldb >= k); C f32 (ldc >= m); f32 accumulation. Enqueued on stream().
+  // The emulated device computes exactly this in plain loops, so CI checks
+  // how callers map their row-major matrices onto it.
+  virtual void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, GemmType type, const void* a,
+                    int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) = 0;
   // Whether p is device memory of this device (the residency check).
   virtual bool IsDeviceMemory(const void* p) = 0;
   // Turns a kernel launch result of kernels() into an exception naming `what`.

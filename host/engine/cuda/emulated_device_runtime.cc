@@ -8,6 +8,7 @@
 
 #include "host/common/status.h"
 #include "host/engine/cuda/device_runtime.h"
+#include "orcd/cpp/half.h"
 
 namespace orcd::engine::cuda {
 
@@ -69,6 +70,24 @@ class EmulatedRuntime : public DeviceRuntime {
   }
   void Memset(void* dst, int value, size_t bytes) override { std::memset(dst, value, bytes); }
   void Synchronize() override {}
+  void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, GemmType type, const void* a,
+            int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) override {
+    const auto at = [&](const void* p, int64_t i) {
+      if (type == GemmType::kF16) return fp16_to_f32(static_cast<const uint16_t*>(p)[i]);
+      if (type == GemmType::kBF16) return bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
+      return static_cast<const float*>(p)[i];
+    };
+    for (int64_t col = 0; col < n; ++col) {
+      for (int64_t row = 0; row < m; ++row) {
+        float acc = 0.0f;
+        for (int64_t i = 0; i < k; ++i) {
+          const float av = trans_a ? at(a, row * lda + i) : at(a, i * lda + row);
+          acc += av * at(b, col * ldb + i);
+        }
+        c[col * ldc + row] = acc;
+      }
+    }
+  }
   bool IsDeviceMemory(const void* p) override {
     std::lock_guard lock(mu_);
     for (const auto& [block, bytes] : blocks_) {

@@ -99,6 +99,8 @@ struct OpKernels {
   // y[t][c] = sum_i weights[t * k + i] * down[(t * k + i)][c].
   int (*moe_combine)(const float* down, const float* weights, float* y, int64_t n_tokens, int64_t k,
                      int64_t d, void* stream);
+  // out[i] = x[i] rounded to f16 (type 1) or bf16 (type 30): GEMM operands.
+  int (*to_half)(const float* x, uint16_t* out, int64_t n, uint32_t type, void* stream);
   // *out = the index of the largest of x[0..n) (ties: the lowest).
   int (*argmax)(const float* x, int64_t n, int32_t* out, void* stream);
   const char* (*error_name)(int error);

@@ -57,6 +57,9 @@ inline int AddBiasIds(float* y, const float* bias, const int32_t* ids, int64_t r
 inline int Softcap(float* y, float cap, int64_t n, void* stream) {
   ORCD_ELEMENTWISE(n, softcap_kernel, y, cap, n);
 }
+inline int ToHalf(const float* x, uint16_t* out, int64_t n, uint32_t type, void* stream) {
+  ORCD_ELEMENTWISE(n, to_half_kernel, x, out, n, type);
+}
 inline int Positions(int32_t* ids, const StepValues* step, int64_t n, void* stream) {
   ORCD_ELEMENTWISE(n, positions_kernel, ids, step, n);
 }
@@ -126,7 +129,8 @@ constexpr OpKernels MakeOpKernels(const char* name) {
   return OpKernels{name,       &Add,         &Mul,        &Swiglu,       &Gelu,
                    &AddBias,   &AddBiasIds,  &Softcap,    &Positions,    &RmsNorm,
                    &LayerNorm, &Rope,        &Attention,  &DenseGetRows, &DenseMatvecIds,
-                   &MoeRoute,  &MoeActivate, &MoeCombine, &Argmax,       &ErrorName};
+                   &MoeRoute,  &MoeActivate, &MoeCombine, &ToHalf,       &Argmax,
+                   &ErrorName};
 }
 
 #undef ORCD_ELEMENTWISE

@@ -1,6 +1,7 @@
 // EMBEDDING, MATMUL (+bias, split outputs), LOGITS and POSITION_EMBEDDING on
 // the device: quantized weights through their plugin's CUDA ops (launched on
-// the backend's stream), the host's F32/F16/BF16 through the dense kernels.
+// the backend's stream), the host's F32/F16/BF16 through the dense matvec
+// (one token) or the runtime's GEMM (cuBLAS on the GPU; many tokens).
 #include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/row_lookup_checks.h"
 #include "host/plugins/host_services.h"
@@ -12,6 +13,23 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
                       int64_t y_stride) {
   CudaBackend& b = Backend(ctx);
   const uint8_t* rows = DeviceData(w) + static_cast<uint64_t>(row0) * w.row_bytes;
+  if (DenseTypeSupported(w.type) && n_tokens > 1) {
+    // cuBLAS: W row-major [n_rows][cols] is column-major cols x n_rows, so
+    // y^T (n_rows x n_tokens, ldc y_stride) = W^T x^T with x^T cols x n_tokens.
+    // 16-bit weights take 16-bit activations (rounded, as llama.cpp does).
+    const void* operand = x;
+    GemmType type = GemmType::kF32;
+    if (w.type != 0) {
+      type = w.type == 1 ? GemmType::kF16 : GemmType::kBF16;
+      CheckLaunch(
+          ctx, insn,
+          b.kernels().to_half(x, b.gemm_operand(), n_tokens * w.cols(), w.type, b.stream()));
+      operand = b.gemm_operand();
+    }
+    b.runtime().Gemm(true, n_rows, n_tokens, w.cols(), type, rows, w.cols(), operand, w.cols(), y,
+                     y_stride);
+    return;
+  }
   if (DenseTypeSupported(w.type)) {
     CheckLaunch(ctx, insn,
                 b.kernels().dense_matvec_ids(w.type, rows, n_rows, w.cols(), 0, nullptr, n_tokens,

@@ -51,6 +51,11 @@ __global__ void softcap_kernel(float* y, float cap, int64_t n) {
   ORCD_GRID_STRIDE(i, n) y[i] = cap * tanhf(y[i] / cap);
 }
 
+__global__ void to_half_kernel(const float* x, uint16_t* out, int64_t n, uint32_t type) {
+  ORCD_GRID_STRIDE(i, n)
+  out[i] = type == 30 ? ::orcd::f32_to_bf16(x[i]) : ::orcd::f32_to_fp16(x[i]);
+}
+
 __global__ void positions_kernel(int32_t* ids, const StepValues* step, int64_t n) {
   ORCD_GRID_STRIDE(i, n) ids[i] = static_cast<int32_t>(step->pos0 + i);
 }
