@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,6 +63,7 @@ struct GoldenCase {
   Tolerance tolerance;
 };
 std::string GoldenCaseName(const ::testing::TestParamInfo<GoldenCase>& info);
+inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.golden; }
 
 }  // namespace orcd::testing
 
