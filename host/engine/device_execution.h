@@ -11,6 +11,19 @@
 
 namespace orcd::engine {
 
+// One sampling step's parameters (host/sampling/sampler.h's, resolved):
+// `uniform` is the draw the job's seeded generator made for this step and
+// `penalized` the distinct tokens generated so far.
+struct SampleRequest {
+  double temperature = 1.0;  // <= 0: greedy after the penalty
+  double repetition_penalty = 1.0;
+  int64_t top_k = 0;
+  double top_p = 1.0;
+  double min_p = 0.0;
+  double uniform = 0.0;
+  std::span<const int32_t> penalized;
+};
+
 class DeviceExecution {
  public:
   virtual ~DeviceExecution() = default;
@@ -23,6 +36,8 @@ class DeviceExecution {
   // Ends a run with the argmax of the device logits [row_offset, +vocab) read back
   // instead of the logits (greedy decoding: 4 bytes cross, not the vocabulary).
   virtual int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) = 0;
+  // Ends a run by sampling the logits row on the device (only the id is read back).
+  virtual int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) = 0;
 };
 
 }  // namespace orcd::engine

@@ -112,7 +112,7 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
                    cuda::CudaBackend::ScratchBytes(bound_));
   cuda_->UploadWeights(*weights_, options.weight_chunk_bytes, options.load_progress);
   kv_ = std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, cuda_.get());
-  cuda_->Prepare(bound_);
+  cuda_->Prepare(bound_, context_length);
   executor_ = std::make_unique<Executor>(bound_, 1, 0, cuda_.get());
 }
 
@@ -145,14 +145,9 @@ void Engine::CheckPromptFits(int64_t n) const {
 }
 
 int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
-  const auto n = static_cast<int64_t>(tokens.size());
-  CheckPromptFits(n);
-  const int64_t last = (n - 1) / max_batch_ * max_batch_;  // the pass holding the last token
-  if (last > 0) Prefill(tokens.first(static_cast<size_t>(last)));
-  const int32_t token = executor_->RunArgmax(
-      Phase::kPrefill, tokens.subspan(static_cast<size_t>(last)), position_, *kv_);
-  position_ += n - last;
-  return token;
+  return PrefillLast(tokens, [&](std::span<const int32_t> last) {
+    return executor_->RunArgmax(Phase::kPrefill, last, position_, *kv_);
+  });
 }
 
 int32_t Engine::DecodeGreedy(int32_t token) {
@@ -160,6 +155,30 @@ int32_t Engine::DecodeGreedy(int32_t token) {
   const int32_t next = executor_->RunArgmax(Phase::kDecode, one, position_, *kv_);
   ++position_;
   return next;
+}
+
+int32_t Engine::PrefillSample(std::span<const int32_t> tokens, const SampleRequest& request) {
+  return PrefillLast(tokens, [&](std::span<const int32_t> last) {
+    return executor_->RunSample(Phase::kPrefill, last, position_, *kv_, request);
+  });
+}
+
+int32_t Engine::DecodeSample(int32_t token, const SampleRequest& request) {
+  const int32_t one[1] = {token};
+  const int32_t next = executor_->RunSample(Phase::kDecode, one, position_, *kv_, request);
+  ++position_;
+  return next;
+}
+
+int32_t Engine::PrefillLast(std::span<const int32_t> tokens,
+                            const std::function<int32_t(std::span<const int32_t>)>& last_pass) {
+  const auto n = static_cast<int64_t>(tokens.size());
+  CheckPromptFits(n);
+  const int64_t last = (n - 1) / max_batch_ * max_batch_;  // the pass holding the last token
+  if (last > 0) Prefill(tokens.first(static_cast<size_t>(last)));
+  const int32_t token = last_pass(tokens.subspan(static_cast<size_t>(last)));
+  position_ += n - last;
+  return token;
 }
 
 std::span<const float> Engine::Decode(int32_t token) {

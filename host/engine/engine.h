@@ -99,6 +99,11 @@ class Engine {
   // device and only the id is read back.
   int32_t PrefillGreedy(std::span<const int32_t> tokens);
   int32_t DecodeGreedy(int32_t token);
+  // Seeded sampling on the device (CUDA only: samples_on_device()), in the
+  // CPU sampler's order; only the chosen id is read back.
+  bool samples_on_device() const { return cuda_ != nullptr; }
+  int32_t PrefillSample(std::span<const int32_t> tokens, const SampleRequest& request);
+  int32_t DecodeSample(int32_t token, const SampleRequest& request);
 
   // Starts a new sequence (the KV cache is overwritten as positions refill).
   void Reset() { position_ = 0; }
@@ -114,6 +119,10 @@ class Engine {
  private:
   Engine() = default;
   void Init(std::unique_ptr<GgufFile> file, const ModelRoute& route, const EngineOptions& options);
+  // Prefills all but the pass holding the last token, then runs `last_pass`
+  // on that pass (at the current position) and returns its token.
+  int32_t PrefillLast(std::span<const int32_t> tokens,
+                      const std::function<int32_t(std::span<const int32_t>)>& last_pass);
   // Throws kInvalidArgument unless n (> 0) prompt tokens fit at the position.
   void CheckPromptFits(int64_t n) const;
   // The CUDA backend: VRAM check, weights, KV cache and scratch on the device.

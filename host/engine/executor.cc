@@ -85,6 +85,14 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
   return {logits_.data(), floats};
 }
 
+int32_t Executor::RunSample(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
+                            const SampleRequest& request) {
+  if (device_ == nullptr) throw Error(ErrorCode::kInternal, "RunSample needs a device backend");
+  const size_t floats = Execute(phase, tokens, pos0, kv, /*all_logits=*/false);
+  const int64_t vocab = plan_.phase(phase).vocab;
+  return device_->FinishRunSample(static_cast<int64_t>(floats) - vocab, vocab, request);
+}
+
 int32_t Executor::RunArgmax(Phase phase, std::span<const int32_t> tokens, int64_t pos0,
                             KvCache& kv) {
   const size_t floats = Execute(phase, tokens, pos0, kv, /*all_logits=*/false);

@@ -36,6 +36,9 @@ class Executor {
   // The same run, returning only the argmax of the last token's logits (ties:
   // the lowest id): greedy decoding. On a device only the id is read back.
   int32_t RunArgmax(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv);
+  // The same run, sampling the last token's logits on the device. Device only.
+  int32_t RunSample(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
+                    const SampleRequest& request);
 
   // Batch-1 matmuls with 8-bit activations where the weight's plugin has them.
   void set_q8_activations(bool on) { q8_activations_ = on; }

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "host/common/status.h"
 #include "host/sampling/sampler.h"
 #include "host/server/stop_matcher.h"
 #include "host/tokenizer/streaming_detokenizer.h"
@@ -44,6 +45,12 @@ int32_t LogitSource::PrefillGreedy(std::span<const int32_t> tokens) {
   return Argmax(Prefill(tokens));
 }
 int32_t LogitSource::DecodeGreedy(int32_t token) { return Argmax(Decode(token)); }
+int32_t LogitSource::PrefillSample(std::span<const int32_t>, const SampleDraw&) {
+  throw Error(ErrorCode::kInternal, "this model does not sample on a device");
+}
+int32_t LogitSource::DecodeSample(int32_t, const SampleDraw&) {
+  throw Error(ErrorCode::kInternal, "this model does not sample on a device");
+}
 
 GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
                                 const std::vector<int32_t>& prompt, const GenerationInput& input,
@@ -53,20 +60,24 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   const auto t_start = Clock::now();
 
   model.Reset();
-  // Greedy jobs read back a token id per step, not the logits.
+  // Greedy jobs, and every job on a device that samples, read back a token
+  // id per step, not the logits.
   const bool greedy = input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
-  // The sampler edits logits in place; the model's buffer stays the model's.
+  const bool on_device = !greedy && model.SamplesOnDevice();
+  Sampler sampler(ToSamplerConfig(input.sampling));
+  // The host sampler edits logits in place; the model's buffer stays the model's.
   std::vector<float> logits;
-  int32_t greedy_next = -1;
+  int32_t next_token = -1;  // greedy / on_device: already chosen by the model
   if (greedy) {
-    greedy_next = model.PrefillGreedy(prompt);
+    next_token = model.PrefillGreedy(prompt);
+  } else if (on_device) {
+    next_token = model.PrefillSample(prompt, sampler.NextDraw());
   } else {
     const std::span<const float> next = model.Prefill(prompt);
     logits.assign(next.begin(), next.end());
   }
   result.prefill_ms = MsSince(t_start);
 
-  Sampler sampler(ToSamplerConfig(input.sampling));
   StreamingDetokenizer detokenizer(tokenizer);
   StopMatcher stops(input.stop);
   const auto t_decode = Clock::now();
@@ -81,7 +92,8 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       result.stop_reason = "timeout";
       break;
     }
-    const int32_t token = greedy ? greedy_next : sampler.Sample(logits);
+    const int32_t token = greedy || on_device ? next_token : sampler.Sample(logits);
+    if (on_device) sampler.Record(token);
     if (tokenizer.IsEndOfGeneration(token)) {
       result.stop_reason = "eos";
       break;
@@ -110,7 +122,9 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     if (options.debug_token_delay.count() > 0)
       std::this_thread::sleep_for(options.debug_token_delay);
     if (greedy) {
-      greedy_next = model.DecodeGreedy(token);
+      next_token = model.DecodeGreedy(token);
+    } else if (on_device) {
+      next_token = model.DecodeSample(token, sampler.NextDraw());
     } else {
       const std::span<const float> next = model.Decode(token);
       logits.assign(next.begin(), next.end());

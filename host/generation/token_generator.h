@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "host/sampling/sampler.h"
 #include "host/server/inference_service.h"
 #include "host/tokenizer/tokenizer.h"
 
@@ -29,6 +30,10 @@ class LogitSource {
   // keep the logits on the device.
   virtual int32_t PrefillGreedy(std::span<const int32_t> tokens);
   virtual int32_t DecodeGreedy(int32_t token);
+  // Sampling where the logits are (the device): only models that can.
+  virtual bool SamplesOnDevice() const { return false; }
+  virtual int32_t PrefillSample(std::span<const int32_t> tokens, const SampleDraw& draw);
+  virtual int32_t DecodeSample(int32_t token, const SampleDraw& draw);
   virtual int64_t position() const = 0;
   virtual int64_t context_length() const = 0;
 };

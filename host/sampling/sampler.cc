@@ -10,6 +10,19 @@ Sampler::Sampler(const SamplerConfig& config) : config_(config), rng_(config.see
 void Sampler::Reset(uint64_t seed) {
   rng_.seed(seed);
   history_.clear();
+  history_order_.clear();
+}
+
+SampleDraw Sampler::NextDraw() {
+  SampleDraw d;
+  d.config = &config_;
+  d.uniform = config_.temperature > 0.0 ? Uniform() : 0.0;
+  d.penalized = history_order_;
+  return d;
+}
+
+void Sampler::Record(int32_t token) {
+  if (history_.insert(token).second) history_order_.push_back(token);
 }
 
 double Sampler::Uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
@@ -90,7 +103,7 @@ int32_t Sampler::Sample(std::span<float> logits) {
       }
     }
   }
-  history_.insert(token);
+  Record(token);
   return token;
 }
 

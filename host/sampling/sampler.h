@@ -23,6 +23,15 @@ struct SamplerConfig {
   uint64_t seed = 0;
 };
 
+// What a sampler running elsewhere (on the device) needs for one token: the
+// configuration, the uniform draw Sample would make, the distinct tokens the
+// repetition penalty applies to.
+struct SampleDraw {
+  const SamplerConfig* config = nullptr;
+  double uniform = 0.0;
+  std::span<const int32_t> penalized;
+};
+
 class Sampler {
  public:
   explicit Sampler(const SamplerConfig& config);
@@ -33,6 +42,12 @@ class Sampler {
   // Forgets the history (a new job).
   void Reset(uint64_t seed);
 
+  // For sampling elsewhere, in Sample's order: NextDraw consumes the uniform
+  // Sample would (one when temperature > 0), Record adds the chosen token to
+  // the history afterwards.
+  SampleDraw NextDraw();
+  void Record(int32_t token);
+
  private:
   int32_t Greedy(std::span<const float> logits) const;
   // A uniform double in [0, 1) from 53 random bits (same on every platform).
@@ -41,6 +56,7 @@ class Sampler {
   SamplerConfig config_;
   std::mt19937_64 rng_;
   std::unordered_set<int32_t> history_;
+  std::vector<int32_t> history_order_;                 // the same ids, in first-use order
   std::vector<std::pair<float, int32_t>> candidates_;  // reused: no per-token allocation
 };
 

@@ -82,8 +82,10 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) {
   int64_t arena = 0;
   for (const BoundPhase& phase : plan.phases) arena = std::max(arena, phase.arena_floats);
   const uint64_t vocab = static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab);
+  uint64_t padded = 1;
+  while (padded < vocab) padded <<= 1;
   return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
-         GemmOperandHalves(plan) * 2 + static_cast<uint64_t>(RowCapacity(plan)) * 8 +
+         padded * 8 + GemmOperandHalves(plan) * 2 + static_cast<uint64_t>(RowCapacity(plan)) * 8 +
          sizeof(StepValues);
 }
 
@@ -144,7 +146,7 @@ void CudaBackend::UploadWeights(WeightTable& weights, uint64_t chunk_bytes,
   if (progress) progress(100);
 }
 
-void CudaBackend::Prepare(const BoundPlan& plan) {
+void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
       if (insn.opcode != ORCD_OP_ATTENTION) continue;
@@ -164,6 +166,12 @@ void CudaBackend::Prepare(const BoundPlan& plan) {
   step_ = Make(sizeof(StepValues), &VramUsage::other);
   tokens_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
   positions_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
+  sample_padded_ = 1;
+  while (sample_padded_ < plan.phase(Phase::kDecode).vocab) sample_padded_ <<= 1;
+  sample_keys_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
+  sample_ids_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
+  penalized_capacity_ = std::max<int64_t>(context_length, 1);
+  penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4, &VramUsage::other);
   if (const uint64_t halves = GemmOperandHalves(plan); halves > 0)
     gemm_operand_ = Make(halves * 2, &VramUsage::scratch);
   const MoeShape m = LargestMoe(plan);
@@ -205,6 +213,36 @@ int32_t CudaBackend::FinishRunArgmax(int64_t row_offset, int64_t vocab) {
                   "argmax");
   int32_t token = 0;
   runtime_->CopyToHost(&token, out, sizeof token);
+  return token;
+}
+
+int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) {
+  const auto n_penalized = static_cast<int64_t>(r.penalized.size());
+  if (n_penalized > penalized_capacity_) {
+    throw Error(ErrorCode::kInvalidArgument, "more penalized tokens than the context holds");
+  }
+  const bool penalize = r.repetition_penalty != 1.0 && n_penalized > 0;
+  if (penalize) {
+    runtime_->CopyToDevice(penalized_.get(), r.penalized.data(), r.penalized.size_bytes());
+  }
+  SampleArgs a{};
+  a.logits = logits_.get<float>() + row_offset;
+  a.vocab = vocab;
+  a.padded = sample_padded_;
+  a.keys = sample_keys_.get<float>();
+  a.ids = sample_ids_.get<int32_t>();
+  a.penalized = penalized_.get<int32_t>();
+  a.n_penalized = penalize ? n_penalized : 0;
+  a.penalty = static_cast<float>(r.repetition_penalty);
+  a.inv_temperature = r.temperature > 0.0 ? static_cast<float>(1.0 / r.temperature) : 0.0f;
+  a.top_k = r.top_k;
+  a.top_p = r.top_p;
+  a.min_p = r.min_p;
+  a.uniform = r.uniform;
+  a.out = positions_.get<int32_t>();
+  runtime_->Check(kernels().sample(a, stream()), "sample");
+  int32_t token = 0;
+  runtime_->CopyToHost(&token, a.out, sizeof token);
   return token;
 }
 

@@ -56,8 +56,9 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // 25, 50, 75 and 100 % of the bytes.
   void UploadWeights(WeightTable& weights, uint64_t chunk_bytes,
                      const std::function<void(int)>& progress);
-  // Arena, logits, step values, token ids and MoE scratch for `plan`.
-  void Prepare(const BoundPlan& plan);
+  // Arena, logits, step values, token ids, MoE and sampler scratch for
+  // `plan`; the sampler remembers up to `context_length` generated ids.
+  void Prepare(const BoundPlan& plan, int64_t context_length = 1);
 
   DeviceRuntime& runtime() { return *runtime_; }
   const OpKernels& kernels() const { return runtime_->kernels(); }
@@ -78,6 +79,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   void BeginRun(std::span<const int32_t> tokens, int64_t pos0) override;
   void FinishRun(float* host_logits, size_t floats) override;
   int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) override;
+  int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) override;
 
   // KvMemory: zeroed device memory counted as KV cache.
   void* Allocate(uint64_t bytes) override;
@@ -90,6 +92,8 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   VramUsage usage_;
   DeviceBuffer weights_;
   DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_, gemm_operand_;
+  DeviceBuffer sample_keys_, sample_ids_, penalized_;
+  int64_t sample_padded_ = 0, penalized_capacity_ = 0;
   MoeScratch moe_;
   int64_t row_capacity_ = 0;
   std::vector<std::pair<void*, uint64_t>> kv_blocks_;

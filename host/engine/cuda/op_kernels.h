@@ -57,6 +57,23 @@ struct MoeRouteArgs {
   bool normalize;
 };
 
+// The device sampler (kernels/sampler.cuh). logits are modified (penalty).
+struct SampleArgs {
+  float* logits;  // [vocab]
+  int64_t vocab;
+  int64_t padded;            // a power of two >= vocab: the sort's size
+  float* keys;               // [padded] scratch
+  int32_t* ids;              // [padded] scratch
+  const int32_t* penalized;  // distinct generated ids
+  int64_t n_penalized;
+  float penalty;          // repetition penalty (1 = none)
+  float inv_temperature;  // 0: greedy after the penalty
+  int64_t top_k;          // 0 = off
+  double top_p, min_p;    // 1 / 0 = off
+  double uniform;         // [0, 1), the job's seeded draw
+  int32_t* out;
+};
+
 // Each returns 0, or the runtime's error number for a failed launch.
 struct OpKernels {
   const char* name;
@@ -101,6 +118,7 @@ struct OpKernels {
                      int64_t d, void* stream);
   // out[i] = x[i] rounded to f16 (type 1) or bf16 (type 30): GEMM operands.
   int (*to_half)(const float* x, uint16_t* out, int64_t n, uint32_t type, void* stream);
+  int (*sample)(const SampleArgs& a, void* stream);
   // *out = the index of the largest of x[0..n) (ties: the lowest).
   int (*argmax)(const float* x, int64_t n, int32_t* out, void* stream);
   const char* (*error_name)(int error);

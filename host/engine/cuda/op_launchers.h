@@ -12,6 +12,7 @@
 #include "host/engine/cuda/kernels/moe.cuh"
 #include "host/engine/cuda/kernels/norm.cuh"
 #include "host/engine/cuda/kernels/rope.cuh"
+#include "host/engine/cuda/kernels/sampler.cuh"
 
 namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 
@@ -123,14 +124,18 @@ inline int Argmax(const float* x, int64_t n, int32_t* out, void* stream) {
   ORCD_KERNEL(1, kArgmaxThreads, Stream(stream), argmax_kernel)(x, n, out);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
+inline int Sample(const SampleArgs& a, void* stream) {
+  ORCD_KERNEL(1, kSamplerThreads, Stream(stream), sample_kernel)(a);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
 inline const char* ErrorName(int e) { return cudaGetErrorName(static_cast<cudaError_t>(e)); }
 
 constexpr OpKernels MakeOpKernels(const char* name) {
   return OpKernels{name,       &Add,         &Mul,        &Swiglu,       &Gelu,
                    &AddBias,   &AddBiasIds,  &Softcap,    &Positions,    &RmsNorm,
                    &LayerNorm, &Rope,        &Attention,  &DenseGetRows, &DenseMatvecIds,
-                   &MoeRoute,  &MoeActivate, &MoeCombine, &ToHalf,       &Argmax,
-                   &ErrorName};
+                   &MoeRoute,  &MoeActivate, &MoeCombine, &ToHalf,       &Sample,
+                   &Argmax,    &ErrorName};
 }
 
 #undef ORCD_ELEMENTWISE

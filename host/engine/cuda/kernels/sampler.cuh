@@ -1,0 +1,177 @@
+// The seeded sampler on the device, in the CPU sampler's order
+// (host/sampling/sampler.cc): repetition penalty on the generated tokens,
+// temperature, sort by (logit desc, id asc), top-k, softmax with a double sum,
+// top-p, min-p, then the pick for a uniform draw the host makes from the job's
+// seeded generator. Only the chosen id crosses to the host.
+//
+// One CTA: a bitonic sort of the padded vocabulary in global scratch, then
+// per-thread contiguous chunks for the sums and scans (thread 0 combines the
+// 1024 chunk sums in order). The result equals the CPU's choice except where
+// a draw falls within an ulp of a boundary (device expf and summation order).
+#ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
+#define ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
+
+#include "host/engine/cuda/kernels/common.cuh"
+
+namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
+
+constexpr int kSamplerThreads = 1024;
+
+// Whether candidate a is ordered before b: larger key, then lower id.
+__device__ __forceinline__ bool before(float ka, int32_t ia, float kb, int32_t ib) {
+  return ka > kb || (ka == kb && ia < ib);
+}
+
+// Thread t's contiguous share [begin, end) of [0, n).
+__device__ __forceinline__ void chunk(int64_t n, int64_t* begin, int64_t* end) {
+  const int64_t per = (n + blockDim.x - 1) / blockDim.x;
+  *begin = threadIdx.x * per < n ? threadIdx.x * per : n;
+  *end = *begin + per < n ? *begin + per : n;
+}
+
+// Exclusive prefix of the per-thread values in `part` (in place, in thread
+// order, by thread 0); returns the total. Every thread calls.
+__device__ __forceinline__ double exclusive_prefix(double* part, double mine) {
+  __shared__ double total;
+  part[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double acc = 0.0;
+    for (unsigned t = 0; t < blockDim.x; ++t) {
+      const double v = part[t];
+      part[t] = acc;
+      acc += v;
+    }
+    total = acc;
+  }
+  __syncthreads();
+  return total;
+}
+
+// The smallest of the per-thread candidates (`none` when no thread has one).
+__device__ __forceinline__ int64_t block_min_index(int64_t* slots, int64_t mine) {
+  __shared__ int64_t result;
+  slots[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int64_t best = slots[0];
+    for (unsigned t = 1; t < blockDim.x; ++t) best = slots[t] < best ? slots[t] : best;
+    result = best;
+  }
+  __syncthreads();
+  return result;
+}
+
+__global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
+  __shared__ double part[kSamplerThreads];
+  __shared__ int64_t slots[kSamplerThreads];
+  const int64_t n = a.vocab;
+  float* keys = a.keys;
+  int32_t* ids = a.ids;
+
+  // Repetition penalty (the ids are distinct), then temperature.
+  for (int64_t i = threadIdx.x; i < a.n_penalized; i += blockDim.x) {
+    float& l = a.logits[a.penalized[i]];
+    l = l > 0 ? l / a.penalty : l * a.penalty;
+  }
+  __syncthreads();
+  const bool greedy = a.inv_temperature <= 0.0f;
+  for (int64_t i = threadIdx.x; i < a.padded; i += blockDim.x) {
+    keys[i] = i < n ? (greedy ? a.logits[i] : a.logits[i] * a.inv_temperature) : -INFINITY;
+    ids[i] = i < n ? static_cast<int32_t>(i) : INT32_MAX;
+  }
+  __syncthreads();
+
+  // Bitonic sort of `padded` (a power of two) candidates into `before` order.
+  for (int64_t k = 2; k <= a.padded; k <<= 1) {
+    for (int64_t j = k >> 1; j > 0; j >>= 1) {
+      for (int64_t i = threadIdx.x; i < a.padded; i += blockDim.x) {
+        const int64_t l = i ^ j;
+        if (l <= i) continue;
+        const bool first_half = (i & k) == 0;
+        const bool swap = first_half ? before(keys[l], ids[l], keys[i], ids[i])
+                                     : before(keys[i], ids[i], keys[l], ids[l]);
+        if (swap) {
+          const float kt = keys[i];
+          keys[i] = keys[l];
+          keys[l] = kt;
+          const int32_t it = ids[i];
+          ids[i] = ids[l];
+          ids[l] = it;
+        }
+      }
+      __syncthreads();
+    }
+  }
+  if (greedy) {
+    if (threadIdx.x == 0) *a.out = ids[0];
+    return;
+  }
+
+  // Softmax over the top-k survivors (keys become probabilities).
+  int64_t count = a.top_k > 0 && a.top_k < n ? a.top_k : n;
+  const float max_key = keys[0];
+  __syncthreads();  // every thread has read the max before keys[0] becomes a probability
+  int64_t begin, end;
+  chunk(count, &begin, &end);
+  double local = 0.0;
+  for (int64_t i = begin; i < end; ++i) {
+    keys[i] = expf(keys[i] - max_key);
+    local += keys[i];
+  }
+  const double sum = exclusive_prefix(part, local);
+  for (int64_t i = begin; i < end; ++i) keys[i] = static_cast<float>(keys[i] / sum);
+  __syncthreads();
+
+  if (a.top_p < 1.0) {  // the shortest prefix whose mass reaches top_p
+    local = 0.0;
+    for (int64_t i = begin; i < end; ++i) local += keys[i];
+    exclusive_prefix(part, local);
+    double cum = part[threadIdx.x];
+    int64_t keep = INT64_MAX;
+    for (int64_t i = begin; i < end; ++i) {
+      cum += keys[i];
+      if (cum >= a.top_p) {
+        keep = i + 1;
+        break;
+      }
+    }
+    keep = block_min_index(slots, keep);
+    count = keep == INT64_MAX ? count : (keep > 1 ? keep : 1);
+  }
+  if (a.min_p > 0.0) {  // probabilities sorted descending: cut at the first below the floor
+    const double floor = a.min_p * keys[0];
+    chunk(count, &begin, &end);
+    int64_t cut = INT64_MAX;
+    for (int64_t i = begin > 1 ? begin : 1; i < end; ++i) {
+      if (keys[i] < floor) {
+        cut = i;
+        break;
+      }
+    }
+    cut = block_min_index(slots, cut);
+    if (cut != INT64_MAX) count = cut;
+  }
+
+  // The pick: the first candidate whose running mass exceeds uniform * total.
+  chunk(count, &begin, &end);
+  local = 0.0;
+  for (int64_t i = begin; i < end; ++i) local += keys[i];
+  const double total = exclusive_prefix(part, local);
+  const double r = a.uniform * total;
+  double acc = part[threadIdx.x];
+  int64_t pick = INT64_MAX;
+  for (int64_t i = begin; i < end; ++i) {
+    acc += keys[i];
+    if (r < acc) {
+      pick = i;
+      break;
+    }
+  }
+  pick = block_min_index(slots, pick);
+  if (threadIdx.x == 0) *a.out = ids[pick == INT64_MAX ? count - 1 : pick];
+}
+
+}  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT
+
+#endif  // ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
