@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <span>
 
+#include "host/sampling/sampler.h"
+
 namespace orcd::engine {
 
 // One sampling step's parameters (host/sampling/sampler.h's, resolved):
@@ -22,6 +24,16 @@ struct SampleRequest {
   double min_p = 0.0;
   double uniform = 0.0;
   std::span<const int32_t> penalized;
+
+  static SampleRequest From(const SampleDraw& d) {
+    return {d.config->temperature,
+            d.config->repetition_penalty,
+            d.config->top_k,
+            d.config->top_p,
+            d.config->min_p,
+            d.uniform,
+            d.penalized};
+  }
 };
 
 class DeviceExecution {

@@ -33,27 +33,15 @@ class EngineLogits final : public LogitSource {
   int32_t DecodeGreedy(int32_t token) override { return engine_.DecodeGreedy(token); }
   bool SamplesOnDevice() const override { return engine_.samples_on_device(); }
   int32_t PrefillSample(std::span<const int32_t> tokens, const SampleDraw& draw) override {
-    return engine_.PrefillSample(tokens, Request(draw));
+    return engine_.PrefillSample(tokens, engine::SampleRequest::From(draw));
   }
   int32_t DecodeSample(int32_t token, const SampleDraw& draw) override {
-    return engine_.DecodeSample(token, Request(draw));
+    return engine_.DecodeSample(token, engine::SampleRequest::From(draw));
   }
   int64_t position() const override { return engine_.position(); }
   int64_t context_length() const override { return engine_.info().context_length; }
 
  private:
-  static engine::SampleRequest Request(const SampleDraw& d) {
-    engine::SampleRequest r;
-    r.temperature = d.config->temperature;
-    r.repetition_penalty = d.config->repetition_penalty;
-    r.top_k = d.config->top_k;
-    r.top_p = d.config->top_p;
-    r.min_p = d.config->min_p;
-    r.uniform = d.uniform;
-    r.penalized = d.penalized;
-    return r;
-  }
-
   engine::Engine& engine_;
 };
 

@@ -22,18 +22,6 @@
 namespace orcd::testing {
 namespace {
 
-engine::SampleRequest Request(const SampleDraw& d) {
-  engine::SampleRequest r;
-  r.temperature = d.config->temperature;
-  r.repetition_penalty = d.config->repetition_penalty;
-  r.top_k = d.config->top_k;
-  r.top_p = d.config->top_p;
-  r.min_p = d.config->min_p;
-  r.uniform = d.uniform;
-  r.penalized = d.penalized;
-  return r;
-}
-
 struct SamplerCase {
   const char* name;
   SamplerConfig config;
@@ -57,7 +45,8 @@ TEST(CudaSampler, ChoosesWhatTheCpuSamplerChooses) {
       Sampler host(c.config), device(c.config);
       std::vector<int32_t> chosen;
       std::span<const float> logits = host_side->Prefill(golden.prompt);
-      int32_t on_device = device_side->PrefillSample(golden.prompt, Request(device.NextDraw()));
+      int32_t on_device =
+          device_side->PrefillSample(golden.prompt, engine::SampleRequest::From(device.NextDraw()));
       for (int step = 0; step < 12; ++step) {
         std::vector<float> row(logits.begin(), logits.end());
         const int32_t on_host = host.Sample(row);
@@ -65,7 +54,8 @@ TEST(CudaSampler, ChoosesWhatTheCpuSamplerChooses) {
         device.Record(on_device);
         chosen.push_back(on_host);
         logits = host_side->Decode(on_host);
-        on_device = device_side->DecodeSample(on_host, Request(device.NextDraw()));
+        on_device =
+            device_side->DecodeSample(on_host, engine::SampleRequest::From(device.NextDraw()));
       }
       // Not a constant stream: the draws exercised the distribution.
       if (c.config.temperature > 0.0 && c.config.top_k != 5) {
