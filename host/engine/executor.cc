@@ -5,6 +5,7 @@
 
 #include "host/common/status.h"
 #include "host/engine/exec_context.h"
+#include "host/sampling/sampler.h"
 
 namespace orcd::engine {
 
@@ -99,11 +100,8 @@ int32_t Executor::RunArgmax(Phase phase, std::span<const int32_t> tokens, int64_
   const int64_t vocab = plan_.phase(phase).vocab;
   const int64_t last_row = static_cast<int64_t>(floats) - vocab;  // rows may not be selectable
   if (device_) return device_->FinishRunArgmax(last_row, vocab);
-  int64_t best = last_row;
-  for (int64_t i = last_row + 1; i < static_cast<int64_t>(floats); ++i) {
-    if (logits_[static_cast<size_t>(i)] > logits_[static_cast<size_t>(best)]) best = i;
-  }
-  return static_cast<int32_t>(best - last_row);
+  return GreedyToken(std::span<const float>(logits_).subspan(static_cast<size_t>(last_row),
+                                                             static_cast<size_t>(vocab)));
 }
 
 }  // namespace orcd::engine

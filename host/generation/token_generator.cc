@@ -29,22 +29,10 @@ SamplerConfig ToSamplerConfig(const SamplingParams& p) {
 
 }  // namespace
 
-namespace {
-
-int32_t Argmax(std::span<const float> logits) {  // ties: the lowest id, as Sampler
-  size_t best = 0;
-  for (size_t i = 1; i < logits.size(); ++i) {
-    if (logits[i] > logits[best]) best = i;
-  }
-  return static_cast<int32_t>(best);
-}
-
-}  // namespace
-
 int32_t LogitSource::PrefillGreedy(std::span<const int32_t> tokens) {
-  return Argmax(Prefill(tokens));
+  return GreedyToken(Prefill(tokens));
 }
-int32_t LogitSource::DecodeGreedy(int32_t token) { return Argmax(Decode(token)); }
+int32_t LogitSource::DecodeGreedy(int32_t token) { return GreedyToken(Decode(token)); }
 int32_t LogitSource::PrefillSample(std::span<const int32_t>, const SampleDraw&) {
   throw Error(ErrorCode::kInternal, "this model does not sample on a device");
 }

@@ -27,12 +27,9 @@ void Sampler::Record(int32_t token) {
 
 double Sampler::Uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
 
-int32_t Sampler::Greedy(std::span<const float> logits) const {
-  int32_t best = 0;
-  for (size_t i = 1; i < logits.size(); ++i) {
-    if (logits[i] > logits[static_cast<size_t>(best)]) best = static_cast<int32_t>(i);
-  }
-  return best;
+int32_t GreedyToken(std::span<const float> logits) {
+  // max_element keeps the first of equal maxima: the lowest id.
+  return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
 int32_t Sampler::Sample(std::span<float> logits) {
@@ -47,7 +44,7 @@ int32_t Sampler::Sample(std::span<float> logits) {
   }
   int32_t token;
   if (config_.temperature <= 0.0) {
-    token = Greedy(logits);
+    token = GreedyToken(logits);
   } else {
     const float inv_t = static_cast<float>(1.0 / config_.temperature);
     candidates_.clear();

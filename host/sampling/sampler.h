@@ -32,6 +32,9 @@ struct SampleDraw {
   std::span<const int32_t> penalized;
 };
 
+// The greedy choice: the index of the largest logit, ties to the lowest id.
+int32_t GreedyToken(std::span<const float> logits);
+
 class Sampler {
  public:
   explicit Sampler(const SamplerConfig& config);
@@ -49,7 +52,6 @@ class Sampler {
   void Record(int32_t token);
 
  private:
-  int32_t Greedy(std::span<const float> logits) const;
   // A uniform double in [0, 1) from 53 random bits (same on every platform).
   double Uniform();
 

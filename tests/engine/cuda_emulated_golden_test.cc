@@ -23,12 +23,9 @@ class CudaEmulatedGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(CudaEmulatedGolden, TeacherForcedRowsMatch) {
   const GoldenCase c = GetParam();
-  const Golden golden = LoadGolden(c.golden);
   auto engine = LoadEmulatedCudaEngine(c.model);
   EXPECT_EQ(engine->info().device, "cuda: emulated CUDA device");
-  ASSERT_EQ(engine->info().vocab, golden.vocab);
-  const std::vector<float> ours = TeacherForcedLogits(*engine, golden.prompt, golden.greedy);
-  ExpectMatchesGolden(ours, golden, c.tolerance);
+  ExpectTeacherForcedMatch(*engine, c);
 }
 
 INSTANTIATE_TEST_SUITE_P(

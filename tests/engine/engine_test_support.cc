@@ -2,6 +2,7 @@
 
 #include "golden.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include "host/plugins/host_services.h"
@@ -62,6 +63,14 @@ std::vector<float> TeacherForcedLogits(engine::Engine& engine, const std::vector
     out.insert(out.end(), row.begin(), row.end());
   }
   return out;
+}
+
+void ExpectTeacherForcedMatch(engine::Engine& engine, const GoldenCase& c) {
+  const Golden golden = LoadGolden(c.golden);
+  ASSERT_EQ(engine.info().vocab, golden.vocab);
+  std::printf("device: %s\n", engine.info().device.c_str());
+  const std::vector<float> ours = TeacherForcedLogits(engine, golden.prompt, golden.greedy);
+  ExpectMatchesGolden(ours, golden, c.tolerance);
 }
 
 }  // namespace orcd::testing

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "golden.h"
 #include "host/engine/engine.h"
 #include "host/plugins/plugin_registry.h"
 
@@ -34,6 +35,10 @@ std::unique_ptr<engine::Engine> LoadEmulatedCudaEngine(const std::string& model,
 // step per token of `forced`. Returns [prompt + forced][vocab].
 std::vector<float> TeacherForcedLogits(engine::Engine& engine, const std::vector<int32_t>& prompt,
                                        const std::vector<int32_t>& forced);
+
+// Teacher-forces case c's golden through `engine` and checks the logits
+// against it (ExpectMatchesGolden).
+void ExpectTeacherForcedMatch(engine::Engine& engine, const GoldenCase& c);
 
 }  // namespace orcd::testing
 

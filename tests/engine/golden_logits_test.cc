@@ -17,12 +17,7 @@ class GoldenLogits : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(GoldenLogits, TeacherForcedRowsMatch) {
   const GoldenCase c = GetParam();
-  const Golden golden = LoadGolden(c.golden);
-  auto engine = LoadFixtureEngine(c.model);
-  ASSERT_EQ(engine->info().vocab, golden.vocab);
-  const std::vector<float> ours = TeacherForcedLogits(*engine, golden.prompt, golden.greedy);
-  ASSERT_EQ(ours.size(), golden.logits.size());
-  ExpectMatchesGolden(ours, golden, c.tolerance);
+  ExpectTeacherForcedMatch(*LoadFixtureEngine(c.model), c);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -34,12 +34,7 @@ class CudaGpuGolden : public ::testing::TestWithParam<GoldenCase> {};
 TEST_P(CudaGpuGolden, TeacherForcedRowsMatch) {
   ORCD_REQUIRE_GPU();
   const GoldenCase c = GetParam();
-  const Golden golden = LoadGolden(c.golden);
-  auto engine = LoadOnGpu(c.model);
-  ASSERT_EQ(engine->info().vocab, golden.vocab);
-  std::printf("device: %s\n", engine->info().device.c_str());
-  const std::vector<float> ours = TeacherForcedLogits(*engine, golden.prompt, golden.greedy);
-  ExpectMatchesGolden(ours, golden, c.tolerance);
+  ExpectTeacherForcedMatch(*LoadOnGpu(c.model), c);
 }
 
 INSTANTIATE_TEST_SUITE_P(

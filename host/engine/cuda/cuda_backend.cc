@@ -47,6 +47,13 @@ uint64_t GemmOperandHalves(const BoundPlan& plan) {
   return most;
 }
 
+// The device sampler sorts a power-of-two number of candidates.
+int64_t SortPadding(int64_t vocab) {
+  int64_t padded = 1;
+  while (padded < vocab) padded <<= 1;
+  return padded;
+}
+
 int64_t RowCapacity(const BoundPlan& plan) {
   int64_t rows = 1;
   for (const BoundPhase& phase : plan.phases) rows = std::max(rows, phase.row_capacity);
@@ -82,8 +89,7 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) {
   int64_t arena = 0;
   for (const BoundPhase& phase : plan.phases) arena = std::max(arena, phase.arena_floats);
   const uint64_t vocab = static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab);
-  uint64_t padded = 1;
-  while (padded < vocab) padded <<= 1;
+  const auto padded = static_cast<uint64_t>(SortPadding(static_cast<int64_t>(vocab)));
   return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
          padded * 8 + GemmOperandHalves(plan) * 2 + static_cast<uint64_t>(RowCapacity(plan)) * 8 +
          sizeof(StepValues);
@@ -166,8 +172,7 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   step_ = Make(sizeof(StepValues), &VramUsage::other);
   tokens_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
   positions_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
-  sample_padded_ = 1;
-  while (sample_padded_ < plan.phase(Phase::kDecode).vocab) sample_padded_ <<= 1;
+  sample_padded_ = SortPadding(plan.phase(Phase::kDecode).vocab);
   sample_keys_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
   sample_ids_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
   penalized_capacity_ = std::max<int64_t>(context_length, 1);
