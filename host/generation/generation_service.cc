@@ -77,9 +77,10 @@ class GenerationService final : public InferenceService {
     const std::unique_ptr<GgufFile> gguf = GgufFile::Open(config.model_path);
     TokenizerSelection selection;
     if (!config.tokenizer_json.empty()) selection.tokenizer_json = config.tokenizer_json;
+    selection.family = FindFamilyTraits(registry, gguf->architecture());
     tokenizer_ = CreateTokenizer(*gguf, config.model_path, selection);
     try {
-      chat_template_ = SelectChatTemplate(*gguf);
+      chat_template_ = SelectChatTemplate(*gguf, selection.family ? &*selection.family : nullptr);
     } catch (const Error& e) {  // e.g. gpt2: completions only
       LogInfo("model_load_progress",
               "no chat template for this model; /v1/chat/completions is refused",

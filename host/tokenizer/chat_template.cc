@@ -102,16 +102,21 @@ std::string_view ChatFormatName(ChatFormat format) {
   return "unknown";
 }
 
+std::optional<ChatFormat> ParseChatFormat(std::string_view name) {
+  for (ChatFormat f : {ChatFormat::kChatMl, ChatFormat::kPhi3, ChatFormat::kHarmony}) {
+    if (ChatFormatName(f) == name) return f;
+  }
+  return std::nullopt;
+}
+
 ChatTemplate SelectChatTemplate(std::optional<std::string_view> template_text,
-                                std::string_view architecture) {
+                                std::string_view architecture, const FamilyTraits* family) {
   if (template_text) {
     if (std::optional<ChatTemplate> recognised = RecogniseTemplate(*template_text)) {
       return *recognised;
     }
   }
-  if (const FamilyTraits* traits = FindFamilyTraits(architecture)) {
-    return ChatTemplate{traits->chat_format, std::string(traits->default_system)};
-  }
+  if (family != nullptr) return ChatTemplate{family->chat_format, family->default_system};
   throw Error(
       ErrorCode::kUnsupported,
       "no chat template for architecture '" + std::string(architecture) + "': " +
@@ -120,8 +125,8 @@ ChatTemplate SelectChatTemplate(std::optional<std::string_view> template_text,
           " and the architecture has no default");
 }
 
-ChatTemplate SelectChatTemplate(const GgufFile& gguf) {
-  return SelectChatTemplate(gguf.GetString("tokenizer.chat_template"), gguf.architecture());
+ChatTemplate SelectChatTemplate(const GgufFile& gguf, const FamilyTraits* family) {
+  return SelectChatTemplate(gguf.GetString("tokenizer.chat_template"), gguf.architecture(), family);
 }
 
 std::string RenderChat(const ChatTemplate& chat_template, std::span<const ChatTurn> turns,

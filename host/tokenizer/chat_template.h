@@ -30,6 +30,10 @@ enum class ChatFormat { kChatMl, kPhi3, kHarmony };
 
 // "chatml", "phi3", "harmony".
 std::string_view ChatFormatName(ChatFormat format);
+// The inverse; nullopt for another name.
+std::optional<ChatFormat> ParseChatFormat(std::string_view name);
+
+struct FamilyTraits;  // family_traits.h
 
 struct ChatTemplate {
   ChatFormat format = ChatFormat::kChatMl;
@@ -42,12 +46,13 @@ struct ChatTurn {
   std::string content;
 };
 
-// From the template text (when recognised) or the architecture. Throws
-// orcd::Error(kUnsupported) naming the architecture when neither gives one.
+// From the template text (when recognised), else the family's default (its
+// plugin's, FindFamilyTraits; null: none). Throws orcd::Error(kUnsupported)
+// naming the architecture when neither gives one.
 ChatTemplate SelectChatTemplate(std::optional<std::string_view> template_text,
-                                std::string_view architecture);
+                                std::string_view architecture, const FamilyTraits* family);
 // Reads tokenizer.chat_template and general.architecture.
-ChatTemplate SelectChatTemplate(const GgufFile& gguf);
+ChatTemplate SelectChatTemplate(const GgufFile& gguf, const FamilyTraits* family);
 
 // Throws orcd::Error(kInvalidArgument) for a role the format has no place for.
 std::string RenderChat(const ChatTemplate& chat_template, std::span<const ChatTurn> turns,

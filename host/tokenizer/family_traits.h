@@ -1,26 +1,34 @@
-// The one place orcd's tokenizer layer names model families: per
-// general.architecture, the chat template to use when the GGUF carries none
-// and vocabulary quirks the GGUF does not record.
+// What a model family's conversations and vocabulary need beyond the GGUF:
+// the chat format to use when the file carries no template the host
+// recognises, and vocabulary quirks GGUF does not record. The host names no
+// family: the architecture plugin that serves a model supplies these through
+// the SDK (orcd_chat_defaults, ABI 1.2).
 #ifndef ORCD_HOST_TOKENIZER_FAMILY_TRAITS_H_
 #define ORCD_HOST_TOKENIZER_FAMILY_TRAITS_H_
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "host/tokenizer/chat_template.h"
 
 namespace orcd {
 
+class PluginRegistry;
+
 struct FamilyTraits {
-  std::string_view architecture;
-  ChatFormat chat_format;
-  std::string_view default_system;  // "" = none
+  ChatFormat chat_format = ChatFormat::kChatMl;
+  std::string default_system;  // "" = none
   // HF marks the chat special tokens rstrip (whitespace after them in the
   // prompt is dropped); GGUF has no field for it (Phi-3).
-  bool rstrip_chat_tokens;
+  bool rstrip_chat_tokens = false;
 };
 
-// nullptr for an architecture not in the table.
-const FamilyTraits* FindFamilyTraits(std::string_view architecture);
+// The traits the plugin serving `architecture` declares; nullopt when no
+// plugin serves it or the plugin declares none. Throws orcd::Error
+// (kPluginRefused) for a chat format the host does not know.
+std::optional<FamilyTraits> FindFamilyTraits(const PluginRegistry& registry,
+                                             std::string_view architecture);
 
 }  // namespace orcd
 

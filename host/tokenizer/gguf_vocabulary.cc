@@ -45,8 +45,7 @@ std::vector<TokenType> ReadTypes(const GgufFile& gguf) {
 
 // Marks the chat special tokens rstrip where the family's HF tokenizer does
 // (all control / user-defined tokens but bos, eos, pad and unk).
-void ApplyFamilyQuirks(Vocabulary& vocab, std::string_view architecture) {
-  const FamilyTraits* traits = FindFamilyTraits(architecture);
+void ApplyFamilyQuirks(Vocabulary& vocab, const FamilyTraits* traits) {
   if (traits == nullptr || !traits->rstrip_chat_tokens) return;
   const SpecialTokenIds& s = vocab.special_ids();
   for (size_t i = 0; i < vocab.size(); ++i) {
@@ -79,7 +78,8 @@ void ApplyGgufSpecials(const GgufFile& gguf, bool default_add_bos, Vocabulary& v
       gguf.GetBool("tokenizer.ggml.add_eos_token").value_or(false));
 }
 
-Vocabulary LoadGgufVocabulary(const GgufFile& gguf, bool default_add_bos) {
+Vocabulary LoadGgufVocabulary(const GgufFile& gguf, bool default_add_bos,
+                              const FamilyTraits* family) {
   const std::optional<std::vector<std::string_view>> tokens =
       gguf.GetStringArray("tokenizer.ggml.tokens");
   if (!tokens || tokens->empty()) {
@@ -97,7 +97,7 @@ Vocabulary LoadGgufVocabulary(const GgufFile& gguf, bool default_add_bos) {
   Vocabulary vocab(std::vector<std::string>(tokens->begin(), tokens->end()), ReadTypes(gguf),
                    std::move(scores));
   ApplyGgufSpecials(gguf, default_add_bos, vocab);
-  ApplyFamilyQuirks(vocab, gguf.architecture());
+  ApplyFamilyQuirks(vocab, family);
   return vocab;
 }
 

@@ -11,7 +11,7 @@
 namespace orcd {
 namespace {
 
-std::unique_ptr<Tokenizer> CreateGgufBpe(const GgufFile& model) {
+std::unique_ptr<Tokenizer> CreateGgufBpe(const GgufFile& model, const FamilyTraits* family) {
   const std::optional<std::string_view> pre_name = model.GetString("tokenizer.ggml.pre");
   if (!pre_name) {
     throw Error(ErrorCode::kUnsupported,
@@ -20,7 +20,7 @@ std::unique_ptr<Tokenizer> CreateGgufBpe(const GgufFile& model) {
                     KnownPreTokenizerNames() + ")");
   }
   const PreTokenizerSpec& pre = FindPreTokenizer(*pre_name);
-  Vocabulary vocab = LoadGgufVocabulary(model, pre.add_bos);
+  Vocabulary vocab = LoadGgufVocabulary(model, pre.add_bos, family);
 
   const std::optional<std::vector<std::string_view>> merge_lines =
       model.GetStringArray("tokenizer.ggml.merges");
@@ -48,21 +48,21 @@ std::unique_ptr<Tokenizer> CreateGgufBpe(const GgufFile& model) {
                                                  std::move(options));
 }
 
-std::unique_ptr<Tokenizer> CreateGgufSpm(const GgufFile& model) {
-  Vocabulary vocab = LoadGgufVocabulary(model, /*default_add_bos=*/true);
+std::unique_ptr<Tokenizer> CreateGgufSpm(const GgufFile& model, const FamilyTraits* family) {
+  Vocabulary vocab = LoadGgufVocabulary(model, /*default_add_bos=*/true, family);
   const bool add_space_prefix = model.GetBool("tokenizer.ggml.add_space_prefix").value_or(true);
   return std::make_unique<SpmTokenizer>(std::move(vocab), add_space_prefix);
 }
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> CreateGgufTokenizer(const GgufFile& model) {
+std::unique_ptr<Tokenizer> CreateGgufTokenizer(const GgufFile& model, const FamilyTraits* family) {
   const std::optional<std::string_view> name = model.GetString("tokenizer.ggml.model");
   if (!name) {
     throw Error(ErrorCode::kModelInvalid, model.source_name() + ": no tokenizer.ggml.model");
   }
-  if (*name == "gpt2") return CreateGgufBpe(model);
-  if (*name == "llama") return CreateGgufSpm(model);
+  if (*name == "gpt2") return CreateGgufBpe(model, family);
+  if (*name == "llama") return CreateGgufSpm(model, family);
   throw Error(ErrorCode::kUnsupported, model.source_name() + ": unknown tokenizer.ggml.model = '" +
                                            std::string(*name) + "' (known: gpt2, llama)");
 }
@@ -75,7 +75,7 @@ std::unique_ptr<Tokenizer> CreateTokenizer(const GgufFile& model,
     const std::filesystem::path beside = model_path.parent_path() / "tokenizer.json";
     if (std::filesystem::is_regular_file(beside)) return LoadHfJsonTokenizer(beside, &model);
   }
-  return CreateGgufTokenizer(model);
+  return CreateGgufTokenizer(model, selection.family ? &*selection.family : nullptr);
 }
 
 std::unique_ptr<Tokenizer> LoadTokenizer(const std::filesystem::path& model_path,

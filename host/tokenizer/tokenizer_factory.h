@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "host/tokenizer/family_traits.h"
 #include "host/tokenizer/tokenizer.h"
 
 namespace orcd {
@@ -23,6 +24,8 @@ class GgufFile;
 struct TokenizerSelection {
   std::optional<std::filesystem::path> tokenizer_json;  // explicit hf-json file
   bool use_tokenizer_json_beside_model = true;
+  // The family's vocabulary quirks (FindFamilyTraits), from its plugin.
+  std::optional<FamilyTraits> family;
 };
 
 // Throws orcd::Error: kUnsupported naming an unknown tokenizer.ggml.model or
@@ -33,7 +36,8 @@ std::unique_ptr<Tokenizer> CreateTokenizer(const GgufFile& model,
                                            const TokenizerSelection& selection = {});
 
 // Step 3 alone: gguf-bpe or gguf-spm from the metadata.
-std::unique_ptr<Tokenizer> CreateGgufTokenizer(const GgufFile& model);
+std::unique_ptr<Tokenizer> CreateGgufTokenizer(const GgufFile& model,
+                                               const FamilyTraits* family = nullptr);
 
 // Opens the GGUF at `model_path` and calls CreateTokenizer.
 std::unique_ptr<Tokenizer> LoadTokenizer(const std::filesystem::path& model_path,

@@ -17,7 +17,13 @@ void Compile(const orcd::sdk::ModelReader& model, orcd::sdk::PlanWriter& plan) {
   }
 }
 
+// gpt-oss converses in harmony when its file carries no template; gpt2 has
+// no chat format.
+constexpr orcd_chat_defaults kChatDefaults[] = {
+    {sizeof(orcd_chat_defaults), "gpt-oss", "harmony", "", 0},
+};
+
 }  // namespace
 
-ORCD_ARCH_PLUGIN("gpt", ORCD_GPT_PLUGIN_VERSION, orcd::gpt::kArchitectures,
-                 orcd::gpt::kArchitectureCount, Compile)
+ORCD_ARCH_PLUGIN_WITH_CHAT("gpt", ORCD_GPT_PLUGIN_VERSION, orcd::gpt::kArchitectures,
+                           orcd::gpt::kArchitectureCount, Compile, kChatDefaults, 1)

@@ -11,7 +11,16 @@ void Compile(const orcd::sdk::ModelReader& model, orcd::sdk::PlanWriter& plan) {
   orcd::llama::EmitLlamaPlan(model, orcd::llama::ReadLlamaConfig(model), plan);
 }
 
+// Used when a model file carries no chat template the host recognises.
+// Qwen2.5's template adds this system prompt when none is given; Phi-3's HF
+// tokenizer strips the whitespace after its chat tokens.
+constexpr orcd_chat_defaults kChatDefaults[] = {
+    {sizeof(orcd_chat_defaults), "qwen2", "chatml", "You are a helpful assistant.", 0},
+    {sizeof(orcd_chat_defaults), "phi3", "phi3", "", 1},
+};
+
 }  // namespace
 
-ORCD_ARCH_PLUGIN("llama", ORCD_LLAMA_PLUGIN_VERSION, orcd::llama::kArchitectures,
-                 orcd::llama::kArchitectureCount, Compile)
+ORCD_ARCH_PLUGIN_WITH_CHAT("llama", ORCD_LLAMA_PLUGIN_VERSION, orcd::llama::kArchitectures,
+                           orcd::llama::kArchitectureCount, Compile, kChatDefaults,
+                           sizeof kChatDefaults / sizeof kChatDefaults[0])

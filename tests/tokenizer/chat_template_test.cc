@@ -62,26 +62,32 @@ TEST(ChatTemplate, UnsupportedRoleIsNamed) {
   }
 }
 
+// SelectChatTemplate with the family traits the build's plugins declare.
+ChatTemplate Select(const std::filesystem::path& gguf_path) {
+  const std::unique_ptr<GgufFile> gguf = GgufFile::Open(gguf_path);
+  const std::optional<FamilyTraits> family = PluginFamilyTraits(gguf->architecture());
+  return SelectChatTemplate(*gguf, family ? &*family : nullptr);
+}
+
 TEST(ChatTemplate, ChosenFromTemplateTextInTheGguf) {
-  const ChatTemplate qwen2 = SelectChatTemplate(*GgufFile::Open(VocabGguf("qwen2")));
+  const ChatTemplate qwen2 = Select(VocabGguf("qwen2"));
   EXPECT_EQ(qwen2.format, ChatFormat::kChatMl);
   EXPECT_EQ(qwen2.default_system, "You are a helpful assistant.");
-  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(VocabGguf("phi-3"))).format, ChatFormat::kPhi3);
+  EXPECT_EQ(Select(VocabGguf("phi-3")).format, ChatFormat::kPhi3);
   // Unrecognised text falls back to the architecture.
-  EXPECT_EQ(SelectChatTemplate(std::string_view("{{ messages }}"), "gpt-oss").format,
+  const std::optional<FamilyTraits> gpt_oss = PluginFamilyTraits("gpt-oss");
+  ASSERT_TRUE(gpt_oss.has_value()) << "the gpt plugin declares gpt-oss's chat defaults";
+  EXPECT_EQ(SelectChatTemplate(std::string_view("{{ messages }}"), "gpt-oss", &*gpt_oss).format,
             ChatFormat::kHarmony);
 }
 
 TEST(ChatTemplate, ChosenFromTheArchitectureWhenTheGgufHasNone) {
-  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(Model("qwen2-tiny.F16.gguf"))).format,
-            ChatFormat::kChatMl);
-  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(Model("phi3-tiny.Q4_K_M.gguf"))).format,
-            ChatFormat::kPhi3);
-  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(Model("gptoss-tiny.F16.gguf"))).format,
-            ChatFormat::kHarmony);
-  EXPECT_EQ(SelectChatTemplate(*GgufFile::Open(VocabGguf("gpt-oss"))).format, ChatFormat::kHarmony);
+  EXPECT_EQ(Select(Model("qwen2-tiny.F16.gguf")).format, ChatFormat::kChatMl);
+  EXPECT_EQ(Select(Model("phi3-tiny.Q4_K_M.gguf")).format, ChatFormat::kPhi3);
+  EXPECT_EQ(Select(Model("gptoss-tiny.F16.gguf")).format, ChatFormat::kHarmony);
+  EXPECT_EQ(Select(VocabGguf("gpt-oss")).format, ChatFormat::kHarmony);
   try {
-    SelectChatTemplate(*GgufFile::Open(Model("gpt2-tiny.F16.gguf")));
+    Select(Model("gpt2-tiny.F16.gguf"));
     ADD_FAILURE() << "gpt2 has no chat template";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
@@ -91,9 +97,8 @@ TEST(ChatTemplate, ChosenFromTheArchitectureWhenTheGgufHasNone) {
 
 TEST(ChatTemplate, RenderedPromptEncodesToControlTokens) {
   const std::filesystem::path model = Model("qwen2-tiny.F16.gguf");
-  const std::unique_ptr<Tokenizer> tokenizer = LoadTokenizer(model);
-  const std::string prompt =
-      RenderChat(SelectChatTemplate(*GgufFile::Open(model)), {{{"user", "Hi"}}}, true);
+  const std::unique_ptr<Tokenizer> tokenizer = LoadModelTokenizer(model);
+  const std::string prompt = RenderChat(Select(model), {{{"user", "Hi"}}}, true);
   const std::vector<TokenId> ids = tokenizer->Encode(prompt, true, true);
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 4097), 3) << FormatIds(ids);  // <|im_start|>
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 4098), 2) << FormatIds(ids);  // <|im_end|>

@@ -54,7 +54,7 @@ TEST_P(GoldensTest, TokenizationMatches) {
   const Object::Ptr golden = ReadJson(GetParam());
   const std::filesystem::path model =
       FixturesDir() / "models" / golden->getValue<std::string>("model");
-  const std::unique_ptr<Tokenizer> tokenizer = LoadTokenizer(model);
+  const std::unique_ptr<Tokenizer> tokenizer = LoadModelTokenizer(model);
   const std::string where = GetParam().filename().string();
 
   const Object::Ptr vocab = golden->getObject("vocab");

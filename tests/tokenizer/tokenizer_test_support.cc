@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "host/gguf/gguf_file.h"
+#include "host/plugins/host_services.h"
+#include "host/plugins/plugin_registry.h"
 #include "host/tokenizer/hf_json_tokenizer.h"
 #include "host/tokenizer/tokenizer_factory.h"
 
@@ -64,12 +66,35 @@ std::vector<VocabVector> ReadVocabVectors(const std::string& name) {
   return vectors;
 }
 
+std::optional<FamilyTraits> PluginFamilyTraits(std::string_view architecture) {
+  static const PluginRegistry* registry = [] {
+    auto* r = new PluginRegistry(HostServices());
+    r->LoadDirectories({ORCD_PLUGIN_DIR});
+    return r;
+  }();
+  return FindFamilyTraits(*registry, architecture);
+}
+
+TokenizerSelection SelectionFor(const std::filesystem::path& model) {
+  TokenizerSelection selection;
+  selection.family = PluginFamilyTraits(GgufFile::Open(model)->architecture());
+  return selection;
+}
+
+std::unique_ptr<Tokenizer> LoadModelTokenizer(const std::filesystem::path& model) {
+  return LoadTokenizer(model, SelectionFor(model));
+}
+
 const Tokenizer& VocabTokenizerFor(const std::string& name) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<Tokenizer>> cache;
   const std::lock_guard lock(mutex);
   std::unique_ptr<Tokenizer>& slot = cache[name];
-  if (!slot) slot = CreateGgufTokenizer(*GgufFile::Open(VocabGguf(name)));
+  if (!slot) {
+    const std::unique_ptr<GgufFile> gguf = GgufFile::Open(VocabGguf(name));
+    const std::optional<FamilyTraits> family = PluginFamilyTraits(gguf->architecture());
+    slot = CreateGgufTokenizer(*gguf, family ? &*family : nullptr);
+  }
   return *slot;
 }
 

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "host/tokenizer/family_traits.h"
 #include "host/tokenizer/tokenizer.h"
+#include "host/tokenizer/tokenizer_factory.h"
 
 namespace orcd::testing {
 
@@ -24,7 +26,16 @@ struct VocabVector {
 std::vector<VocabVector> ReadVocabVectors(const std::string& name);
 std::filesystem::path VocabGguf(const std::string& name);
 
-// gguf-bpe / gguf-spm of fixtures/vocab/ggml-vocab-<name>.gguf (cached).
+// What the build's architecture plugins declare for `architecture` (chat
+// defaults, vocabulary quirks), as the host gets it: the host names no family.
+std::optional<FamilyTraits> PluginFamilyTraits(std::string_view architecture);
+// A TokenizerSelection carrying the family traits of the GGUF at `model`.
+TokenizerSelection SelectionFor(const std::filesystem::path& model);
+// LoadTokenizer with SelectionFor(model).
+std::unique_ptr<Tokenizer> LoadModelTokenizer(const std::filesystem::path& model);
+
+// gguf-bpe / gguf-spm of fixtures/vocab/ggml-vocab-<name>.gguf with its
+// family's traits (cached).
 const Tokenizer& VocabTokenizerFor(const std::string& name);
 // hf-json of fixtures/vocab/qwen2-tokenizer.json with the qwen2 GGUF's rules (cached).
 const Tokenizer& Qwen2HfJsonTokenizer();

@@ -74,7 +74,9 @@ int Run(const RunOptions& o) {
   // has no usable vocabulary.
   std::unique_ptr<Tokenizer> tokenizer;
   try {
-    tokenizer = CreateTokenizer(*file, o.model);
+    TokenizerSelection selection;
+    selection.family = FindFamilyTraits(registry, file->architecture());
+    tokenizer = CreateTokenizer(*file, o.model, selection);
   } catch (const Error& e) {
     if (o.prompt) throw;
     std::fprintf(stderr, "orcd-run: no tokenizer (%s); printing token ids\n", e.what());

@@ -13,7 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/gguf/gguf_file.h"
+#include "host/plugins/host_services.h"
+#include "host/plugins/plugin_registry.h"
+#include "host/plugins/plugin_search_path.h"
 #include "host/tokenizer/hf_json_tokenizer.h"
 #include "host/tokenizer/streaming_detokenizer.h"
 #include "host/tokenizer/tokenizer_factory.h"
@@ -97,7 +102,13 @@ std::unique_ptr<orcd::Tokenizer> Load(const Options& o) {
   if (!o.model) return orcd::LoadHfJsonTokenizer(*o.tokenizer_json);
   orcd::TokenizerSelection selection;
   if (o.tokenizer_json) selection.tokenizer_json = *o.tokenizer_json;
-  return orcd::LoadTokenizer(*o.model, selection);
+  const std::unique_ptr<orcd::GgufFile> model = orcd::GgufFile::Open(*o.model);
+  // The family's vocabulary quirks come from the plugin serving it.
+  orcd::Logger::Global().SetLevel(orcd::LogLevel::kWarn);
+  orcd::PluginRegistry registry(orcd::HostServices());
+  registry.LoadDirectories(orcd::DefaultPluginDirs());
+  selection.family = orcd::FindFamilyTraits(registry, model->architecture());
+  return orcd::CreateTokenizer(*model, *o.model, selection);
 }
 
 void PrintInfo(const orcd::Tokenizer& t) {

@@ -27,7 +27,7 @@ extern "C" {
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
  * built against an earlier one. History: 1.1 added orcd_quant_cpu_ops.matvec_q8;
- * 1.2 added orcd_quant_cuda_ops.matvec_ids. */
+ * 1.2 added orcd_quant_cuda_ops.matvec_ids and orcd_arch_plugin.chat_defaults. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -276,6 +276,20 @@ typedef struct orcd_plan_builder_ops {
 
 /* ---- Architecture plugins -------------------------------------------------- */
 
+/* Since 1.2: the conversation format a family uses when its model file
+ * carries no chat template the host recognises, and vocabulary quirks GGUF
+ * does not record. The host keeps no table of architecture names: these come
+ * from the plugin that serves the architecture. */
+typedef struct orcd_chat_defaults {
+  uint32_t struct_size;
+  const char* architecture;   /* one of the plugin's architectures */
+  const char* chat_format;    /* "chatml" | "phi3" | "harmony" */
+  const char* default_system; /* system prompt when none is given; NULL or "" = none */
+  /* 1: the family's HF tokenizer strips whitespace after its chat special
+   * tokens (rstrip), which GGUF has no field for (Phi-3). */
+  uint32_t rstrip_chat_tokens;
+} orcd_chat_defaults;
+
 typedef struct orcd_arch_plugin {
   uint32_t struct_size;
   /* general.architecture values this plugin serves, e.g. {"llama","qwen2"}. */
@@ -284,6 +298,10 @@ typedef struct orcd_arch_plugin {
   /* Reads the model view and emits the prefill and decode plans. */
   orcd_error* (*compile)(const orcd_model_view* model, const orcd_model_view_ops* view,
                          orcd_plan_builder* builder, const orcd_plan_builder_ops* ops);
+  /* Since 1.2, optional (check with ORCD_HAS_FIELD): chat defaults per
+   * architecture; NULL / 0 when the plugin has none. */
+  const orcd_chat_defaults* chat_defaults;
+  uint32_t n_chat_defaults;
 } orcd_arch_plugin;
 
 /* ---- The entry point ------------------------------------------------------ */

@@ -5,6 +5,8 @@
 //   void Compile(const orcd::sdk::ModelReader& model, orcd::sdk::PlanWriter& plan);
 //   ORCD_ARCH_PLUGIN("llama", "0.1.0", kArchitectures, kArchitectureCount, Compile)
 //
+// ORCD_ARCH_PLUGIN_WITH_CHAT adds the family's chat defaults (orcd_chat_defaults).
+//
 // CompileError and std::exception thrown by Compile become orcd_error objects
 // at the boundary (CatchCompileErrors); nothing C++ crosses it. Use it once
 // per plugin, at namespace scope.
@@ -15,7 +17,12 @@
 #include "orcd/cpp/plan_writer.h"
 #include "orcd/plugin.h"
 
-#define ORCD_ARCH_PLUGIN(NAME, VERSION, ARCHITECTURES, ARCHITECTURE_COUNT, COMPILE)             \
+#define ORCD_ARCH_PLUGIN(NAME, VERSION, ARCHITECTURES, ARCHITECTURE_COUNT, COMPILE) \
+  ORCD_ARCH_PLUGIN_WITH_CHAT(NAME, VERSION, ARCHITECTURES, ARCHITECTURE_COUNT, COMPILE, nullptr, 0)
+
+// The same, with the family's chat defaults (orcd_chat_defaults[CHAT_COUNT]).
+#define ORCD_ARCH_PLUGIN_WITH_CHAT(NAME, VERSION, ARCHITECTURES, ARCHITECTURE_COUNT, COMPILE,   \
+                                   CHAT, CHAT_COUNT)                                            \
   namespace {                                                                                   \
   const orcd_host_services* orcd_plugin_host = nullptr;                                         \
   orcd_error* OrcdPluginCompile(const orcd_model_view* model, const orcd_model_view_ops* view,  \
@@ -26,8 +33,9 @@
       COMPILE(reader, writer);                                                                  \
     });                                                                                         \
   }                                                                                             \
-  const orcd_arch_plugin kOrcdArchPlugin = {sizeof(orcd_arch_plugin), ARCHITECTURES,            \
-                                            ARCHITECTURE_COUNT, &OrcdPluginCompile};            \
+  const orcd_arch_plugin kOrcdArchPlugin = {                                                    \
+      sizeof(orcd_arch_plugin), ARCHITECTURES, ARCHITECTURE_COUNT,                              \
+      &OrcdPluginCompile,       CHAT,          CHAT_COUNT};                                     \
   const orcd_plugin_descriptor kOrcdPluginDescriptor = {                                        \
       sizeof(orcd_plugin_descriptor), ORCD_ABI_MAJOR,   ORCD_ABI_MINOR, NAME, VERSION,          \
       ORCD_PLUGIN_ARCHITECTURE,       &kOrcdArchPlugin, nullptr};                               \
