@@ -49,6 +49,33 @@ std::string HealthJson(const WorkerState& state) {
   return j;
 }
 
+InlineResponse HealthResponse(const WorkerState& state) {
+  InlineResponse r;
+  r.body = HealthJson(state);
+  return r;
+}
+
+InlineResponse LiveResponse() {
+  InlineResponse r;
+  r.body = "{\"status\":\"live\"}";
+  return r;
+}
+
+InlineResponse ReadyResponse(const WorkerState& state) {
+  const bool ready = state.ready && !state.shutting_down;
+  InlineResponse r;
+  r.status = ready ? 200 : 503;
+  r.body = std::string("{\"status\":\"") + (ready ? "ready" : "not_ready") + "\"}";
+  return r;
+}
+
+InlineResponse MetricsResponse(WorkerState& state) {
+  InlineResponse r;
+  r.content_type = "text/plain; version=0.0.4";
+  r.body = state.metrics.Render();
+  return r;
+}
+
 void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                                    Poco::Net::HTTPServerResponse& response) {
   switch (route_) {
@@ -63,9 +90,10 @@ void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
       } catch (const Poco::Exception&) {
       } catch (const std::exception&) {
       }
-      if (job_id.empty()) {
+      if (job_id.empty() || job_id.size() > kMaxJobIdBytes) {
         SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "INVALID_REQUEST",
-                  "job_id must be a non-empty string", false, "job_id");
+                  "job_id must be a string of 1 to " + std::to_string(kMaxJobIdBytes) + " bytes",
+                  false, "job_id");
         return;
       }
       state_.slot.Cancel(job_id);
@@ -78,34 +106,6 @@ void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
       LogInfo("shutdown", "shutdown requested over HTTP");
       state_.RequestShutdown();
       SendJson(response, HTTPResponse::HTTP_ACCEPTED, "{\"status\":\"shutting_down\"}");
-      return;
-    case Route::kHealth:
-      SendJson(response, HTTPResponse::HTTP_OK, HealthJson(state_));
-      return;
-    case Route::kLive:
-      SendJson(response, HTTPResponse::HTTP_OK, "{\"status\":\"live\"}");
-      return;
-    case Route::kReady: {
-      const bool ready = state_.ready && !state_.shutting_down;
-      SendJson(response, ready ? HTTPResponse::HTTP_OK : HTTPResponse::HTTP_SERVICE_UNAVAILABLE,
-               std::string("{\"status\":\"") + (ready ? "ready" : "not_ready") + "\"}");
-      return;
-    }
-    case Route::kMetrics: {
-      const std::string text = state_.metrics.Render();
-      response.setStatus(HTTPResponse::HTTP_OK);
-      response.setContentType("text/plain; version=0.0.4");
-      response.setContentLength(static_cast<std::streamsize>(text.size()));
-      response.send() << text;
-      return;
-    }
-    case Route::kBadMethod:
-      SendError(response, HTTPResponse::HTTP_METHOD_NOT_ALLOWED, "INVALID_REQUEST",
-                "method " + request.getMethod() + " not allowed on " + request.getURI(), false);
-      return;
-    case Route::kNotFound:
-      SendError(response, HTTPResponse::HTTP_NOT_FOUND, "NOT_FOUND",
-                "no route " + request.getMethod() + " " + request.getURI(), false);
       return;
   }
 }

@@ -9,7 +9,7 @@ namespace orcd {
 
 void SendJson(Poco::Net::HTTPServerResponse& response, Poco::Net::HTTPResponse::HTTPStatus status,
               const std::string& json) {
-  response.setStatus(status);
+  response.setStatusAndReason(status);
   response.setContentType("application/json");
   response.setContentLength(static_cast<std::streamsize>(json.size()));
   response.send() << json;

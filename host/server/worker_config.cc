@@ -104,6 +104,16 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
       Bad(key, "'" + v + "' is not an http(s) URL");
     }
     c->callback_url = v;
+  } else if (key == "server.max_connections") {
+    c->max_connections = static_cast<int>(ParseInt(key, v, 4, 4096));
+  } else if (key == "server.header_timeout_s") {
+    c->header_timeout_s = ParseSeconds(key, v);
+  } else if (key == "server.body_timeout_s") {
+    c->body_timeout_s = ParseSeconds(key, v);
+  } else if (key == "server.idle_timeout_s") {
+    c->idle_timeout_s = ParseSeconds(key, v);
+  } else if (key == "server.send_timeout_s") {
+    c->send_timeout_s = ParseSeconds(key, v);
   } else if (key == "plugins.dirs") {
     c->plugin_dirs.emplace_back(v);
   } else if (key == "limits.context_length") {

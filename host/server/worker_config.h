@@ -30,6 +30,14 @@ struct WorkerConfig {
   std::string bind_address = "127.0.0.1";
   int port = 8080;           // 0 = any free port (logged at ready)
   std::string callback_url;  // optional: POSTed once ready
+  // HTTP hardening: open connections (the oldest not in a handler is closed
+  // to admit a new one), and deadlines for a request head, a body, an idle
+  // kept-alive connection and a client that stops reading.
+  int max_connections = 64;
+  double header_timeout_s = 5;
+  double body_timeout_s = 10;
+  double idle_timeout_s = 5;
+  double send_timeout_s = 30;
   // plugins
   std::vector<std::filesystem::path> plugin_dirs;  // empty = defaults
   // limits

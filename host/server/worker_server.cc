@@ -1,83 +1,101 @@
 #include "host/server/worker_server.h"
 
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/NetException.h>
-#include <Poco/Net/ServerSocket.h>
 
-#include "host/common/status.h"
+#include <string_view>
+
 #include "host/server/control_handlers.h"
 #include "host/server/execute_handler.h"
+#include "host/server/http_listener.h"
 #include "host/server/openai_handlers.h"
 
 namespace orcd {
 namespace {
 
-class Router : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  explicit Router(WorkerState& state) : state_(state) {}
+using Poco::Net::HTTPRequestHandler;
 
-  Poco::Net::HTTPRequestHandler* createRequestHandler(
-      const Poco::Net::HTTPServerRequest& request) override {
-    using R = ControlHandler::Route;
-    std::string path = request.getURI();
-    if (auto q = path.find('?'); q != std::string::npos) path.resize(q);
-    const std::string& method = request.getMethod();
-    const bool post = method == "POST", get = method == "GET";
-    auto control = [&](R route, bool want_post) -> Poco::Net::HTTPRequestHandler* {
-      if (want_post ? !post : !get) return new ControlHandler(state_, R::kBadMethod);
-      return new ControlHandler(state_, route);
-    };
-    if (path == "/execute") {
-      if (!post) return new ControlHandler(state_, R::kBadMethod);
-      return new ExecuteHandler(state_);
-    }
-    if (path == "/cancel") return control(R::kCancel, true);
-    if (path == "/shutdown") return control(R::kShutdown, true);
-    if (path == "/health") return control(R::kHealth, false);
-    if (path == "/health/live") return control(R::kLive, false);
-    if (path == "/health/ready") return control(R::kReady, false);
-    if (path == "/metrics") return control(R::kMetrics, false);
-    if (Poco::Net::HTTPRequestHandler* h = CreateOpenAiHandler(state_, method, path)) return h;
-    return new ControlHandler(state_, R::kNotFound);
-  }
+// Where a route is answered: on the I/O thread (cheap, never blocks) or by a
+// handler thread.
+enum class Where { kInline, kHandler };
 
- private:
-  WorkerState& state_;
+struct RouteSpec {
+  std::string_view path;
+  std::string_view method;
+  Where where;
 };
+
+constexpr RouteSpec kRoutes[] = {
+    {"/execute", "POST", Where::kHandler},        {"/cancel", "POST", Where::kHandler},
+    {"/shutdown", "POST", Where::kHandler},       {"/health", "GET", Where::kInline},
+    {"/health/live", "GET", Where::kInline},      {"/health/ready", "GET", Where::kInline},
+    {"/metrics", "GET", Where::kInline},          {"/v1/models", "GET", Where::kHandler},
+    {"/v1/completions", "POST", Where::kHandler}, {"/v1/chat/completions", "POST", Where::kHandler},
+};
+
+const RouteSpec* FindRoute(std::string_view path) {
+  for (const RouteSpec& r : kRoutes) {
+    if (r.path == path) return &r;
+  }
+  return nullptr;
+}
+
+// Client text quoted back in an error, bounded.
+std::string Quote(const std::string& s) { return s.size() <= 100 ? s : s.substr(0, 100) + "..."; }
+
+std::optional<InlineResponse> AnswerInline(WorkerState& state, const RequestHead& head) {
+  const RouteSpec* route = FindRoute(head.path);
+  if (!route) {
+    return JsonError(404, "NOT_FOUND", "no route " + Quote(head.method) + " " + Quote(head.path),
+                     false);
+  }
+  if (head.method != route->method) {
+    InlineResponse r =
+        JsonError(405, "INVALID_REQUEST",
+                  "method " + Quote(head.method) + " not allowed on " + Quote(head.path), false);
+    r.fields.emplace_back("Allow", std::string(route->method));
+    return r;
+  }
+  if (route->where == Where::kHandler) return std::nullopt;
+  if (head.path == "/health") return HealthResponse(state);
+  if (head.path == "/health/live") return LiveResponse();
+  if (head.path == "/health/ready") return ReadyResponse(state);
+  return MetricsResponse(state);
+}
+
+HTTPRequestHandler* MakeHandler(WorkerState& state, const Poco::Net::HTTPServerRequest& request) {
+  std::string path = request.getURI();
+  path.resize(std::min(path.size(), path.find('?')));
+  if (path == "/execute") return new ExecuteHandler(state);
+  if (path == "/cancel") return new ControlHandler(state, ControlHandler::Route::kCancel);
+  if (path == "/shutdown") return new ControlHandler(state, ControlHandler::Route::kShutdown);
+  return CreateOpenAiHandler(state, request.getMethod(), path);
+}
 
 }  // namespace
 
 WorkerServer::WorkerServer(WorkerState& state) {
-  Poco::Net::ServerSocket socket;
-  try {
-    socket.bind(Poco::Net::SocketAddress(state.config.bind_address,
-                                         static_cast<Poco::UInt16>(state.config.port)),
-                /*reuseAddress=*/true);
-    socket.listen(64);
-  } catch (const Poco::Exception& e) {
-    throw Error(ErrorCode::kIo, "cannot listen on " + state.config.bind_address + ":" +
-                                    std::to_string(state.config.port) + ": " + e.displayText());
-  }
-  port_ = socket.address().port();
-  auto* params = new Poco::Net::HTTPServerParams;  // owned by the server
-  params->setMaxThreads(16);
-  params->setMaxQueued(64);
-  params->setKeepAlive(true);
-  params->setTimeout(Poco::Timespan(60, 0));
-  server_ = std::make_unique<Poco::Net::HTTPServer>(new Router(state), socket, params);
-  server_->start();
+  const WorkerConfig& config = state.config;
+  HttpListenerOptions options;
+  options.bind_address = config.bind_address;
+  options.port = config.port;
+  options.max_connections = config.max_connections;
+  options.timeouts.header_s = config.header_timeout_s;
+  options.timeouts.body_s = config.body_timeout_s;
+  options.timeouts.idle_s = config.idle_timeout_s;
+  options.timeouts.send_s = config.send_timeout_s;
+  HttpRoutes routes;
+  routes.answer_inline = [&state](const RequestHead& head) { return AnswerInline(state, head); };
+  routes.make_handler = [&state](const Poco::Net::HTTPServerRequest& request) {
+    return MakeHandler(state, request);
+  };
+  listener_ = std::make_unique<HttpListener>(std::move(options), std::move(routes));
+  port_ = listener_->port();
 }
 
 WorkerServer::~WorkerServer() { Stop(); }
 
 void WorkerServer::Stop() {
-  if (server_) {
-    server_->stopAll(/*abortCurrent=*/false);
-    server_.reset();
-  }
+  if (listener_) listener_->Stop();
 }
 
 }  // namespace orcd

@@ -1,5 +1,7 @@
-// The HTTP server: Poco's HTTPServer on the configured address, routing to
-// the handlers. Health endpoints are answered while a job streams.
+// The HTTP server: the route table over HttpListener. Health, readiness and
+// metrics are answered on the listener's I/O thread, so they answer while a
+// job streams and whatever other clients do; the other routes run on
+// handler threads.
 #ifndef ORCD_HOST_SERVER_WORKER_SERVER_H_
 #define ORCD_HOST_SERVER_WORKER_SERVER_H_
 
@@ -7,11 +9,9 @@
 
 #include "host/server/worker_state.h"
 
-namespace Poco::Net {
-class HTTPServer;
-}
-
 namespace orcd {
+
+class HttpListener;
 
 class WorkerServer {
  public:
@@ -23,7 +23,7 @@ class WorkerServer {
   void Stop();
 
  private:
-  std::unique_ptr<Poco::Net::HTTPServer> server_;
+  std::unique_ptr<HttpListener> listener_;
   int port_ = 0;
 };
 
