@@ -3,55 +3,11 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
-#include <cmath>
-#include <random>
 #include <set>
 
 #include "host/server/request_validation.h"
 
 namespace orcd {
-namespace {
-
-using Poco::Dynamic::Var;
-
-double Number(const Var& v, const std::string& field, double lo, double hi, bool lo_open = false) {
-  if (!v.isNumeric() || v.isString()) FailField(field, "must be a number");
-  const double x = v.convert<double>();
-  if (!std::isfinite(x) || x > hi || (lo_open ? x <= lo : x < lo)) {
-    std::string range =
-        (lo_open ? "(" : "[") + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    FailField(field, "must be in " + range);
-  }
-  return x;
-}
-
-int64_t Integer(const Var& v, const std::string& field, int64_t lo, int64_t hi) {
-  if (!v.isInteger()) FailField(field, "must be an integer");
-  if (v.isSigned()) {
-    const int64_t x = v.convert<int64_t>();
-    if (x < lo || x > hi) {
-      FailField(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
-    }
-    return x;
-  }
-  const uint64_t u = v.convert<uint64_t>();
-  if (u > static_cast<uint64_t>(hi)) {
-    FailField(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
-  }
-  return static_cast<int64_t>(u);
-}
-
-std::string String(const Var& v, const std::string& field) {
-  if (!v.isString()) FailField(field, "must be a string");
-  return v.convert<std::string>();
-}
-
-}  // namespace
-
-uint64_t DrawSeed() {
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
 
 std::optional<int64_t> CountUtf8CodePoints(const std::string& text) {
   int64_t n = 0;
@@ -75,15 +31,7 @@ std::optional<int64_t> CountUtf8CodePoints(const std::string& text) {
 std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::string& body,
                                                                   const RequestLimits& limits) {
   try {
-    Var parsed;
-    try {
-      parsed = Poco::JSON::Parser().parse(body);
-    } catch (const Poco::Exception& e) {
-      FailField("", "body is not valid JSON: " + e.displayText());
-    }
-    if (parsed.type() != typeid(Poco::JSON::Object::Ptr))
-      FailField("", "body must be a JSON object");
-    auto obj = parsed.extract<Poco::JSON::Object::Ptr>();
+    auto obj = ParseJsonObject(body);
     static const std::set<std::string> kKnown = {
         "job_id", "prompt", "max_tokens", "temperature", "top_p", "top_k", "repetition_penalty",
         "min_p",  "stop",   "seed"};
@@ -92,11 +40,11 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     }
     ExecuteRequest r;
     if (!obj->has("job_id")) FailField("job_id", "is required");
-    r.job_id = String(obj->get("job_id"), "job_id");
+    r.job_id = StringField(obj->get("job_id"), "job_id");
     if (r.job_id.empty() || r.job_id.size() > 256)
       FailField("job_id", "must be 1 to 256 characters");
     if (!obj->has("prompt")) FailField("prompt", "is required");
-    r.prompt = String(obj->get("prompt"), "prompt");
+    r.prompt = StringField(obj->get("prompt"), "prompt");
     const std::optional<int64_t> chars = CountUtf8CodePoints(r.prompt);
     if (!chars) FailField("prompt", "is not valid UTF-8");
     if (*chars == 0 || *chars > limits.max_prompt_chars) {
@@ -105,27 +53,24 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     }
     r.max_tokens = limits.max_tokens;
     if (obj->has("max_tokens"))
-      r.max_tokens = Integer(obj->get("max_tokens"), "max_tokens", 1, limits.max_tokens);
+      r.max_tokens = IntegerField(obj->get("max_tokens"), "max_tokens", 1, limits.max_tokens);
     SamplingParams& s = r.sampling;
     if (obj->has("temperature"))
-      s.temperature = Number(obj->get("temperature"), "temperature", 0, 2);
-    if (obj->has("top_p")) s.top_p = Number(obj->get("top_p"), "top_p", 0, 1, /*lo_open=*/true);
+      s.temperature = NumberField(obj->get("temperature"), "temperature", 0, 2);
+    if (obj->has("top_p"))
+      s.top_p = NumberField(obj->get("top_p"), "top_p", 0, 1, /*lo_open=*/true);
     if (obj->has("top_k")) {
-      s.top_k = Integer(obj->get("top_k"), "top_k", 0,
-                        limits.vocab_size > 0 ? limits.vocab_size : INT32_MAX);
+      s.top_k = IntegerField(obj->get("top_k"), "top_k", 0,
+                             limits.vocab_size > 0 ? limits.vocab_size : INT32_MAX);
     }
     // 0 would divide logits by zero: the range is (0, 2].
     if (obj->has("repetition_penalty")) {
       s.repetition_penalty =
-          Number(obj->get("repetition_penalty"), "repetition_penalty", 0, 2, true);
+          NumberField(obj->get("repetition_penalty"), "repetition_penalty", 0, 2, true);
     }
-    if (obj->has("min_p")) s.min_p = Number(obj->get("min_p"), "min_p", 0, 1);
+    if (obj->has("min_p")) s.min_p = NumberField(obj->get("min_p"), "min_p", 0, 1);
     if (obj->has("seed") && !obj->get("seed").isEmpty()) {
-      const Var& seed = obj->get("seed");
-      if (!seed.isInteger() || (seed.isSigned() && seed.convert<int64_t>() < 0)) {
-        FailField("seed", "must be an integer between 0 and 18446744073709551615");
-      }
-      s.seed = seed.convert<uint64_t>();
+      s.seed = SeedField(obj->get("seed"), "seed");
       s.seed_from_request = true;
     } else {
       s.seed = DrawSeed();
@@ -139,7 +84,7 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
       }
       for (size_t k = 0; k < arr->size(); ++k) {
         const std::string field = "stop[" + std::to_string(k) + "]";
-        std::string s_k = String(arr->get(static_cast<unsigned>(k)), field);
+        std::string s_k = StringField(arr->get(static_cast<unsigned>(k)), field);
         if (s_k.empty()) FailField(field, "must not be empty");
         if (!CountUtf8CodePoints(s_k)) FailField(field, "is not valid UTF-8");
         if (limits.count_tokens && limits.count_tokens(s_k) > limits.max_stop_tokens) {
@@ -151,6 +96,8 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     return r;
   } catch (const InvalidRequest& e) {
     return e.error;
+  } catch (const Poco::Exception& e) {  // a type the checks above did not foresee
+    return ValidationError{"", "invalid request: " + e.displayText().substr(0, 200)};
   }
 }
 

@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <ctime>
+#include <functional>
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/server/execute_handler.h"
+#include "host/server/http_exchange.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
 #include "host/server/openai_request.h"
@@ -40,8 +42,15 @@ std::string FinishReason(const GenerationResult& r) {
 // Collects text, or streams it as OpenAI chunks ("data: {...}\n\n").
 class OpenAiObserver : public GenerationObserver {
  public:
-  OpenAiObserver(JobSlot& slot, std::ostream* stream, std::string chunk_prefix, bool chat)
-      : slot_(slot), stream_(stream), prefix_(std::move(chunk_prefix)), chat_(chat) {}
+  // `client_gone` is polled between tokens when nothing is streamed: a
+  // vanished client is otherwise noticed only at the final write.
+  OpenAiObserver(JobSlot& slot, std::ostream* stream, std::string chunk_prefix, bool chat,
+                 std::function<bool()> client_gone)
+      : slot_(slot),
+        stream_(stream),
+        prefix_(std::move(chunk_prefix)),
+        chat_(chat),
+        client_gone_(std::move(client_gone)) {}
 
   bool OnToken(int64_t, const std::string& text) override {
     if (!stream_) {
@@ -53,7 +62,10 @@ class OpenAiObserver : public GenerationObserver {
         chat_ ? "{\"delta\":{\"content\":" + Q(text) + "},\"index\":0,\"finish_reason\":null}"
               : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":null}");
   }
-  bool Cancelled() override { return slot_.cancel_requested(); }
+  bool Cancelled() override {
+    if (!stream_ && ok_ && client_gone_()) ok_ = false;
+    return slot_.cancel_requested() || !ok_;
+  }
 
   bool Chunk(const std::string& choice) { return Data(prefix_ + choice + "]}"); }
   bool Data(const std::string& payload) {
@@ -75,6 +87,7 @@ class OpenAiObserver : public GenerationObserver {
   std::ostream* stream_;
   std::string prefix_;
   bool chat_;
+  std::function<bool()> client_gone_;
   bool ok_ = true;
   std::string text_;
 };
@@ -165,7 +178,8 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     response.set("Cache-Control", "no-cache");
     stream = &response.send();
   }
-  OpenAiObserver observer(state_.slot, stream, head + ",\"choices\":[", chat_);
+  OpenAiObserver observer(state_.slot, stream, head + ",\"choices\":[", chat_,
+                          [&request] { return ClientDisconnected(request); });
   if (req.stream && chat_) {
     observer.Chunk(
         "{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":0,\"finish_reason\":null}");

@@ -1,7 +1,12 @@
 // Shared by the request parsers (/execute, /v1/*): the exception that carries
-// a ValidationError out of nested checks, and the worker-drawn seed.
+// a ValidationError out of nested checks, typed field readers that refuse
+// other JSON types (true is not a number) and out-of-range integers, and the
+// worker-drawn seed.
 #ifndef ORCD_HOST_SERVER_REQUEST_VALIDATION_H_
 #define ORCD_HOST_SERVER_REQUEST_VALIDATION_H_
+
+#include <Poco/Dynamic/Var.h>
+#include <Poco/JSON/Object.h>
 
 #include <cstdint>
 #include <string>
@@ -18,6 +23,22 @@ struct InvalidRequest {
 [[noreturn]] inline void FailField(const std::string& field, const std::string& message) {
   throw InvalidRequest{{field, field.empty() ? message : field + " " + message}};
 }
+
+// Integer literals beyond int64/uint64 rewritten as decimals ("...0.0"), so
+// that the JSON parser keeps them as doubles (it wraps them silently: 2^64
+// would read as 0) and the integer checks below refuse them.
+std::string WidenOutOfRangeIntegers(const std::string& json);
+
+// The body as a JSON object; throws InvalidRequest (field "") otherwise.
+Poco::JSON::Object::Ptr ParseJsonObject(const std::string& body);
+
+// Typed readers: throw InvalidRequest naming `field` on a wrong type or range.
+double NumberField(const Poco::Dynamic::Var& v, const std::string& field, double lo, double hi,
+                   bool lo_open = false);
+int64_t IntegerField(const Poco::Dynamic::Var& v, const std::string& field, int64_t lo, int64_t hi);
+uint64_t SeedField(const Poco::Dynamic::Var& v, const std::string& field);  // 0 .. 2^64-1
+std::string StringField(const Poco::Dynamic::Var& v, const std::string& field);
+bool BoolField(const Poco::Dynamic::Var& v, const std::string& field);
 
 // A seed for requests that give none (reported back so a run can be repeated).
 uint64_t DrawSeed();

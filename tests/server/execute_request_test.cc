@@ -92,7 +92,25 @@ INSTANTIATE_TEST_SUITE_P(
         Case{R"({"job_id":"j","prompt":"x","stop":["0123456789012345678901234567890123"]})",
              "stop[0]", "at most 32 tokens"},
         Case{R"({"job_id":"j","prompt":"x","seed":-1})", "seed", "between 0 and"},
-        Case{R"({"job_id":"j","prompt":"x","seed":"42"})", "seed", "between 0 and"}),
+        Case{R"({"job_id":"j","prompt":"x","seed":"42"})", "seed", "between 0 and"},
+        // true/false are not numbers; integers past 2^64 do not wrap to 0.
+        Case{R"({"job_id":"j","prompt":"x","max_tokens":true})", "max_tokens", "integer"},
+        Case{R"({"job_id":"j","prompt":"x","temperature":false})", "temperature", "number"},
+        Case{R"({"job_id":"j","prompt":"x","top_k":true})", "top_k", "integer"},
+        Case{R"({"job_id":"j","prompt":"x","repetition_penalty":true})", "repetition_penalty",
+             "number"},
+        Case{R"({"job_id":"j","prompt":"x","min_p":true})", "min_p", "number"},
+        Case{R"({"job_id":"j","prompt":"x","top_p":true})", "top_p", "number"},
+        Case{R"({"job_id":"j","prompt":"x","seed":true})", "seed", "between 0 and"},
+        Case{R"({"job_id":"j","prompt":"x","seed":18446744073709551616})", "seed", "between 0 and"},
+        Case{R"({"job_id":"j","prompt":"x","seed":1e30})", "seed", "between 0 and"},
+        Case{R"({"job_id":"j","prompt":"x","max_tokens":18446744073709551617})", "max_tokens",
+             "integer"},
+        Case{R"({"job_id":"j","prompt":"x","max_tokens":-99999999999999999999})", "max_tokens",
+             "integer"},
+        Case{R"({"job_id":"j","prompt":"x","top_k":9223372036854775808})", "top_k", "integer"},
+        Case{R"({"job_id":true,"prompt":"x"})", "job_id", "must be a string"},
+        Case{R"({"job_id":"j","prompt":["x"]})", "prompt", "must be a string"}),
     [](const auto& info) { return "case" + std::to_string(info.index); });
 
 TEST(ExecuteRequest, PromptLengthCountsCharactersNotBytes) {

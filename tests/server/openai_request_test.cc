@@ -1,0 +1,108 @@
+// OpenAI request parsing: wrong types and out-of-range numbers are 400s
+// naming the field, never an exception (which the server turned into 500).
+#include "host/server/openai_request.h"
+
+#include <gtest/gtest.h>
+
+#include "host/server/request_validation.h"
+
+namespace orcd {
+namespace {
+
+RequestLimits Limits() { return RequestLimits{}; }
+
+struct Case {
+  bool chat;
+  const char* body;
+  const char* field;
+};
+
+class OpenAiRequestInvalid : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OpenAiRequestInvalid, IsAValidationErrorNamingTheField) {
+  auto r = ParseOpenAiRequest(GetParam().body, GetParam().chat, Limits());
+  ASSERT_TRUE(std::holds_alternative<ValidationError>(r)) << "accepted: " << GetParam().body;
+  EXPECT_EQ(std::get<ValidationError>(r).field, GetParam().field) << GetParam().body;
+}
+
+constexpr const char* kMsg = R"("messages":[{"role":"user","content":"hi"}])";
+
+std::string Chat(const std::string& extra) { return "{" + std::string(kMsg) + extra + "}"; }
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, OpenAiRequestInvalid,
+    ::testing::Values(
+        Case{true, "[]", ""}, Case{true, "{", ""},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":"2"})", "n"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":[1]})", "n"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":1e300})", "n"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":true})", "n"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":2})", "n"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"seed":-1})", "seed"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"seed":18446744073709551616})",
+             "seed"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"seed":true})", "seed"},
+        Case{true,
+             R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":9223372036854775808})",
+             "max_tokens"},
+        Case{true,
+             R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":18446744073709551615})",
+             "max_tokens"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":true})",
+             "max_tokens"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":-3})",
+             "max_completion_tokens"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"temperature":true})",
+             "temperature"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"top_p":"1"})", "top_p"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"stream":1})", "stream"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"model":5})", "model"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"stop":[1]})", "stop[0]"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"stop":{}})", "stop"},
+        Case{true, R"({"messages":[{"role":"user","content":42}]})", "messages[0].content"},
+        Case{true, R"({"messages":[{"role":"user","content":{"text":"x"}}]})",
+             "messages[0].content"},
+        Case{true, R"({"messages":[{"role":"user","content":[{"type":"text","text":5}]}]})",
+             "messages[0].content[0].text"},
+        Case{true, R"({"messages":[{"role":"user","content":[{"type":"text"}]}]})",
+             "messages[0].content[0].text"},
+        Case{true, R"({"messages":[{"role":"user","content":["hi"]}]})", "messages[0].content[0]"},
+        Case{true, R"({"messages":[{"role":"user","content":[{"type":"image_url"}]}]})",
+             "messages[0].content[0]"},
+        Case{true, R"({"messages":[{"role":7,"content":"x"}]})", "messages[0]"},
+        Case{true, R"({"messages":"hi"})", "messages"},
+        Case{true, R"({"messages":[]})", "messages"}, Case{false, R"({"prompt":["a"]})", "prompt"},
+        Case{false, R"({"prompt":""})", "prompt"}),
+    [](const auto& info) { return "case" + std::to_string(info.index); });
+
+TEST(OpenAiRequest, AcceptsTheUsualShapes) {
+  auto r = ParseOpenAiRequest(
+      Chat(R"(,"n":1,"seed":18446744073709551615,"max_tokens":5,"stream":false,"stop":"x")"), true,
+      Limits());
+  ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(r)) << std::get<ValidationError>(r).message;
+  const OpenAiRequest& ok = std::get<OpenAiRequest>(r);
+  EXPECT_EQ(ok.sampling.seed, 18446744073709551615ull);
+  EXPECT_EQ(ok.max_tokens, 5);
+  auto parts = ParseOpenAiRequest(
+      R"({"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},
+          {"role":"assistant","content":null}]})",
+      true, Limits());
+  ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(parts));
+  EXPECT_EQ(std::get<OpenAiRequest>(parts).messages[0].content, "ab");
+  EXPECT_EQ(std::get<OpenAiRequest>(parts).messages[1].content, "");
+}
+
+TEST(RequestValidation, WidenOutOfRangeIntegers) {
+  EXPECT_EQ(WidenOutOfRangeIntegers(R"({"a":18446744073709551615,"b":-9223372036854775808})"),
+            R"({"a":18446744073709551615,"b":-9223372036854775808})");
+  EXPECT_EQ(WidenOutOfRangeIntegers(R"({"a":18446744073709551616,"b":-9223372036854775809})"),
+            R"({"a":18446744073709551616.0,"b":-9223372036854775809.0})");
+  EXPECT_EQ(WidenOutOfRangeIntegers(R"({"s":"99999999999999999999999","x":1e99,"y":2.5})"),
+            R"({"s":"99999999999999999999999","x":1e99,"y":2.5})")
+      << "strings, exponents and fractions are left alone";
+  EXPECT_EQ(WidenOutOfRangeIntegers(R"({"s":"a\"99999999999999999999999"})"),
+            R"({"s":"a\"99999999999999999999999"})");
+}
+
+}  // namespace
+}  // namespace orcd
