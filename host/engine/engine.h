@@ -36,7 +36,8 @@ struct EngineOptions {
   int64_t max_batch = 512;  // tokens per prefill pass
   // One-token matmuls (decode; MoE experts picked by one token) round the
   // activations to 8 bits before quantized weights that offer it (llama.cpp's
-  // CPU arithmetic, ~1.5-2x faster decode); false keeps f32 everywhere.
+  // arithmetic: CPU matvec_q8, ~1.5-2x faster decode; CUDA matvec_q8 with
+  // dp4a, ABI 1.3); false keeps f32 everywhere.
   bool q8_decode_activations = true;
 
   // CUDA: the device to run on. Null = the GPU `gpu_index`, launching on

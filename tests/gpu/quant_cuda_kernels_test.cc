@@ -128,6 +128,33 @@ TEST_P(QuantCudaKernels, MatvecMatchesCpu) {
   }
 }
 
+// 8-bit activations (dp4a): against float64 over the dequantized weights
+// and the rounded activations; the integer sums are exact, so the same
+// tolerance as the f32 paths holds.
+TEST_P(QuantCudaKernels, MatvecQ8MatchesRoundedReference) {
+  ASSERT_NE(cuda_->matvec_q8, nullptr) << cpu_->name << " has no matvec_q8";
+  for (const Shape& s : kShapes) {
+    const int64_t cols = cols_of(s);
+    const std::vector<uint8_t> q = quantized(s.rows, cols, 16);
+    std::vector<float> deq(static_cast<size_t>(s.rows * cols));
+    cpu_->portable.dequantize_row(q.data(), deq.data(), s.rows * cols);
+    const std::vector<orcd_q8_x32> xq = round_to_q8_x32(random_normal(cols, 17));
+    const std::vector<float> rounded = q8_x32_values(xq);
+    const std::vector<double> reference = reference_matmul(deq, s.rows, cols, rounded, 1);
+
+    DeviceBuffer<uint8_t> d_w(q);
+    DeviceBuffer<orcd_q8_x32> d_xq(xq);
+    DeviceBuffer<float> d_y(static_cast<size_t>(s.rows));
+    ASSERT_TRUE(d_w.ok() && d_xq.ok() && d_y.ok());
+    ASSERT_EQ(cuda_->matvec_q8(d_w.get(), s.rows, cols, d_xq.get(), d_y.get(), nullptr),
+              cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    expect_close(d_y.download(), std::vector<float>(reference.begin(), reference.end()),
+                 abs_product_sums(deq, s.rows, cols, rounded, 1),
+                 "matvec_q8 rows " + std::to_string(s.rows));
+  }
+}
+
 // 1 token (routed to matvec), 5 and 17 (one partial token tile), 40 (two
 // tiles); y_stride > rows, and the padding between tokens stays untouched.
 TEST_P(QuantCudaKernels, MatmulMatchesCpu) {

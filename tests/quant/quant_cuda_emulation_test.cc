@@ -102,6 +102,72 @@ TYPED_TEST(QuantCudaEmulation, Matvec) {
   this->expect_close(unaligned, expect, scale, "matvec (scalar loads)");
 }
 
+// 8-bit activations (ABI 1.3 matvec_q8): every output within f32 summation
+// error of float64 over the dequantized weights and the rounded activations
+// (the integer dot products are exact; only the per-part scalings round).
+TYPED_TEST(QuantCudaEmulation, MatvecQ8) {
+  using T = TypeParam;
+  const std::vector<float> x = random_normal(this->kCols, 34);
+  const std::vector<orcd_q8_x32> xq = round_to_q8_x32(x);
+  const std::vector<float> rounded = q8_x32_values(xq);
+  const std::vector<double> expect =
+      reference_matmul(this->deq_, this->kRows, this->kCols, rounded, 1);
+  const std::vector<double> scale =
+      abs_product_sums(this->deq_, this->kRows, this->kCols, rounded, 1);
+  std::vector<float> got(this->kRows, NAN);
+  const unsigned ctas = (this->kRows + k::kQ8Warps - 1) / k::kQ8Warps;
+  emulator::launch({ctas}, {k::kQ8Threads}, [&] {
+    k::matvec_q8_kernel<T>(this->q_.data(), this->kRows, this->kRowBlocks, xq.data(), got.data());
+  });
+  for (int64_t r = 0; r < this->kRows; ++r) {
+    ASSERT_NEAR(got[r], expect[r], 1e-5 * scale[r]) << T::kName << " row " << r;
+  }
+  // The activation rounding itself stays small next to the f32 path's result.
+  std::vector<float> f32(this->kRows);
+  this->cpu_->portable.matmul(this->q_.data(), this->kRows, this->kCols, x.data(), 1, f32.data(),
+                              this->kRows);
+  const std::vector<double> f32_scale =
+      abs_product_sums(this->deq_, this->kRows, this->kCols, x, 1);
+  for (int64_t r = 0; r < this->kRows; ++r) {
+    EXPECT_NEAR(got[r], f32[r], 0.02 * f32_scale[r]) << T::kName << " row " << r;
+  }
+}
+
+// Experts picked by device ids, two x rows (ids_per_x = 2), strided y.
+TYPED_TEST(QuantCudaEmulation, MatvecIdsQ8) {
+  using T = TypeParam;
+  constexpr int64_t kExpertRows = 9;  // 37 rows hold four experts of 9
+  const int64_t expert_blocks = kExpertRows * this->kRowBlocks;
+  const std::vector<int32_t> ids = {3, 0, 2, 3};
+  const std::vector<float> x = random_normal(2 * this->kCols, 35);
+  const std::vector<orcd_q8_x32> xq = round_to_q8_x32(x);
+  const std::vector<float> rounded = q8_x32_values(xq);
+  const int64_t y_stride = kExpertRows + 3;
+  std::vector<float> got(ids.size() * y_stride, -777.0f);
+  const EmulatedDim3 grid{static_cast<unsigned>((kExpertRows + k::kQ8Warps - 1) / k::kQ8Warps),
+                          static_cast<unsigned>(ids.size())};
+  emulator::launch(grid, {k::kQ8Threads}, [&] {
+    k::matvec_ids_q8_kernel<T>(this->q_.data(), kExpertRows, this->kRowBlocks, expert_blocks,
+                               ids.data(), 2, xq.data(), this->kCols / 32, got.data(), y_stride);
+  });
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::vector<float> expert(this->deq_.begin() + ids[i] * kExpertRows * this->kCols,
+                                    this->deq_.begin() + (ids[i] + 1) * kExpertRows * this->kCols);
+    const std::vector<float> xi(rounded.begin() + (i / 2) * this->kCols,
+                                rounded.begin() + (i / 2 + 1) * this->kCols);
+    const std::vector<double> expect = reference_matmul(expert, kExpertRows, this->kCols, xi, 1);
+    const std::vector<double> scale = abs_product_sums(expert, kExpertRows, this->kCols, xi, 1);
+    for (int64_t r = 0; r < y_stride; ++r) {
+      if (r >= kExpertRows) {
+        ASSERT_EQ(got[i * y_stride + r], -777.0f) << "padding of pick " << i << " overwritten";
+      } else {
+        ASSERT_NEAR(got[i * y_stride + r], expect[r], 1e-5 * scale[r])
+            << T::kName << " pick " << i << " row " << r;
+      }
+    }
+  }
+}
+
 // 5 tokens: one partial token tile; 40: two tiles. y_stride > rows.
 TYPED_TEST(QuantCudaEmulation, TiledMatmul) {
   using T = TypeParam;

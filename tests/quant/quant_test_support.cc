@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -128,5 +129,26 @@ std::vector<double> abs_product_sums(const std::vector<float>& deq, int64_t rows
 }
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::vector<orcd_q8_x32> round_to_q8_x32(const std::vector<float>& x) {
+  std::vector<orcd_q8_x32> runs(x.size() / 32);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    float amax = 0.0f;
+    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * r + i]));
+    runs[r].d = amax / 127.0f;
+    const float inverse = runs[r].d != 0.0f ? 1.0f / runs[r].d : 0.0f;
+    for (int i = 0; i < 32; ++i) {
+      runs[r].qs[i] = static_cast<int8_t>(std::nearbyint(x[32 * r + i] * inverse));
+    }
+  }
+  return runs;
+}
+
+std::vector<float> q8_x32_values(const std::vector<orcd_q8_x32>& xq) {
+  std::vector<float> x(xq.size() * 32);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = xq[i / 32].d * static_cast<float>(xq[i / 32].qs[i % 32]);
+  return x;
+}
 
 }  // namespace orcd::quant::test

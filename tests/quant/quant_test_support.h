@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "orcd/plugin.h"
+
 namespace orcd::quant::test {
 
 // The files of one type: src (rows x cols), ggml's blocks, ggml's to_float,
@@ -52,6 +54,12 @@ std::vector<double> abs_product_sums(const std::vector<float>& deq, int64_t rows
                                      const std::vector<float>& x, int64_t n_tokens);
 
 bool same_bits(float a, float b);
+
+// x (a multiple of 32 values) rounded as orcd/plugin.h defines orcd_q8_x32
+// (d = max|x| / 127, nearest-even of x * (1 / d)), written out here
+// independently of the kernels; and the values d * q the runs stand for.
+std::vector<orcd_q8_x32> round_to_q8_x32(const std::vector<float>& x);
+std::vector<float> q8_x32_values(const std::vector<orcd_q8_x32>& xq);
 
 }  // namespace orcd::quant::test
 

@@ -26,10 +26,17 @@ inline const float* DeviceFloats(const WeightRef* w) {
 // Throws kDevice naming the instruction when a launch failed.
 void CheckLaunch(ExecContext& ctx, const BoundInstruction& insn, int error);
 
-// y[t * y_stride + r] = W[row0 + r] . x[t] on the device, for n_rows rows.
+// x (n_rows rows, x_stride apart) rounded to 8 bits in the backend's q8
+// scratch for w's matvec_q8 (ABI 1.3), or null where the f32 path serves: a
+// host weight type, a plugin without the op, or the q8 path switched off.
+const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn,
+                                  const WeightRef& w, const float* x, int64_t n_rows,
+                                  int64_t x_stride);
+// y[t * y_stride + r] = W[row0 + r] . x[t] on the device, for n_rows rows;
+// with xq (QuantizedInput of x, one token) through the plugin's matvec_q8.
 void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                       int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens, float* y,
-                      int64_t y_stride);
+                      int64_t y_stride, const orcd_q8_x32* xq = nullptr);
 // out[i][:] = row ids[i] (device ids) of w.
 void DeviceGetRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                    const int32_t* ids, int64_t n_ids, float* out);

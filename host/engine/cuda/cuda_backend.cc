@@ -47,6 +47,24 @@ uint64_t GemmOperandHalves(const BoundPlan& plan) {
   return most;
 }
 
+// 32-value runs of 8-bit activations one decode step's matvec needs at once:
+// a row of the widest matmul input, or every pick's row of a MOE's down input.
+int64_t Q8Runs(const BoundPlan& plan) {
+  int64_t runs = 0;
+  for (const BoundPhase& phase : plan.phases) {
+    for (const BoundInstruction& insn : phase.instructions) {
+      if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == ORCD_OP_LOGITS) {
+        runs = std::max(runs, insn.weights[0]->cols() / 32);
+      } else if (insn.opcode == ORCD_OP_MOE) {
+        const auto p = insn.ParamsAs<orcd_op_moe_params>();
+        const WeightRef& gate = *insn.weights[0];
+        runs = std::max({runs, gate.cols() / 32, p.n_expert_used * (gate.ne[1] / 32)});
+      }
+    }
+  }
+  return runs;
+}
+
 // The device sampler sorts a power-of-two number of candidates.
 int64_t SortPadding(int64_t vocab) {
   int64_t padded = 1;
@@ -92,7 +110,7 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) {
   const auto padded = static_cast<uint64_t>(SortPadding(static_cast<int64_t>(vocab)));
   return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
          padded * 8 + GemmOperandHalves(plan) * 2 + static_cast<uint64_t>(RowCapacity(plan)) * 8 +
-         sizeof(StepValues);
+         static_cast<uint64_t>(Q8Runs(plan)) * sizeof(orcd_q8_x32) + sizeof(StepValues);
 }
 
 void CudaBackend::CheckFits(uint64_t required) {
@@ -179,6 +197,10 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4, &VramUsage::other);
   if (const uint64_t halves = GemmOperandHalves(plan); halves > 0)
     gemm_operand_ = Make(halves * 2, &VramUsage::scratch);
+  q8_capacity_ = Q8Runs(plan);
+  if (q8_capacity_ > 0) {
+    q8_ = Make(static_cast<uint64_t>(q8_capacity_) * sizeof(orcd_q8_x32), &VramUsage::scratch);
+  }
   const MoeShape m = LargestMoe(plan);
   if (m.pairs > 0) {
     moe_buffer_ = Make(MoeFloats(m) * 4, &VramUsage::scratch);

@@ -69,6 +69,13 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // Room for the largest f16/bf16 copy of a GEMM's activations.
   uint16_t* gemm_operand() const { return gemm_operand_.get<uint16_t>(); }
   const MoeScratch& moe() const { return moe_; }
+  // Scratch for one step's 8-bit activations (QuantizedInput), in runs of 32.
+  orcd_q8_x32* q8_activations() const { return q8_.get<orcd_q8_x32>(); }
+  int64_t q8_capacity() const { return q8_capacity_; }
+  // Decode matvecs of quantized weights take 8-bit activations (default on;
+  // off: the f32 matvec, for comparisons).
+  bool q8_activations_on() const { return q8_on_; }
+  void set_q8_activations(bool on) { q8_on_ = on; }
   const VramUsage& usage() const { return usage_; }
   // Whether the weights are still device memory (the residency check).
   bool WeightsResident();
@@ -92,10 +99,12 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   VramUsage usage_;
   DeviceBuffer weights_;
   DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_, gemm_operand_;
-  DeviceBuffer sample_keys_, sample_ids_, penalized_;
+  DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_;
   int64_t sample_padded_ = 0, penalized_capacity_ = 0;
   MoeScratch moe_;
   int64_t row_capacity_ = 0;
+  int64_t q8_capacity_ = 0;
+  bool q8_on_ = true;
   std::vector<std::pair<void*, uint64_t>> kv_blocks_;
 };
 

@@ -2,7 +2,8 @@
 // gate/up/down matvecs through expert ids that stay in device memory (quant
 // ABI 1.2 matvec_ids; the dense kernels for F32/F16/BF16), the activation and
 // the weighted sum. Plugins older than 1.2 get a fallback that reads the ids
-// back to the host once per MOE instruction.
+// back to the host once per MOE instruction. One token takes 8-bit
+// activations where the plugin serves matvec_ids_q8 (ABI 1.3).
 #include <algorithm>
 #include <vector>
 
@@ -14,12 +15,20 @@ namespace {
 
 // y[i * y_stride + r] = W_{ids[i]}[r] . x[(i / ids_per_x) * x_stride ..] for
 // i < pairs, r < rows (one expert's rows).
+// With xq (x's rows rounded by QuantizedInput) through matvec_ids_q8.
 void ExpertMatvecs(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                    const int32_t* ids, int64_t pairs, int64_t ids_per_x, const float* x,
-                   int64_t x_stride, float* y, int64_t y_stride) {
+                   int64_t x_stride, float* y, int64_t y_stride, const orcd_q8_x32* xq) {
   CudaBackend& b = Backend(ctx);
   const int64_t rows = w.ne[1];
   const int64_t expert_bytes = static_cast<int64_t>(w.row_bytes) * rows;
+  if (xq != nullptr) {
+    ThrowIfPluginError(
+        w.quant->cuda->matvec_ids_q8(DeviceData(w), rows, w.cols(), expert_bytes, ids, pairs,
+                                     ids_per_x, xq, w.cols() / 32, y, y_stride, b.stream()),
+        insn.label);
+    return;
+  }
   if (DenseTypeSupported(w.type)) {
     CheckLaunch(
         ctx, insn,
@@ -70,8 +79,11 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
       ctx.In(insn, 1),         s.ids, s.weights, n, p.n_expert, used, static_cast<int>(p.gating),
       p.normalize_weights != 0};
   CheckLaunch(ctx, insn, k.moe_route(route, b.stream()));
-  ExpertMatvecs(ctx, insn, gate, s.ids, pairs, used, x, d, s.gate, f);
-  ExpertMatvecs(ctx, insn, up, s.ids, pairs, used, x, d, s.up, f);
+  // One token: x is rounded once for gate and up (same type: one rounding).
+  const orcd_q8_x32* xq =
+      n == 1 && gate.type == up.type ? QuantizedInput(ctx, insn, gate, x, 1, d) : nullptr;
+  ExpertMatvecs(ctx, insn, gate, s.ids, pairs, used, x, d, s.gate, f, xq);
+  ExpertMatvecs(ctx, insn, up, s.ids, pairs, used, x, d, s.up, f, xq);
   if (biased) {
     CheckLaunch(ctx, insn,
                 k.add_bias_ids(s.gate, DeviceFloats(insn.weights[3]), s.ids, f, pairs, b.stream()));
@@ -81,7 +93,8 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
   CheckLaunch(ctx, insn,
               k.moe_activate(s.gate, s.up, pairs * f, static_cast<int>(p.activation), p.alpha,
                              p.limit, b.stream()));
-  ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d);
+  const orcd_q8_x32* hq = n == 1 ? QuantizedInput(ctx, insn, down, s.gate, pairs, f) : nullptr;
+  ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d, hq);
   if (biased) {
     CheckLaunch(ctx, insn,
                 k.add_bias_ids(s.down, DeviceFloats(insn.weights[5]), s.ids, d, pairs, b.stream()));

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "orcd/plugin.h"  // orcd_q8_x32
+
 namespace orcd::engine::cuda {
 
 // The per-step values kernels read through a pointer, filled by one copy per
@@ -118,6 +120,10 @@ struct OpKernels {
                      int64_t d, void* stream);
   // out[i] = x[i] rounded to f16 (type 1) or bf16 (type 30): GEMM operands.
   int (*to_half)(const float* x, uint16_t* out, int64_t n, uint32_t type, void* stream);
+  // Rows of x (cols values, x_stride apart; cols % 32 == 0) rounded to 8 bits
+  // for the plugins' matvec_q8: rows * cols / 32 runs, row-major.
+  int (*quantize_q8)(const float* x, int64_t x_stride, int64_t rows, int64_t cols, orcd_q8_x32* out,
+                     void* stream);
   int (*sample)(const SampleArgs& a, void* stream);
   // *out = the index of the largest of x[0..n) (ties: the lowest).
   int (*argmax)(const float* x, int64_t n, int32_t* out, void* stream);

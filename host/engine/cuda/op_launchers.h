@@ -11,6 +11,7 @@
 #include "host/engine/cuda/kernels/elementwise.cuh"
 #include "host/engine/cuda/kernels/moe.cuh"
 #include "host/engine/cuda/kernels/norm.cuh"
+#include "host/engine/cuda/kernels/quantize.cuh"
 #include "host/engine/cuda/kernels/rope.cuh"
 #include "host/engine/cuda/kernels/sampler.cuh"
 
@@ -124,6 +125,17 @@ inline int Argmax(const float* x, int64_t n, int32_t* out, void* stream) {
   ORCD_KERNEL(1, kArgmaxThreads, Stream(stream), argmax_kernel)(x, n, out);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
+inline int QuantizeQ8(const float* x, int64_t x_stride, int64_t rows, int64_t cols,
+                      orcd_q8_x32* out, void* stream) {
+  const int64_t runs = rows * (cols / 32);
+  if (runs <= 0) return 0;
+  if (cols % 32 != 0) return static_cast<int>(cudaErrorInvalidValue);
+  const int64_t ctas = (runs + kQuantizeWarps - 1) / kQuantizeWarps;
+  ORCD_KERNEL(static_cast<unsigned>(ctas > 65535 ? 65535 : ctas), kQuantizeWarps * kWarp,
+              Stream(stream), quantize_q8_kernel)
+  (x, x_stride, out, cols / 32, runs);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
 inline int Sample(const SampleArgs& a, void* stream) {
   ORCD_KERNEL(1, kSamplerThreads, Stream(stream), sample_kernel)(a);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
@@ -134,8 +146,8 @@ constexpr OpKernels MakeOpKernels(const char* name) {
   return OpKernels{name,       &Add,         &Mul,        &Swiglu,       &Gelu,
                    &AddBias,   &AddBiasIds,  &Softcap,    &Positions,    &RmsNorm,
                    &LayerNorm, &Rope,        &Attention,  &DenseGetRows, &DenseMatvecIds,
-                   &MoeRoute,  &MoeActivate, &MoeCombine, &ToHalf,       &Sample,
-                   &Argmax,    &ErrorName};
+                   &MoeRoute,  &MoeActivate, &MoeCombine, &ToHalf,       &QuantizeQ8,
+                   &Sample,    &Argmax,      &ErrorName};
 }
 
 #undef ORCD_ELEMENTWISE

@@ -1,18 +1,41 @@
 // EMBEDDING, MATMUL (+bias, split outputs), LOGITS and POSITION_EMBEDDING on
 // the device: quantized weights through their plugin's CUDA ops (launched on
 // the backend's stream), the host's F32/F16/BF16 through the dense matvec
-// (one token) or the runtime's GEMM (cuBLAS on the GPU; many tokens).
+// (one token) or the runtime's GEMM (cuBLAS on the GPU; many tokens). One
+// token with a quantized weight takes 8-bit activations (matvec_q8) unless
+// the backend's q8 path is off.
 #include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/row_lookup_checks.h"
 #include "host/plugins/host_services.h"
 
 namespace orcd::engine::cuda {
 
+const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn,
+                                  const WeightRef& w, const float* x, int64_t n_rows,
+                                  int64_t x_stride) {
+  CudaBackend& b = Backend(ctx);
+  if (!b.q8_activations_on() || DenseTypeSupported(w.type) || w.cols() % 32 != 0) return nullptr;
+  const orcd_quant_cuda_ops* ops = w.quant->cuda;
+  if (!ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_ids_q8) || ops->matvec_q8 == nullptr ||
+      ops->matvec_ids_q8 == nullptr || n_rows * (w.cols() / 32) > b.q8_capacity()) {
+    return nullptr;
+  }
+  CheckLaunch(
+      ctx, insn,
+      b.kernels().quantize_q8(x, x_stride, n_rows, w.cols(), b.q8_activations(), b.stream()));
+  return b.q8_activations();
+}
+
 void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                       int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens, float* y,
-                      int64_t y_stride) {
+                      int64_t y_stride, const orcd_q8_x32* xq) {
   CudaBackend& b = Backend(ctx);
   const uint8_t* rows = DeviceData(w) + static_cast<uint64_t>(row0) * w.row_bytes;
+  if (xq != nullptr) {
+    ThrowIfPluginError(w.quant->cuda->matvec_q8(rows, n_rows, w.cols(), xq, y, b.stream()),
+                       insn.label);
+    return;
+  }
   if (DenseTypeSupported(w.type) && n_tokens > 1) {
     // cuBLAS: W row-major [n_rows][cols] is column-major cols x n_rows, so
     // y^T (n_rows x n_tokens, ldc y_stride) = W^T x^T with x^T cols x n_tokens.
@@ -60,11 +83,14 @@ void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
   const float* bias = insn.weights.size() == 2 ? DeviceFloats(insn.weights[1]) : nullptr;
   const float* x = ctx.In(insn, 0);
+  // One token: x is rounded once for every output of a split matmul.
+  const orcd_q8_x32* xq =
+      ctx.n_tokens == 1 ? QuantizedInput(ctx, insn, w, x, 1, w.cols()) : nullptr;
   int64_t begin = 0;
   for (size_t i = 0; i < insn.out.size(); ++i) {
     const int64_t width = insn.out[i].width;
     float* y = ctx.Out(insn, i);
-    DeviceMatmulRows(ctx, insn, w, begin, width, x, ctx.n_tokens, y, width);
+    DeviceMatmulRows(ctx, insn, w, begin, width, x, ctx.n_tokens, y, width, xq);
     if (bias) {
       CudaBackend& b = Backend(ctx);
       CheckLaunch(ctx, insn,
@@ -77,7 +103,9 @@ void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
 void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
   const float* x = ctx.In(insn, 0) + ctx.first_logit_row * w.cols();
-  DeviceMatmulRows(ctx, insn, w, 0, w.rows(), x, ctx.logit_rows, ctx.logits, w.rows());
+  const orcd_q8_x32* xq =
+      ctx.logit_rows == 1 ? QuantizedInput(ctx, insn, w, x, 1, w.cols()) : nullptr;
+  DeviceMatmulRows(ctx, insn, w, 0, w.rows(), x, ctx.logit_rows, ctx.logits, w.rows(), xq);
   const float softcap = insn.ParamsAs<orcd_op_logits_params>().softcap;
   if (softcap > 0.0f) {
     CudaBackend& b = Backend(ctx);

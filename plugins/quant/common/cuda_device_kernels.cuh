@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/block_codec.h"
+#include "common/q8_dot.h"
 #include "orcd/cpp/cuda_launch.h"  // the CUDA runtime, or the emulator (ORCD_CUDA_EMULATED)
 
 namespace orcd::quant::cuda {
@@ -155,6 +156,53 @@ __global__ void __launch_bounds__(kMatvecThreads)
   const int64_t i = blockIdx.y;
   matvec_rows<T, kAlignedX>(w + static_cast<int64_t>(ids[i]) * expert_blocks, rows, row_blocks,
                             x + (i / ids_per_x) * x_stride, y + i * y_stride);
+}
+
+// matvec with 8-bit activations (q8_dot.h): one warp per row, kQ8Warps rows
+// per CTA, so even a 896-row matrix spreads over a few hundred CTAs. Lane l
+// takes part l % kQ8Parts of blocks l / kQ8Parts, + 32 / kQ8Parts, ...: per
+// step a warp reads 32 / kQ8Parts whole consecutive blocks of its row.
+constexpr int kQ8Warps = 4;
+constexpr int kQ8Threads = kQ8Warps * kWarp;
+
+template <class T>
+__device__ __forceinline__ void matvec_q8_row(const typename T::Block* __restrict__ w, int64_t rows,
+                                              int64_t row_blocks, const Q8x32* __restrict__ xq,
+                                              float* __restrict__ y) {
+  static_assert(kWarp % T::kQ8Parts == 0, "a warp step must cover whole blocks");
+  constexpr int kBlocksPerStep = kWarp / T::kQ8Parts;
+  constexpr int kRunsPerBlock = T::kElems / 32;
+  const int lane = threadIdx.x % kWarp;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kQ8Warps + threadIdx.x / kWarp;
+  if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
+  const int part = lane % T::kQ8Parts;
+  const typename T::Block* wr = w + row * row_blocks;
+  float acc = 0.0f;
+#pragma unroll 2
+  for (int64_t b = lane / T::kQ8Parts; b < row_blocks; b += kBlocksPerStep) {
+    acc += T::dot_q8(wr[b], part, xq + b * kRunsPerBlock);
+  }
+  acc = warp_sum(acc);
+  if (lane == 0) y[row] = acc;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kQ8Threads)
+    matvec_q8_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
+                     const Q8x32* __restrict__ xq, float* __restrict__ y) {
+  matvec_q8_row<T>(w, rows, row_blocks, xq, y);
+}
+
+// matvec_ids_kernel with 8-bit activations: x row j at xq + j * xq_stride.
+template <class T>
+__global__ void __launch_bounds__(kQ8Threads)
+    matvec_ids_q8_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
+                         int64_t expert_blocks, const int32_t* __restrict__ ids, int64_t ids_per_x,
+                         const Q8x32* __restrict__ xq, int64_t xq_stride, float* __restrict__ y,
+                         int64_t y_stride) {
+  const int64_t i = blockIdx.y;
+  matvec_q8_row<T>(w + static_cast<int64_t>(ids[i]) * expert_blocks, rows, row_blocks,
+                   xq + (i / ids_per_x) * xq_stride, y + i * y_stride);
 }
 
 template <class T>

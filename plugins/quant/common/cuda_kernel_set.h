@@ -36,6 +36,14 @@ struct CudaKernels {
   cudaError_t (*matvec_ids)(const void* w, int64_t rows, int64_t cols, int64_t expert_stride,
                             const int32_t* ids, int64_t n_ids, int64_t ids_per_x, const float* x,
                             int64_t x_stride, float* y, int64_t y_stride, cudaStream_t stream);
+  // The same two with 8-bit activations (orcd_q8_x32 runs, q8_dot.h); null
+  // for a type without dot_q8. xq_stride counts runs.
+  cudaError_t (*matvec_q8)(const void* w, int64_t rows, int64_t cols, const orcd_q8_x32* xq,
+                           float* y, cudaStream_t stream);
+  cudaError_t (*matvec_ids_q8)(const void* w, int64_t rows, int64_t cols, int64_t expert_stride,
+                               const int32_t* ids, int64_t n_ids, int64_t ids_per_x,
+                               const orcd_q8_x32* xq, int64_t xq_stride, float* y, int64_t y_stride,
+                               cudaStream_t stream);
 };
 
 std::vector<const CudaKernels*> all_cuda_kernels();         // type_list.def order

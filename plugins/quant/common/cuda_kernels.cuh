@@ -61,6 +61,33 @@ cudaError_t launch_matvec_ids(const void* w, int64_t rows, int64_t cols, int64_t
 }
 
 template <class T>
+cudaError_t launch_matvec_q8(const void* w, int64_t rows, int64_t cols, const Q8x32* xq, float* y,
+                             cudaStream_t stream) {
+  if (rows <= 0) return cudaSuccess;
+  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  if (ctas > INT32_MAX) return cudaErrorInvalidValue;
+  ORCD_KERNEL(static_cast<unsigned>(ctas), kQ8Threads, stream, matvec_q8_kernel<T>)
+  (static_cast<const typename T::Block*>(w), rows, cols / T::kElems, xq, y);
+  return ORCD_LAUNCH_RESULT();
+}
+
+template <class T>
+cudaError_t launch_matvec_ids_q8(const void* w, int64_t rows, int64_t cols, int64_t expert_stride,
+                                 const int32_t* ids, int64_t n_ids, int64_t ids_per_x,
+                                 const Q8x32* xq, int64_t xq_stride, float* y, int64_t y_stride,
+                                 cudaStream_t stream) {
+  if (rows <= 0 || n_ids <= 0) return cudaSuccess;
+  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  if (ctas > INT32_MAX || n_ids > 65535) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(n_ids));
+  ORCD_KERNEL(grid, kQ8Threads, stream, matvec_ids_q8_kernel<T>)
+  (static_cast<const typename T::Block*>(w), rows, cols / T::kElems,
+   expert_stride / static_cast<int64_t>(sizeof(typename T::Block)), ids, ids_per_x, xq, xq_stride,
+   y, y_stride);
+  return ORCD_LAUNCH_RESULT();
+}
+
+template <class T>
 cudaError_t launch_matmul(const void* w, int64_t rows, int64_t cols, const float* x,
                           int64_t n_tokens, float* y, int64_t y_stride, cudaStream_t stream) {
   if (rows <= 0 || n_tokens <= 0) return cudaSuccess;
@@ -84,7 +111,9 @@ constexpr CudaKernels make_cuda_kernels() {
                      &launch_get_rows<T>,
                      &launch_matvec<T>,
                      &launch_matmul<T>,
-                     &launch_matvec_ids<T>};
+                     &launch_matvec_ids<T>,
+                     has_q8_dot<T>::value ? &launch_matvec_q8<T> : nullptr,
+                     has_q8_dot<T>::value ? &launch_matvec_ids_q8<T> : nullptr};
 }
 
 }  // namespace orcd::quant::cuda

@@ -19,6 +19,18 @@ orcd_error* device_result(const CudaKernels& k, const char* op, cudaError_t e) {
                                          ": " + cudaGetErrorString(e));
 }
 
+// matvec_q8's arguments: whole blocks (so whole 32-value runs) and a 4-byte
+// aligned activation array.
+std::string check_q8_args(uint32_t block_elems, const void* w, int64_t rows, int64_t cols,
+                          const orcd_q8_x32* xq, float* y) {
+  if (w == nullptr || xq == nullptr || y == nullptr) return "null pointer";
+  if (rows < 0 || cols <= 0 || cols % block_elems != 0 || cols % 32 != 0) {
+    return "cols must be a positive multiple of the block size and of 32";
+  }
+  if (reinterpret_cast<uintptr_t>(xq) % 4 != 0) return "activations not 4-byte aligned";
+  return {};
+}
+
 template <orcd_ggml_type kType>
 struct CudaOps {
   static const CudaKernels& kernels() {
@@ -78,8 +90,46 @@ struct CudaOps {
                                       x_stride, y, y_stride, static_cast<cudaStream_t>(stream)));
   }
 
-  static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops), &get_rows, &matvec,
-                                               &matmul, &matvec_ids};
+  static orcd_error* matvec_q8(const void* w, int64_t rows, int64_t cols, const orcd_q8_x32* xq,
+                               float* y, void* stream) {
+    const CudaKernels& k = kernels();
+    if (k.matvec_q8 == nullptr)
+      return make_error(ORCD_ERR_UNSUPPORTED, std::string(k.name) + " matvec_q8: not served");
+    if (std::string e = check_q8_args(k.block_elems, w, rows, cols, xq, y); !e.empty()) {
+      return invalid(k, "matvec_q8", e);
+    }
+    return device_result(k, "matvec_q8",
+                         k.matvec_q8(w, rows, cols, xq, y, static_cast<cudaStream_t>(stream)));
+  }
+
+  static orcd_error* matvec_ids_q8(const void* w, int64_t rows, int64_t cols, int64_t expert_stride,
+                                   const int32_t* ids, int64_t n_ids, int64_t ids_per_x,
+                                   const orcd_q8_x32* xq, int64_t xq_stride, float* y,
+                                   int64_t y_stride, void* stream) {
+    const CudaKernels& k = kernels();
+    if (k.matvec_ids_q8 == nullptr)
+      return make_error(ORCD_ERR_UNSUPPORTED, std::string(k.name) + " matvec_ids_q8: not served");
+    if (std::string e = check_q8_args(k.block_elems, w, rows, cols, xq, y); !e.empty()) {
+      return invalid(k, "matvec_ids_q8", e);
+    }
+    const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
+    if (ids == nullptr || n_ids < 0 || ids_per_x <= 0 || xq_stride < cols / 32 || y_stride < rows ||
+        expert_stride < rows * row_bytes || expert_stride % k.block_bytes != 0) {
+      return invalid(k, "matvec_ids_q8", "bad ids, strides or expert stride");
+    }
+    return device_result(
+        k, "matvec_ids_q8",
+        k.matvec_ids_q8(w, rows, cols, expert_stride, ids, n_ids, ids_per_x, xq, xq_stride, y,
+                        y_stride, static_cast<cudaStream_t>(stream)));
+  }
+
+  static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops),
+                                               &get_rows,
+                                               &matvec,
+                                               &matmul,
+                                               &matvec_ids,
+                                               &matvec_q8,
+                                               &matvec_ids_q8};
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 #ifndef ORCD_QUANT_MXFP4_MXFP4_H_
 #define ORCD_QUANT_MXFP4_MXFP4_H_
 
-#include "common/block_codec.h"
+#include "common/q8_dot.h"
 
 namespace orcd::quant {
 
@@ -39,6 +39,21 @@ struct MXFP4 : NibblePairs32Layout {
       v[i] = static_cast<float>(mxfp4_value(q & 0x0F)) * d;
       v[4 + i] = static_cast<float>(mxfp4_value(q >> 4)) * d;
     }
+  }
+
+  // Part p: bytes 4p..4p+3 (17-byte blocks: byte loads), each code replaced
+  // by its doubled E2M1 value as a signed byte.
+  static constexpr int kQ8Parts = 4;
+  ORCD_QUANT_HD static float dot_q8(const Block& b, int part, const Q8x32* x) {
+    uint32_t lo = 0, hi = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int q = b.qs[4 * part + i];
+      lo |= static_cast<uint32_t>(static_cast<uint8_t>(mxfp4_value(q & 0x0F))) << (8 * i);
+      hi |= static_cast<uint32_t>(static_cast<uint8_t>(mxfp4_value(q >> 4))) << (8 * i);
+    }
+    const int sum = dot4(static_cast<int>(hi), x_int(x[0], 4 + part),
+                         dot4(static_cast<int>(lo), x_int(x[0], part), 0));
+    return e8m0_to_f32_half(b.e) * x[0].d * static_cast<float>(sum);
   }
 };
 static_assert(sizeof(MXFP4::Block) == 17);

@@ -2,7 +2,7 @@
 #ifndef ORCD_QUANT_Q4_Q4_0_H_
 #define ORCD_QUANT_Q4_Q4_0_H_
 
-#include "common/block_codec.h"
+#include "common/q8_dot.h"
 
 namespace orcd::quant {
 
@@ -21,6 +21,13 @@ struct Q4_0 : NibblePairs32Layout {
       v[i] = static_cast<float>((q & 0x0F) - 8) * d;
       v[4 + i] = static_cast<float>((q >> 4) - 8) * d;
     }
+  }
+
+  static constexpr int kQ8Parts = 4;
+  ORCD_QUANT_HD static float dot_q8(const Block& b, int part, const Q8x32* x) {
+    const int q = load_int_a2(b.qs + 4 * part);
+    const NibblePairSums s = nibble_pair_sums(low_nibbles(q), high_nibbles(q), x[0], part);
+    return fp16_to_f32(b.d) * x[0].d * static_cast<float>(s.qx - 8 * s.x);
   }
 };
 static_assert(sizeof(Q4_0::Block) == 18);

@@ -3,7 +3,7 @@
 #ifndef ORCD_QUANT_Q4_Q5_0_H_
 #define ORCD_QUANT_Q4_Q5_0_H_
 
-#include "common/block_codec.h"
+#include "common/q8_dot.h"
 
 namespace orcd::quant {
 
@@ -27,6 +27,16 @@ struct Q5_0 : NibblePairs32Layout {
       v[i] = static_cast<float>(lo - 16) * d;
       v[4 + i] = static_cast<float>(hi - 16) * d;
     }
+  }
+
+  static constexpr int kQ8Parts = 4;
+  ORCD_QUANT_HD static float dot_q8(const Block& b, int part, const Q8x32* x) {
+    const int q = load_int_a2(b.qs + 4 * part);
+    const uint32_t qh = static_cast<uint32_t>(load_int_a2(b.qh));
+    const NibblePairSums s =
+        nibble_pair_sums(low_nibbles(q) | fifth_bits(qh, 4 * part),
+                         high_nibbles(q) | fifth_bits(qh, 16 + 4 * part), x[0], part);
+    return fp16_to_f32(b.d) * x[0].d * static_cast<float>(s.qx - 16 * s.x);
   }
 };
 static_assert(sizeof(Q5_0::Block) == 22);

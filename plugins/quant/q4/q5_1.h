@@ -3,7 +3,7 @@
 #ifndef ORCD_QUANT_Q4_Q5_1_H_
 #define ORCD_QUANT_Q4_Q5_1_H_
 
-#include "common/block_codec.h"
+#include "common/q8_dot.h"
 
 namespace orcd::quant {
 
@@ -29,6 +29,17 @@ struct Q5_1 : NibblePairs32Layout {
       v[i] = static_cast<float>(lo) * d + m;
       v[4 + i] = static_cast<float>(hi) * d + m;
     }
+  }
+
+  static constexpr int kQ8Parts = 4;
+  ORCD_QUANT_HD static float dot_q8(const Block& b, int part, const Q8x32* x) {
+    const int q = load_int_a2(b.qs + 4 * part);
+    const uint32_t qh = static_cast<uint32_t>(load_int_a2(b.qh));
+    const NibblePairSums s =
+        nibble_pair_sums(low_nibbles(q) | fifth_bits(qh, 4 * part),
+                         high_nibbles(q) | fifth_bits(qh, 16 + 4 * part), x[0], part);
+    return x[0].d * (fp16_to_f32(b.d) * static_cast<float>(s.qx) +
+                     fp16_to_f32(b.m) * static_cast<float>(s.x));
   }
 };
 static_assert(sizeof(Q5_1::Block) == 24);

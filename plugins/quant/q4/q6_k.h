@@ -5,7 +5,7 @@
 #ifndef ORCD_QUANT_Q4_Q6_K_H_
 #define ORCD_QUANT_Q4_Q6_K_H_
 
-#include "common/block_codec.h"
+#include "common/q8_dot.h"
 
 namespace orcd::quant {
 
@@ -45,6 +45,30 @@ struct Q6_K {
       v[4 + i] = d * static_cast<float>(sc[4]) * static_cast<float>(q3);
       v[6 + i] = d * static_cast<float>(sc[6]) * static_cast<float>(q4);
     }
+  }
+
+  // Part p: half h = p / 8, bytes l0 = 4(p%8) .. +3 of the half's ql / qh:
+  // values l0..l0+3 of its four 32-value quarters (one scale each).
+  static constexpr int kQ8Parts = 16;
+  ORCD_QUANT_HD static float dot_q8(const Block& b, int part, const Q8x32* x) {
+    const int half = part / 8;
+    const int i = part % 8;  // activation int within each quarter
+    const int l0 = 4 * i;
+    const int ql_a = load_int_a2(b.ql + 64 * half + l0);
+    const int ql_b = load_int_a2(b.ql + 64 * half + 32 + l0);
+    const uint32_t qh = static_cast<uint32_t>(load_int_a2(b.qh + 32 * half + l0));
+    const int u[4] = {low_nibbles(ql_a) | static_cast<int>((qh & 0x03030303u) << 4),
+                      low_nibbles(ql_b) | static_cast<int>(((qh >> 2) & 0x03030303u) << 4),
+                      high_nibbles(ql_a) | static_cast<int>(((qh >> 4) & 0x03030303u) << 4),
+                      high_nibbles(ql_b) | static_cast<int>(((qh >> 6) & 0x03030303u) << 4)};
+    const int8_t* sc = b.scales + 8 * half + l0 / 16;
+    float sum = 0.0f;
+    for (int k = 0; k < 4; ++k) {
+      const Q8x32& xk = x[4 * half + k];
+      const int xv = x_int(xk, i);
+      sum += xk.d * static_cast<float>(sc[2 * k] * (dot4(u[k], xv, 0) - 32 * sum4(xv, 0)));
+    }
+    return fp16_to_f32(b.d) * sum;
   }
 };
 static_assert(sizeof(Q6_K::Block) == 210);

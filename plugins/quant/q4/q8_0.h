@@ -2,7 +2,7 @@
 #ifndef ORCD_QUANT_Q4_Q8_0_H_
 #define ORCD_QUANT_Q4_Q8_0_H_
 
-#include "common/block_codec.h"
+#include "common/q8_dot.h"
 
 namespace orcd::quant {
 
@@ -22,6 +22,15 @@ struct Q8_0 {
   ORCD_QUANT_HD static void decode_chunk(const Block& b, int c, float v[kChunkValues]) {
     const float d = fp16_to_f32(b.d);
     for (int i = 0; i < 8; ++i) v[i] = static_cast<float>(b.qs[8 * c + i]) * d;
+  }
+
+  // Part p: values 8p..8p+7.
+  static constexpr int kQ8Parts = 4;
+  ORCD_QUANT_HD static float dot_q8(const Block& b, int part, const Q8x32* x) {
+    const int8_t* q = b.qs + 8 * part;
+    const int sum = dot4(load_int_a2(q + 4), x_int(x[0], 2 * part + 1),
+                         dot4(load_int_a2(q), x_int(x[0], 2 * part), 0));
+    return fp16_to_f32(b.d) * x[0].d * static_cast<float>(sum);
   }
 };
 static_assert(sizeof(Q8_0::Block) == 34);

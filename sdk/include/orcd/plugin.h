@@ -22,12 +22,13 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 2
+#define ORCD_ABI_MINOR 3
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
  * built against an earlier one. History: 1.1 added orcd_quant_cpu_ops.matvec_q8;
- * 1.2 added orcd_quant_cuda_ops.matvec_ids and orcd_arch_plugin.chat_defaults. */
+ * 1.2 added orcd_quant_cuda_ops.matvec_ids and orcd_arch_plugin.chat_defaults;
+ * 1.3 added orcd_q8_x32 and orcd_quant_cuda_ops.matvec_q8 / matvec_ids_q8. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -156,6 +157,15 @@ typedef struct orcd_quant_cpu_ops {
   void (*matvec_q8)(const void* w, int64_t rows, int64_t cols, const float* x, float* y);
 } orcd_quant_cpu_ops;
 
+/* Since 1.3: 32 consecutive activations rounded to 8 bits, the input of the
+ * CUDA matvec_q8 ops (llama.cpp's q8_1 arithmetic): x[i] ~= d * qs[i] with
+ * d = max|x| / 127 and qs = nearest(x * (1 / d)) (0 when d is 0). A row of
+ * `cols` activations is cols / 32 of these, 36 bytes each, 4-byte aligned. */
+typedef struct orcd_q8_x32 {
+  float d;
+  int8_t qs[32];
+} orcd_q8_x32;
+
 /* Device-pointer counterparts, launched on the stream passed in (the host's).
  * Return NULL on success or an error from host->error_new. */
 typedef struct orcd_quant_cuda_ops {
@@ -177,6 +187,19 @@ typedef struct orcd_quant_cuda_ops {
                             const int32_t* d_ids, int64_t n_ids, int64_t ids_per_x,
                             const float* d_x, int64_t x_stride, float* d_y, int64_t y_stride,
                             void* stream);
+  /* Since 1.3, optional (NULL, or absent). Decode with 8-bit activations: the
+   * host rounds x once per matmul input into d_xq (cols / 32 orcd_q8_x32),
+   * the plugin multiplies each weight block with integer dot products (dp4a)
+   * and scales once per block: memory-bound where matvec is instruction-bound.
+   * Results within the activation rounding of matvec's. */
+  orcd_error* (*matvec_q8)(const void* d_w, int64_t rows, int64_t cols, const orcd_q8_x32* d_xq,
+                           float* d_y, void* stream);
+  /* matvec_ids with 8-bit activations: x row j is d_xq + j * xq_stride (in
+   * orcd_q8_x32 units). */
+  orcd_error* (*matvec_ids_q8)(const void* d_w, int64_t rows, int64_t cols, int64_t expert_stride,
+                               const int32_t* d_ids, int64_t n_ids, int64_t ids_per_x,
+                               const orcd_q8_x32* d_xq, int64_t xq_stride, float* d_y,
+                               int64_t y_stride, void* stream);
 } orcd_quant_cuda_ops;
 
 /* One ggml type served by a quant plugin. */

@@ -1,0 +1,36 @@
+// Activations rounded to 8 bits for the quant plugins' matvec_q8 (ABI 1.3,
+// orcd_q8_x32): one warp per 32-value run, d = max|x| / 127 and
+// q = nearest-even(x * (1 / d)), as the CPU reference in the tests computes.
+#ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_QUANTIZE_CUH_
+#define ORCD_HOST_ENGINE_CUDA_KERNELS_QUANTIZE_CUH_
+
+#include "host/engine/cuda/kernels/common.cuh"
+#include "orcd/plugin.h"
+
+namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
+
+constexpr int kQuantizeWarps = 8;
+
+// Row r of x (x_stride floats apart) -> runs [r * runs_per_row, +runs_per_row).
+__global__ void __launch_bounds__(kQuantizeWarps* kWarp)
+    quantize_q8_kernel(const float* x, int64_t x_stride, orcd_q8_x32* out, int64_t runs_per_row,
+                       int64_t n_runs) {
+  const int lane = threadIdx.x % kWarp;
+  for (int64_t run = static_cast<int64_t>(blockIdx.x) * kQuantizeWarps + threadIdx.x / kWarp;
+       run < n_runs; run += static_cast<int64_t>(gridDim.x) * kQuantizeWarps) {
+    const int64_t row = run / runs_per_row;
+    const float v = x[row * x_stride + (run % runs_per_row) * 32 + lane];
+    float amax = fabsf(v);
+    for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
+      amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, offset));
+    }
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    out[run].qs[lane] = static_cast<int8_t>(rintf(v * id));
+    if (lane == 0) out[run].d = d;
+  }
+}
+
+}  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT
+
+#endif  // ORCD_HOST_ENGINE_CUDA_KERNELS_QUANTIZE_CUH_
