@@ -44,6 +44,8 @@ void Usage(std::FILE* f) {
                "             demo: qwen2, 2 layers, d 64, the real Qwen2 vocabulary (~16 MB)\n"
                "             qwen2-0.5b: Qwen2.5-0.5B-Instruct shapes, Q4_K_M type mix\n"
                "             phi3-mini: Phi-3-mini-4k-instruct shapes, Q4_K_M type mix\n"
+               "             gpt-oss-20b: the published MXFP4 MoE file's shapes and types\n"
+               "             (~12 GB, held in memory while written)\n"
                "  --type     demo weights (default q8_0)\n"
                "  --vocab    GGUF whose tokenizer.* keys are copied (default: the fixture\n"
                "             vocabulary for the shape's family under\n"
@@ -81,9 +83,7 @@ std::optional<Options> Parse(int argc, char** argv) {
 }
 
 std::filesystem::path DefaultVocab(const ModelShape& s) {
-  const std::string file =
-      s.architecture == "phi3" ? "ggml-vocab-phi-3.gguf" : "ggml-vocab-qwen2.gguf";
-  return std::filesystem::path(ORCD_SYNTH_VOCAB_DIR) / file;
+  return std::filesystem::path(ORCD_SYNTH_VOCAB_DIR) / s.vocab_file;
 }
 
 void SetHyperParameters(const ModelShape& s, GgufWriter& w) {
@@ -103,7 +103,21 @@ void SetHyperParameters(const ModelShape& s, GgufWriter& w) {
   if (s.architecture == "phi3") {
     w.SetU32(a + "rope.dimension_count", s.n_embd / s.n_head);
     w.SetU32(a + "rope.scaling.original_context_length", s.context_length);
-    w.SetU32(a + "attention.sliding_window", s.sliding_window);
+  }
+  if (s.sliding_window > 0) w.SetU32(a + "attention.sliding_window", s.sliding_window);
+  if (s.head_dim > 0) {
+    w.SetU32(a + "attention.key_length", s.head_dim);
+    w.SetU32(a + "attention.value_length", s.head_dim);
+  }
+  if (s.n_expert > 0) {
+    w.SetU32(a + "expert_count", s.n_expert);
+    w.SetU32(a + "expert_used_count", s.n_expert_used);
+    w.SetU32(a + "expert_feed_forward_length", s.n_ff);
+  }
+  if (s.yarn_factor > 0.0f) {
+    w.SetString(a + "rope.scaling.type", "yarn");
+    w.SetF32(a + "rope.scaling.factor", s.yarn_factor);
+    w.SetU32(a + "rope.scaling.original_context_length", s.yarn_original_context);
   }
 }
 

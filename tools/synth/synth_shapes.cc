@@ -9,6 +9,7 @@ namespace {
 constexpr uint32_t kFileTypeF16 = 1;
 constexpr uint32_t kFileTypeQ8_0 = 7;
 constexpr uint32_t kFileTypeQ4_K_M = 15;
+constexpr uint32_t kFileTypeMxfp4Moe = 38;
 
 // llama-quantize's use_more_bits(): the first and last eighth of the layers
 // and every third one between get more bits (attn_v, ffn_down in Q4_K_M).
@@ -37,6 +38,14 @@ class TensorList {
   }
   void Bias(const std::string& name, int64_t n) {
     out_->push_back({name, {n}, ORCD_TYPE_F32, Fill::kBias});
+  }
+  // n_expert matrices of rows x cols stacked (ggml ne = {cols, rows, n}).
+  void Experts(const std::string& name, int64_t cols, int64_t rows, int64_t n, uint32_t type) {
+    out_->push_back({name, {cols, rows, n}, type, Fill::kMatrix});
+  }
+  // One bias of `rows` per expert.
+  void ExpertBiases(const std::string& name, int64_t rows, int64_t n) {
+    out_->push_back({name, {rows, n}, ORCD_TYPE_F32, Fill::kBias});
   }
 
  private:
@@ -136,6 +145,7 @@ ModelShape Phi3Mini() {
   s.n_vocab = 32064;
   s.norm_eps = 1e-5f;
   s.sliding_window = 2047;
+  s.vocab_file = "ggml-vocab-phi-3.gguf";
   TensorList t(&s.tensors);
   const int64_t d = s.n_embd;
   t.Matrix("token_embd.weight", d, s.n_vocab, ORCD_TYPE_Q4_K);
@@ -153,15 +163,72 @@ ModelShape Phi3Mini() {
   return s;
 }
 
+// gpt-oss-20b as ggml-org publishes it (MXFP4 MoE, general.file_type 38):
+// expert matrices MXFP4; token_embd, output and the attention projections
+// Q8_0; norms, biases, sinks and the router F32 (289 F32, 98 Q8_0, 72 MXFP4
+// tensors, 11.27 GiB). Even layers attend over a 128-token window.
+ModelShape GptOss20B() {
+  ModelShape s;
+  s.shape = "gpt-oss-20b";
+  s.architecture = "gpt-oss";
+  s.name = "synthetic gpt-oss-20b shape (random weights)";
+  s.file_type = kFileTypeMxfp4Moe;
+  s.context_length = 131072;
+  s.n_embd = 2880;
+  s.n_layer = 24;
+  s.n_head = 64;
+  s.n_head_kv = 8;
+  s.head_dim = 64;
+  s.n_ff = 2880;
+  s.n_vocab = 201088;
+  s.rope_freq_base = 150000.0f;
+  s.norm_eps = 1e-5f;
+  s.sliding_window = 128;
+  s.n_expert = 32;
+  s.n_expert_used = 4;
+  s.yarn_factor = 32.0f;
+  s.yarn_original_context = 4096;
+  s.vocab_file = "ggml-vocab-gpt-oss.gguf";
+  TensorList t(&s.tensors);
+  const int64_t d = s.n_embd, q = int64_t{s.n_head} * s.head_dim;
+  const int64_t kv = int64_t{s.n_head_kv} * s.head_dim, f = s.n_ff, n = s.n_expert;
+  t.Matrix("token_embd.weight", d, s.n_vocab, ORCD_TYPE_Q8_0);
+  t.Norm("output_norm.weight", d);
+  t.Matrix("output.weight", d, s.n_vocab, ORCD_TYPE_Q8_0);
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    t.Norm(Blk(l, "attn_norm.weight"), d);
+    t.Matrix(Blk(l, "attn_q.weight"), d, q, ORCD_TYPE_Q8_0);
+    t.Bias(Blk(l, "attn_q.bias"), q);
+    t.Matrix(Blk(l, "attn_k.weight"), d, kv, ORCD_TYPE_Q8_0);
+    t.Bias(Blk(l, "attn_k.bias"), kv);
+    t.Matrix(Blk(l, "attn_v.weight"), d, kv, ORCD_TYPE_Q8_0);
+    t.Bias(Blk(l, "attn_v.bias"), kv);
+    t.Matrix(Blk(l, "attn_output.weight"), q, d, ORCD_TYPE_Q8_0);
+    t.Bias(Blk(l, "attn_output.bias"), d);
+    t.Bias(Blk(l, "attn_sinks.weight"), s.n_head);
+    t.Norm(Blk(l, "post_attention_norm.weight"), d);
+    t.Matrix(Blk(l, "ffn_gate_inp.weight"), d, n, ORCD_TYPE_F32);
+    t.Bias(Blk(l, "ffn_gate_inp.bias"), n);
+    t.Experts(Blk(l, "ffn_gate_exps.weight"), d, f, n, ORCD_TYPE_MXFP4);
+    t.ExpertBiases(Blk(l, "ffn_gate_exps.bias"), f, n);
+    t.Experts(Blk(l, "ffn_up_exps.weight"), d, f, n, ORCD_TYPE_MXFP4);
+    t.ExpertBiases(Blk(l, "ffn_up_exps.bias"), f, n);
+    t.Experts(Blk(l, "ffn_down_exps.weight"), f, d, n, ORCD_TYPE_MXFP4);
+    t.ExpertBiases(Blk(l, "ffn_down_exps.bias"), d, n);
+  }
+  return s;
+}
+
 }  // namespace
 
 std::optional<ModelShape> MakeShape(const std::string& shape, uint32_t demo_type) {
   if (shape == "demo") return Demo(demo_type);
   if (shape == "qwen2-0.5b") return Qwen2_05B();
   if (shape == "phi3-mini") return Phi3Mini();
+  if (shape == "gpt-oss-20b") return GptOss20B();
   return std::nullopt;
 }
 
-const char* ShapeNames() { return "demo | qwen2-0.5b | phi3-mini"; }
+const char* ShapeNames() { return "demo | qwen2-0.5b | phi3-mini | gpt-oss-20b"; }
 
 }  // namespace orcd::synth

@@ -26,7 +26,7 @@ struct TensorSpec {
 };
 
 struct ModelShape {
-  std::string shape;         // "demo", "qwen2-0.5b", "phi3-mini"
+  std::string shape;         // "demo", "qwen2-0.5b", "phi3-mini", "gpt-oss-20b"
   std::string architecture;  // general.architecture
   std::string name;          // general.name
   uint32_t file_type = 0;    // general.file_type (llama_ftype)
@@ -35,13 +35,18 @@ struct ModelShape {
   uint32_t n_vocab = 0;
   float rope_freq_base = 10000.0f;
   float norm_eps = 1e-6f;
-  uint32_t sliding_window = 0;    // phi3 only (metadata; no effect)
-  bool needs_vocab_file = false;  // copies tokenizer.* from a vocabulary GGUF
+  uint32_t sliding_window = 0;  // phi3: metadata only; gpt-oss: every other layer
+  uint32_t head_dim = 0;        // attention.key_length / value_length; 0: n_embd / n_head
+  uint32_t n_expert = 0, n_expert_used = 0;  // mixture of experts (gpt-oss)
+  float yarn_factor = 0.0f;                  // rope.scaling.* (YaRN) when > 0
+  uint32_t yarn_original_context = 0;
+  std::string vocab_file = "ggml-vocab-qwen2.gguf";  // under the fixtures' vocab/
+  bool needs_vocab_file = false;                     // copies tokenizer.* from a vocabulary GGUF
   std::vector<TensorSpec> tensors;
 };
 
-// "demo" (F16 or Q8_0 weights: `demo_type`), "qwen2-0.5b", "phi3-mini";
-// nullopt for an unknown shape.
+// "demo" (F16 or Q8_0 weights: `demo_type`), "qwen2-0.5b", "phi3-mini",
+// "gpt-oss-20b"; nullopt for an unknown shape.
 std::optional<ModelShape> MakeShape(const std::string& shape, uint32_t demo_type);
 
 // The names MakeShape accepts, for usage text.

@@ -1,6 +1,9 @@
 #include "tools/synth/tensor_fill.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "common/cpu_kernel_set.h"
 #include "host/common/status.h"
@@ -11,6 +14,7 @@ namespace orcd::synth {
 namespace {
 
 constexpr int64_t kPoolBlocks = 8192;
+constexpr int64_t kSpanBlocks = int64_t{1} << 20;  // blocks per parallel span
 
 int64_t Elements(const TensorSpec& spec) {
   int64_t n = 1;
@@ -87,12 +91,28 @@ std::vector<uint8_t> TensorFiller::Generate(const TensorSpec& spec) {
   const Pool& pool = PoolFor(spec.type);
   const int64_t n_blocks = n / pool.block_elems;
   std::vector<uint8_t> out(static_cast<size_t>(n_blocks * pool.block_bytes));
-  uint64_t state = rng_() | 1;
-  for (int64_t b = 0; b < n_blocks; ++b) {
-    const auto pick = static_cast<int64_t>(NextRandom(state) % kPoolBlocks);
-    std::memcpy(out.data() + b * pool.block_bytes, pool.blocks.data() + pick * pool.block_bytes,
-                static_cast<size_t>(pool.block_bytes));
-  }
+  // Fixed spans, each with its own generator seeded from one draw: the bytes
+  // do not depend on how many threads fill them (gpt-oss-20b: ~12 GB).
+  const uint64_t seed = rng_();
+  const int64_t n_spans = (n_blocks + kSpanBlocks - 1) / kSpanBlocks;
+  std::atomic<int64_t> next{0};
+  auto fill_spans = [&] {
+    for (int64_t span = next++; span < n_spans; span = next++) {
+      uint64_t state = (seed ^ (static_cast<uint64_t>(span) * 0x9E3779B97F4A7C15ULL)) | 1;
+      const int64_t end = std::min(n_blocks, (span + 1) * kSpanBlocks);
+      for (int64_t b = span * kSpanBlocks; b < end; ++b) {
+        const auto pick = static_cast<int64_t>(NextRandom(state) % kPoolBlocks);
+        std::memcpy(out.data() + b * pool.block_bytes, pool.blocks.data() + pick * pool.block_bytes,
+                    static_cast<size_t>(pool.block_bytes));
+      }
+    }
+  };
+  const int64_t n_threads =
+      std::min<int64_t>(n_spans, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> helpers;
+  for (int64_t i = 1; i < n_threads; ++i) helpers.emplace_back(fill_spans);
+  fill_spans();
+  for (std::thread& t : helpers) t.join();
   return out;
 }
 
