@@ -162,6 +162,7 @@ void HttpConnection::WriteAvailable(const HttpTimeouts& timeouts, Clock::time_po
   } else {
     phase_ = Phase::kIdle;
     deadline_ = now + Seconds(timeouts.idle_s);
+    waiting_since_ = now;
   }
 }
 
@@ -172,6 +173,7 @@ void HttpConnection::Resume(bool keep_alive, const HttpTimeouts& timeouts, Clock
   }
   phase_ = Phase::kIdle;
   deadline_ = now + Seconds(timeouts.idle_s);
+  waiting_since_ = now;
 }
 
 void HttpConnection::StartLinger(const HttpTimeouts& timeouts, Clock::time_point now) {

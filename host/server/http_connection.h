@@ -52,6 +52,10 @@ class HttpConnection {
   uint64_t serial() const { return serial_; }
   Phase phase() const { return phase_; }
   Clock::time_point deadline() const { return deadline_; }
+  // When the connection last started waiting for a request (accept, or the
+  // end of its previous response): the oldest waiter is closed first when
+  // connections run out, so fresh clients (a health probe) are kept.
+  Clock::time_point waiting_since() const { return waiting_since_; }
   const sockaddr_storage& peer() const { return peer_; }
   socklen_t peer_len() const { return peer_len_; }
   bool wants_read() const;
@@ -79,6 +83,7 @@ class HttpConnection {
   // A new connection: its first byte is due within the header timeout.
   void ExpectFirstRequest(const HttpTimeouts& timeouts, Clock::time_point now) {
     deadline_ = now + Seconds(timeouts.header_s);
+    waiting_since_ = now;
   }
   void MarkDispatched() { phase_ = Phase::kDispatched; }
   // After a handler: ready for the next request, or closing.
@@ -100,6 +105,7 @@ class HttpConnection {
   uint64_t serial_;
   Phase phase_ = Phase::kIdle;
   Clock::time_point deadline_;
+  Clock::time_point waiting_since_;
   bool peer_closed_ = false;
   bool close_after_write_ = false;
   std::string in_;

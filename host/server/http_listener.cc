@@ -190,23 +190,17 @@ void HttpListener::AcceptAll(Clock::time_point now) {
 void HttpListener::Admit(int fd, const sockaddr_storage& peer, socklen_t peer_len,
                          Clock::time_point now) {
   if (static_cast<int>(connections_.size()) >= options_.max_connections) {
-    // Make room by closing the oldest connection that is not inside a handler,
-    // preferring one idle between requests: a flood of idle or slow clients
-    // cannot lock out a health check.
+    // Make room by closing the connection that has waited longest for (or
+    // on) its request, leaving handler threads alone: a flood of idle or slow
+    // clients cannot lock out a health check, which arrives and is answered
+    // at once.
     HttpConnection* victim = nullptr;
     for (const auto& c : connections_) {
       const auto phase = c->phase();
       if (phase == HttpConnection::Phase::kDispatched || phase == HttpConnection::Phase::kClosed) {
         continue;
       }
-      const bool idle =
-          phase == HttpConnection::Phase::kIdle || phase == HttpConnection::Phase::kLingering;
-      const bool victim_idle = victim && (victim->phase() == HttpConnection::Phase::kIdle ||
-                                          victim->phase() == HttpConnection::Phase::kLingering);
-      if (!victim || (idle && !victim_idle) ||
-          (idle == victim_idle && c->serial() < victim->serial())) {
-        victim = c.get();
-      }
+      if (!victim || c->waiting_since() < victim->waiting_since()) victim = c.get();
     }
     if (!victim) {
       const std::string refusal = SerializeResponse(Overloaded("too many connections"), false);
@@ -222,6 +216,9 @@ void HttpListener::Admit(int fd, const sockaddr_storage& peer, socklen_t peer_le
   }
   auto c = std::make_unique<HttpConnection>(fd, peer, peer_len, next_serial_++);
   c->ExpectFirstRequest(options_.timeouts, now);
+  // Clients send their request with the connection: answer it right away.
+  c->ReadAvailable();
+  Process(*c, now);
   connections_.push_back(std::move(c));
 }
 

@@ -5,7 +5,8 @@
 // milliseconds whatever other clients do. Complete requests for the other
 // routes go to a small pool of handler threads; when every one is taken the
 // request is refused at once (503). Connections are bounded: at the limit the
-// oldest connection not inside a handler is closed to admit the new one.
+// connection waiting longest for its request (not one inside a handler) is
+// closed to admit the new one.
 #ifndef ORCD_HOST_SERVER_HTTP_LISTENER_H_
 #define ORCD_HOST_SERVER_HTTP_LISTENER_H_
 

@@ -19,7 +19,6 @@ GenerationResult RunJob(WorkerState& state, const std::string& job_id, Generatio
           {{"job_id", job_id},
            {"seed", std::to_string(input.sampling.seed)},
            {"max_tokens", std::to_string(input.max_tokens)}});
-  Logger::Global().Log(LogLevel::kDebug, "execute_prompt", input.prompt, {{"job_id", job_id}});
   input.deadline =
       std::chrono::steady_clock::now() +
       std::chrono::milliseconds(static_cast<int64_t>(state.config.inference_timeout_s * 1000));
