@@ -3,7 +3,22 @@
 #include <algorithm>
 #include <cmath>
 
+#include "host/sampling/ordered_sum.h"
+#include "host/sampling/rank_order.h"
+#include "host/sampling/sampler_kernels.h"
+
 namespace orcd {
+namespace {
+
+// The head of ranks sorted for the decisions: 64, then 512, then 4096 ranks;
+// a decision past those takes the exact path.
+constexpr size_t kFirstHead = 64;
+constexpr size_t kHeadGrowth = 8;
+constexpr size_t kMaxHead = 4096;
+// More ids than this tied at the head's threshold: the exact path.
+constexpr size_t kMaxHeadWithTies = 4 * kMaxHead;
+
+}  // namespace
 
 Sampler::Sampler(const SamplerConfig& config) : config_(config), rng_(config.seed) {}
 
@@ -32,76 +47,214 @@ int32_t GreedyToken(std::span<const float> logits) {
   return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
-int32_t Sampler::Sample(std::span<float> logits) {
+int32_t Sampler::Sample(std::span<const float> logits) {
+  const int32_t token = Choose(logits);
+  Record(token);
+  return token;
+}
+
+void Sampler::PenalizeInto(std::span<const float> logits, float inv_t, bool scale) {
   // Repetition penalty (llama.cpp/CTRL form): shrink positive logits, grow
   // negative ones, so a penalised token always becomes less likely.
-  if (config_.repetition_penalty != 1.0) {
-    const float p = static_cast<float>(config_.repetition_penalty);
-    for (int32_t id : history_) {
-      float& l = logits[static_cast<size_t>(id)];
-      l = l > 0 ? l / p : l * p;
+  const auto p = static_cast<float>(config_.repetition_penalty);
+  for (int32_t id : history_order_) {
+    const auto i = static_cast<size_t>(id);
+    if (i >= logits.size()) continue;
+    const float l = logits[i] > 0 ? logits[i] / p : logits[i] * p;
+    scaled_[i] = scale ? l * inv_t : l;
+  }
+}
+
+int32_t Sampler::Greedy(std::span<const float> logits) {
+  if (config_.repetition_penalty == 1.0) return GreedyToken(logits);
+  scaled_.assign(logits.begin(), logits.end());
+  PenalizeInto(logits, 1.0f, /*scale=*/false);
+  return GreedyToken(scaled_);
+}
+
+int32_t Sampler::Choose(std::span<const float> logits) {
+  if (config_.temperature <= 0.0) return Greedy(logits);
+  // This token's one draw, taken first: however the token is chosen, the
+  // generator moves on as the specification's does.
+  const double uniform = Uniform();
+  const auto inv_t = static_cast<float>(1.0 / config_.temperature);
+  if (!std::isfinite(inv_t)) return Greedy(logits);  // the limit of temperature -> 0
+  const size_t vocab = logits.size();
+  scaled_.resize(vocab);
+  sampling::ScaleInto(logits, inv_t, scaled_.data());
+  if (config_.repetition_penalty != 1.0) PenalizeInto(logits, inv_t, /*scale=*/true);
+  const float max = sampling::MaxOf(scaled_);
+  // Scaled logits past FLT_MAX (a tiny temperature), or NaN: no softmax.
+  if (!std::isfinite(max)) return Greedy(logits);
+  const size_t survivors = config_.top_k > 0 && static_cast<uint64_t>(config_.top_k) < vocab
+                               ? static_cast<size_t>(config_.top_k)
+                               : vocab;
+  if (!exact_only_) {
+    if (const std::optional<int32_t> token = FastChoose(max, survivors, uniform)) {
+      ++stats_.fast;
+      return *token;
     }
   }
-  int32_t token;
-  if (config_.temperature <= 0.0) {
-    token = GreedyToken(logits);
-  } else {
-    const float inv_t = static_cast<float>(1.0 / config_.temperature);
-    candidates_.clear();
-    candidates_.reserve(logits.size());
-    for (size_t i = 0; i < logits.size(); ++i) {
-      candidates_.emplace_back(logits[i] * inv_t, static_cast<int32_t>(i));
+  ++stats_.exact;
+  return ExactChoose(survivors, uniform);
+}
+
+std::optional<float> Sampler::TakeHead(size_t target, float max) {
+  const std::optional<float> threshold =
+      sampling::SelectTop(scaled_, target, kMaxHeadWithTies, head_ids_);
+  if (!threshold) return std::nullopt;
+  head_.clear();
+  for (int32_t id : head_ids_) head_.emplace_back(scaled_[static_cast<size_t>(id)], id);
+  std::sort(head_.begin(), head_.end(), sampling::RankBefore);
+  head_e_.resize(head_.size());
+  for (size_t j = 0; j < head_.size(); ++j) head_e_[j] = std::exp(head_[j].first - max);
+  return threshold;
+}
+
+int32_t Sampler::PickInHead(size_t kept, double uniform) const {
+  double total = 0;
+  for (size_t i = 0; i < kept; ++i) total += head_p_[i];
+  const double r = uniform * total;
+  double acc = 0;
+  for (size_t i = 0; i < kept; ++i) {
+    acc += head_p_[i];
+    if (r < acc) return head_[i].second;
+  }
+  return head_[kept - 1].second;
+}
+
+std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double uniform) {
+  const size_t vocab = scaled_.size();
+  size_t target = std::max(kFirstHead, survivors < vocab ? survivors : 0);
+  if (target > kMaxHead) return std::nullopt;
+  const std::optional<float> threshold = TakeHead(target, max);
+  if (!threshold) return std::nullopt;
+
+  // The softmax sum: the first head's ranks in order, the rest bounded.
+  const size_t first = head_.size();
+  double head_sum = 0;
+  for (size_t j = 0; j < std::min(first, survivors); ++j) head_sum += head_e_[j];
+  sampling::SumBounds sum{head_sum, head_sum};
+  if (survivors > first) {
+    const double inv_u = 1.0 / sampling::UlpOf(head_sum);
+    if (!(head_e_.back() * inv_u < sampling::kMaxGridStep)) return std::nullopt;
+    tail_e_.resize(vocab);
+    const sampling::GridSums tail =
+        sampling::ExpTail(scaled_, *threshold, max, inv_u, tail_e_.data());
+    std::optional<sampling::SumBounds> bounds = sampling::FinishSum(head_sum, tail);
+    // A sum that may cross a power of two: both grids; or many: by bands.
+    if (!bounds && head_sum * inv_u + tail.q_sum < 0x1p54)
+      bounds = sampling::FinishSum(head_sum, sampling::GridTail(tail_e_, inv_u));
+    if (!bounds) bounds = sampling::BandedSum(head_sum, tail_e_, head_sum + tail.q_sum / inv_u);
+    if (!bounds) return std::nullopt;
+    sum = *bounds;
+  }
+
+  std::optional<sampling::SumBounds> total;  // of the kept probabilities, past the head
+  while (true) {
+    // The head's probabilities: the same for every sum within the bounds.
+    head_p_.resize(head_.size());
+    for (size_t j = 0; j < head_.size(); ++j) {
+      const auto p = static_cast<float>(head_e_[j] / sum.lo);
+      if (p != static_cast<float>(head_e_[j] / sum.hi)) return std::nullopt;
+      head_p_[j] = p;
     }
-    auto by_logit = [](const auto& a, const auto& b) {
-      return a.first > b.first || (a.first == b.first && a.second < b.second);
-    };
-    size_t n = candidates_.size();
-    if (config_.top_k > 0 && static_cast<size_t>(config_.top_k) < n) {
-      n = static_cast<size_t>(config_.top_k);
-      std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n),
-                        candidates_.end(), by_logit);
-    } else {
-      std::sort(candidates_.begin(), candidates_.end(), by_logit);
-    }
-    // Softmax over the survivors, in place (first = probability from here on).
-    const float max_logit = candidates_[0].first;
-    double sum = 0;
-    for (size_t i = 0; i < n; ++i) {
-      candidates_[i].first = std::exp(candidates_[i].first - max_logit);
-      sum += candidates_[i].first;
-    }
-    for (size_t i = 0; i < n; ++i)
-      candidates_[i].first = static_cast<float>(candidates_[i].first / sum);
+    const size_t in_head = std::min(head_.size(), survivors);
+    size_t kept = survivors;  // the specification's n after each filter
+    bool past_head = false;   // a decision needs ranks past the head
     if (config_.top_p < 1.0) {
       double cumulative = 0;
       size_t keep = 0;
-      while (keep < n) {
-        cumulative += candidates_[keep++].first;
-        if (cumulative >= config_.top_p) break;
+      bool reached = false;
+      while (keep < in_head && !reached) {
+        cumulative += head_p_[keep++];
+        reached = cumulative >= config_.top_p;
       }
-      n = std::max<size_t>(keep, 1);
+      if (reached || in_head == survivors) {
+        kept = std::max<size_t>(keep, 1);
+      } else {
+        past_head = true;
+      }
     }
-    if (config_.min_p > 0.0) {
-      const double floor = config_.min_p * candidates_[0].first;
+    double floor = 0;  // min-p's; 0 keeps every probability
+    if (!past_head && config_.min_p > 0.0) {
+      floor = config_.min_p * head_p_[0];
+      const size_t limit = std::min(kept, in_head);
       size_t keep = 1;
-      while (keep < n && candidates_[keep].first >= floor) ++keep;
-      n = keep;
+      while (keep < limit && head_p_[keep] >= floor) ++keep;
+      // Every head rank passing while more are kept: the cut is past the head.
+      if (keep < limit || kept <= in_head) kept = keep;
     }
-    double total = 0;
-    for (size_t i = 0; i < n; ++i) total += candidates_[i].first;
-    const double r = Uniform() * total;
-    double acc = 0;
-    token = candidates_[n - 1].second;
-    for (size_t i = 0; i < n; ++i) {
-      acc += candidates_[i].first;
-      if (r < acc) {
-        token = candidates_[i].second;
-        break;
+    if (!past_head && kept <= in_head) return PickInHead(kept, uniform);
+
+    if (!past_head) {
+      // The kept ranks run past the head (top-p is off): their total from
+      // the first head's ranks in order and the tail bounded, p >= floor.
+      if (!total) total = KeptTotal(first, sum, floor);
+      const double r_lo = uniform * total->lo, r_hi = uniform * total->hi;
+      // The specification falls back to the last kept rank when the draw
+      // passes them all: never within these bounds, or undecided.
+      if (!(r_hi < total->lo)) return std::nullopt;
+      double acc = 0;
+      for (size_t j = 0; j < head_.size(); ++j) {
+        acc += head_p_[j];
+        if (r_lo < acc) {
+          if (r_hi < acc) return head_[j].second;
+          return std::nullopt;  // a boundary between the bounds' draws
+        }
       }
     }
+    // The cut or the draw lies past the head: a larger head, same sums.
+    target *= kHeadGrowth;
+    if (target > kMaxHead || !TakeHead(target, max)) return std::nullopt;
   }
-  Record(token);
-  return token;
+}
+
+sampling::SumBounds Sampler::KeptTotal(size_t first, sampling::SumBounds sum, double floor) const {
+  double start = 0;
+  for (size_t j = 0; j < first; ++j) start += head_p_[j];
+  // Loose bounds (~count ulps wide) do: only the draw, within about
+  // 1e-11 of a boundary, could tell them apart.
+  const sampling::ProbSums tail = sampling::ProbTailSums(tail_e_, sum.lo, sum.hi, floor);
+  return sampling::LooseSum(start, tail.lo, tail.hi, tail.count);
+}
+
+int32_t Sampler::ExactChoose(size_t survivors, double uniform) {
+  sampling::RankOrder(scaled_, ranked_, radix_scratch_);
+  // From here the specification's steps, over ranked_ in rank order.
+  size_t n = survivors;
+  // Softmax over the survivors, in place (first = probability from here on).
+  const float max_logit = ranked_[0].first;
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ranked_[i].first = std::exp(ranked_[i].first - max_logit);
+    sum += ranked_[i].first;
+  }
+  for (size_t i = 0; i < n; ++i) ranked_[i].first = static_cast<float>(ranked_[i].first / sum);
+  if (config_.top_p < 1.0) {
+    double cumulative = 0;
+    size_t keep = 0;
+    while (keep < n) {
+      cumulative += ranked_[keep++].first;
+      if (cumulative >= config_.top_p) break;
+    }
+    n = std::max<size_t>(keep, 1);
+  }
+  if (config_.min_p > 0.0) {
+    const double floor = config_.min_p * ranked_[0].first;
+    size_t keep = 1;
+    while (keep < n && ranked_[keep].first >= floor) ++keep;
+    n = keep;
+  }
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) total += ranked_[i].first;
+  const double r = uniform * total;
+  double acc = 0;
+  for (size_t i = 0; i < n; ++i) {
+    acc += ranked_[i].first;
+    if (r < acc) return ranked_[i].second;
+  }
+  return ranked_[n - 1].second;
 }
 
 }  // namespace orcd

@@ -1,16 +1,28 @@
 // Token sampling in the seed spec's order (M0-W-1421): temperature,
 // repetition penalty, top-k, top-p, min-p, then a draw from a seeded
 // mt19937_64. Temperature 0 is greedy (ties go to the lowest id). The same
-// seed and logits give the same tokens on every run and platform.
+// seed and logits give the same tokens on every run.
+//
+// The specification sorts the vocabulary by logit (ties by id) and sums in
+// that order; Sample gives its tokens bit for bit in O(vocabulary): it sorts
+// only the top ranks and bounds the ordered sums without the order
+// (host/sampling/ordered_sum.h), and where the bounds cannot decide a token
+// (rare: a draw within ulps of a boundary, a cut or draw deep in the tail)
+// it takes an exact path that puts the whole vocabulary in rank order with a
+// radix sort. A temperature so small that the scaled logits overflow
+// (1 / temperature past FLT_MAX) samples greedily, as do NaN logits.
 #ifndef ORCD_HOST_SAMPLING_SAMPLER_H_
 #define ORCD_HOST_SAMPLING_SAMPLER_H_
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include "host/sampling/ordered_sum.h"
 
 namespace orcd {
 
@@ -32,6 +44,12 @@ struct SampleDraw {
   std::span<const int32_t> penalized;
 };
 
+// How the sampled (temperature > 0) tokens were chosen.
+struct SamplerStats {
+  int64_t fast = 0;   // from the top ranks and the bounded sums
+  int64_t exact = 0;  // from the whole vocabulary in rank order
+};
+
 // The greedy choice: the index of the largest logit, ties to the lowest id.
 int32_t GreedyToken(std::span<const float> logits);
 
@@ -39,9 +57,9 @@ class Sampler {
  public:
   explicit Sampler(const SamplerConfig& config);
 
-  // Picks the next token from `logits` (modified in place) and records it in
+  // Picks the next token from `logits` (left as they are) and records it in
   // the history the repetition penalty reads.
-  int32_t Sample(std::span<float> logits);
+  int32_t Sample(std::span<const float> logits);
   // Forgets the history (a new job).
   void Reset(uint64_t seed);
 
@@ -51,15 +69,47 @@ class Sampler {
   SampleDraw NextDraw();
   void Record(int32_t token);
 
+  const SamplerStats& stats() const { return stats_; }
+  // Every sampled token from the exact path (tests and benchmarks compare).
+  void set_exact_only(bool exact_only) { exact_only_ = exact_only; }
+
  private:
   // A uniform double in [0, 1) from 53 random bits (same on every platform).
   double Uniform();
 
+  int32_t Choose(std::span<const float> logits);
+  // Greedy over the penalised logits.
+  int32_t Greedy(std::span<const float> logits);
+  // Sets scaled_[id] for each penalised id from the caller's logits.
+  void PenalizeInto(std::span<const float> logits, float inv_t, bool scale);
+  // The token from the sorted top ranks, or nullopt (take the exact path).
+  std::optional<int32_t> FastChoose(float max, size_t survivors, double uniform);
+  // The specification's steps over the whole vocabulary in rank order.
+  int32_t ExactChoose(size_t survivors, double uniform);
+  // head_ = the top ranks (at least `target`) in order, head_e_ their exp;
+  // returns the threshold they are >= of, or nullopt (too many ties).
+  std::optional<float> TakeHead(size_t target, float max);
+  // Steps 3-5 for a kept prefix inside the head.
+  int32_t PickInHead(size_t kept, double uniform) const;
+  // Bounds on the total of the kept probabilities (p >= floor) when they run
+  // past the head: ranks [0, first) in order, the tail bounded.
+  sampling::SumBounds KeptTotal(size_t first, sampling::SumBounds sum, double floor) const;
+
   SamplerConfig config_;
   std::mt19937_64 rng_;
   std::unordered_set<int32_t> history_;
-  std::vector<int32_t> history_order_;                 // the same ids, in first-use order
-  std::vector<std::pair<float, int32_t>> candidates_;  // reused: no per-token allocation
+  std::vector<int32_t> history_order_;  // the same ids, in first-use order
+  SamplerStats stats_;
+  bool exact_only_ = false;
+
+  // Reused between tokens: no per-token allocation once grown.
+  std::vector<float> scaled_;  // penalised logits / temperature
+  std::vector<float> tail_e_;  // exp of the ranks past the first head (0 for the head)
+  std::vector<int32_t> head_ids_;
+  std::vector<std::pair<float, int32_t>> head_;  // (scaled logit, id) in rank order
+  std::vector<float> head_e_, head_p_;
+  std::vector<std::pair<float, int32_t>> ranked_;  // the exact path's whole order
+  std::vector<uint64_t> radix_scratch_;
 };
 
 }  // namespace orcd

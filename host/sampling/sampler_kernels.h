@@ -1,0 +1,67 @@
+// The sampler's passes over a whole vocabulary, with an AVX2 version of each
+// chosen at run time and a portable one (the tests hold them equal). They
+// compute exactly what the scalar code would: float products and
+// differences, the same exp as std::exp (see ExpMatchesLibm), double
+// quotients.
+#ifndef ORCD_HOST_SAMPLING_SAMPLER_KERNELS_H_
+#define ORCD_HOST_SAMPLING_SAMPLER_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "host/sampling/ordered_sum.h"
+
+namespace orcd::sampling {
+
+// Below this, max-relative logits are negligible: exp(-39) < 2^-55, less than
+// half an ulp of every sum the sampler adds them to (each starts at >= the
+// largest term, which is 1 or p(top) of a distribution).
+inline constexpr float kNegligibleLogit = -39.0f;
+
+// out[i] = logits[i] * inv_t.
+void ScaleInto(std::span<const float> logits, float inv_t, float* out);
+
+// The largest value; NaN when any value is NaN; -inf when empty.
+float MaxOf(std::span<const float> values);
+
+// Appends to `ids` the indices from `begin` on whose value is >= threshold,
+// until `ids` holds `capacity`; returns the index after the last one looked
+// at.
+size_t ScanAtLeast(std::span<const float> values, size_t begin, float threshold, size_t capacity,
+                   std::vector<int32_t>& ids);
+
+// The tail of the softmax sum: for each i with values[i] < below,
+// e[i] = exp(values[i] - max) (0 where negligible), added to the u grid with
+// q = e * inv_u; e[i] = 0 for the others.
+GridSums ExpTail(std::span<const float> values, float below, float max, double inv_u, float* e);
+
+// Every value > 0 added to both grids with q = value * inv_u.
+GridSums GridTail(std::span<const float> values, double inv_u);
+
+// The tail of the probabilities' sum, loosely: for each e[i] > 0,
+// p = float(e[i] / sum) for sum = sum_hi (into lo) and sum_lo (into hi),
+// added where p >= floor, in some order (so each sum is within
+// (count + 16) * 2^-53 of its exact value); `count` of the hi ones.
+struct ProbSums {
+  double lo = 0;
+  double hi = 0;
+  int64_t count = 0;
+};
+ProbSums ProbTailSums(std::span<const float> e, double sum_lo, double sum_hi, double floor);
+
+// The portable versions, for the tests.
+GridSums ExpTailPortable(std::span<const float> values, float below, float max, double inv_u,
+                         float* e);
+GridSums GridTailPortable(std::span<const float> values, double inv_u);
+ProbSums ProbTailPortable(std::span<const float> e, double sum_lo, double sum_hi, double floor);
+
+// Whether the vector kernels run here: AVX2 and FMA, and a vector exp that
+// gives std::exp's bits on this machine's libm (glibc's expf; checked once
+// on a sample of inputs).
+bool VectorKernelsInUse();
+
+}  // namespace orcd::sampling
+
+#endif  // ORCD_HOST_SAMPLING_SAMPLER_KERNELS_H_
