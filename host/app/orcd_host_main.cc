@@ -1,10 +1,14 @@
 // orcd-host: the worker. Start-up in the seed spec's order: device context,
 // model load (progress 0/25/50/75/100 %), HTTP server, ready callback, ready.
 // SIGTERM or POST /shutdown: stop accepting (503), finish the running job,
-// free, exit 0. Exit 1: start-up failure; 2: bad command line or config.
+// free, exit 0 (during the model load: exit 0 at once). Exit 1: start-up
+// failure; 2: bad command line or config.
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "host/common/logger.h"
@@ -56,6 +60,42 @@ void WaitForShutdown(WorkerState& state, const sigset_t& signals) {
       state.RequestShutdown();
     }
   }
+}
+
+// SIGTERM/SIGINT while the model loads: there is nothing to drain, so the
+// process ends at once with status 0 (a load can take minutes, or spin on a
+// hostile file). Destroying the watcher hands the signals back to
+// WaitForShutdown; one arriving in between stays pending for it.
+class LoadSignalWatcher {
+ public:
+  explicit LoadSignalWatcher(const sigset_t& signals)
+      : thread_([this, signals] { Watch(signals); }) {}
+  ~LoadSignalWatcher() {
+    done_ = true;
+    thread_.join();
+  }
+
+ private:
+  void Watch(sigset_t signals) {
+    const timespec tick{0, 50 * 1000 * 1000};
+    while (!done_) {
+      const int sig = sigtimedwait(&signals, nullptr, &tick);
+      if (sig == SIGTERM || sig == SIGINT) {
+        LogInfo("shutdown", std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") +
+                                " during model load; exiting");
+        std::_Exit(0);
+      }
+    }
+  }
+
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+// Test hook: slows each load progress step so that a test can signal mid-load.
+void DebugLoadDelay() {
+  static const char* v = std::getenv("ORCD_DEBUG_LOAD_DELAY_MS");
+  if (v != nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(v)));
 }
 
 // Lets the running job finish within the timeout, then cancels it.
@@ -112,6 +152,7 @@ int Run(int argc, char** argv) {
   std::unique_ptr<DeviceContext> device;
   std::unique_ptr<PluginRegistry> registry;
   std::unique_ptr<InferenceService> service;
+  std::optional<LoadSignalWatcher> load_watcher(std::in_place, signals);
   try {
     device = CreateDeviceContext(config.device, config.gpu_device, config.threads);
     registry = std::make_unique<PluginRegistry>(HostServices());
@@ -120,6 +161,7 @@ int Run(int argc, char** argv) {
     LogInfo("model_load_start", "loading model", {{"device_name", device->info().name}});
     service = CreateGenerationService(config, *registry, *device, [](int percent) {
       LogInfo("model_load_progress", "loading", {{"percent", std::to_string(percent)}});
+      DebugLoadDelay();
     });
     LogInfo("model_load_complete", "model loaded",
             {{"quant_kind", service->facts().quant_kind},
@@ -133,6 +175,7 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "orcd-host: %s: %s\n", StartupErrorCode(e).c_str(), e.what());
     return kExitStartupFailed;
   }
+  load_watcher.reset();
 
   WorkerState state(config, service.get());
   state.metrics.SetVramBytes(service->facts().vram_bytes);

@@ -25,7 +25,14 @@ struct FdCloser {
 }  // namespace
 
 MappedFile::MappedFile(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Refused before open(): opening a FIFO blocks until a writer appears. The
+  // open is non-blocking too, in case the path is swapped in between; fstat
+  // below checks what was actually opened.
+  struct stat before {};
+  if (::stat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode)) {
+    throw Error(ErrorCode::kIo, path.string() + " is not a regular file");
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     throw Error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo,

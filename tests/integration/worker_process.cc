@@ -74,7 +74,7 @@ bool IsValidUtf8(const std::string& s) {
 }
 
 WorkerProcess::WorkerProcess(const std::vector<std::string>& args,
-                             const std::map<std::string, std::string>& env)
+                             const std::map<std::string, std::string>& env, bool wait_ready)
     : log_path_(TempLogPath()) {
   std::vector<std::string> full = args;
   bool has_port = false;
@@ -84,6 +84,7 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& args,
     full.push_back("0");
   }
   pid_ = Spawn(full, env, log_path_);
+  if (!wait_ready) return;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string logs = ReadFile(log_path_);

@@ -17,9 +17,10 @@ namespace orcd::testing {
 class WorkerProcess {
  public:
   // Starts orcd-host with `args` (plus --port 0 unless given) and waits for
-  // its "ready" log line. `env` adds environment variables.
+  // its "ready" log line (unless `wait_ready` is false). `env` adds
+  // environment variables.
   WorkerProcess(const std::vector<std::string>& args,
-                const std::map<std::string, std::string>& env = {});
+                const std::map<std::string, std::string>& env = {}, bool wait_ready = true);
   ~WorkerProcess();  // SIGKILL if still running
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;

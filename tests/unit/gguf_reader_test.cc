@@ -2,7 +2,12 @@
 // alignment, tensor infos and data placement.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstring>
+#include <future>
 
 #include "host/common/status.h"
 #include "host/gguf/ggml_type_traits.h"
@@ -115,6 +120,30 @@ TEST(GgufReader, MissingFileIsNotFound) {
     EXPECT_EQ(e.code(), ErrorCode::kNotFound);
     EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/model.gguf"), std::string::npos);
   }
+}
+
+// A FIFO (or a device) as the model path: refused at once, never opened
+// (opening a FIFO for reading blocks until a writer appears).
+TEST(GgufReader, NonRegularFileIsRefusedWithoutBlocking) {
+  TempDir dir;
+  const std::filesystem::path fifo = dir.path() / "model.gguf";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto opened = std::async(std::launch::async, [&] {
+    try {
+      GgufFile::Open(fifo);
+      return std::string("accepted");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  });
+  if (opened.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // releases the reader
+    opened.wait();
+    ::close(writer);
+    FAIL() << "blocked opening a FIFO";
+  }
+  EXPECT_NE(opened.get().find("not a regular file"), std::string::npos);
+  EXPECT_THROW(GgufFile::Open(dir.path()), Error) << "a directory";
 }
 
 TEST(GgmlTypeTraits, MatchesGgmlGeometry) {

@@ -11,6 +11,12 @@
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/engine/cpu/cpu_adapters.h"
+#include "host/engine/cuda/cuda_adapters.h"
+#include "host/engine/engine.h"
+#include "host/engine/plan_builder.h"
+#include "host/engine/plan_validator.h"
+#include "host/engine/weight_table.h"
 #include "host/gguf/ggml_type_traits.h"
 #include "host/gguf/gguf_file.h"
 #include "host/plugins/host_services.h"
@@ -63,6 +69,25 @@ struct Report {
   uint64_t parameters = 0;
 };
 
+// What orcd-host's load does with the file before it is servable: the
+// architecture plugin's plan compile and the host's validation of that plan
+// against the tensors and this device's adapters. Any failure is a problem,
+// so that "supported: yes" is exactly what the worker will accept.
+void CheckLoadable(const orcd::GgufFile& file, const orcd::ModelRoute& route,
+                   const std::string& device, std::vector<std::string>* problems) {
+  if (route.arch.entry == nullptr || !problems->empty()) return;
+  try {
+    const orcd::engine::WeightTable weights(file, route.quant);
+    const orcd::engine::ExecutionPlan plan = orcd::engine::CompilePlan(*route.arch.entry, file);
+    const orcd::engine::AdapterTable adapters = device == "cuda"
+                                                    ? orcd::engine::cuda::MakeCudaAdapterTable()
+                                                    : orcd::engine::cpu::MakeCpuAdapterTable();
+    orcd::engine::ValidatePlan(plan, weights, adapters, orcd::engine::EngineOptions{}.max_batch);
+  } catch (const std::exception& e) {
+    problems->push_back(e.what());
+  }
+}
+
 Report BuildReport(const orcd::PluginRegistry& registry, const orcd::GgufFile& file,
                    const std::string& device) {
   Report r{&file, {}, {}, {}, {}, 0};
@@ -75,6 +100,7 @@ Report BuildReport(const orcd::PluginRegistry& registry, const orcd::GgufFile& f
       }
     }
   }
+  CheckLoadable(file, r.route, device, &r.problems);
   for (const orcd::GgufTensorInfo& t : file.tensors()) {
     TypeStats& s = r.mix[orcd::GgmlTypeName(t.type)];
     ++s.tensors;

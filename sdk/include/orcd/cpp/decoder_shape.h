@@ -23,11 +23,26 @@ struct DecoderShape {
   std::string output_weight;  // output.weight, or token_embd.weight when tied
 };
 
+// "blk.<layer>.<name>", GGUF's per-layer tensor naming.
+inline std::string LayerTensor(uint32_t layer, const std::string& name) {
+  return "blk." + std::to_string(layer) + "." + name;
+}
+
 // Throws CompileError naming the missing or inconsistent key.
 inline DecoderShape ReadDecoderShape(const ModelReader& m) {
   DecoderShape s;
   s.n_embd = m.RequireArchU32("embedding_length");
   s.n_layer = m.RequireArchU32("block_count");
+  // A block_count the file's tensors cannot back (4294967295 with two
+  // layers) is refused at the first layer without its attention norm, before
+  // a plan of billions of instructions is built.
+  for (uint32_t layer = 0; layer < s.n_layer; ++layer) {
+    if (!m.HasTensor(LayerTensor(layer, "attn_norm.weight"))) {
+      throw CompileError(ORCD_ERR_MODEL_INVALID,
+                         "block_count is " + std::to_string(s.n_layer) + " but tensor " +
+                             LayerTensor(layer, "attn_norm.weight") + " is missing");
+    }
+  }
   s.n_head = m.RequireArchU32("attention.head_count");
   s.n_head_kv = m.ArchU32Or("attention.head_count_kv", s.n_head);
   if (s.n_head % s.n_head_kv != 0) {
@@ -53,11 +68,6 @@ inline uint32_t ReadRopeDims(const ModelReader& m, uint32_t head_dim) {
                                                    " must be even and <= head dim");
   }
   return n_rot;
-}
-
-// "blk.<layer>.<name>", GGUF's per-layer tensor naming.
-inline std::string LayerTensor(uint32_t layer, const std::string& name) {
-  return "blk." + std::to_string(layer) + "." + name;
 }
 
 // An attention block with the shape's heads, the usual 1/sqrt(head_dim)
