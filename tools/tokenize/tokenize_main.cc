@@ -3,8 +3,12 @@
 //   orcd-tokenize --model M.gguf --ids 9906,1917     -> Hello world
 //   orcd-tokenize --tokenizer-json tokenizer.json --text "Hello"
 //   orcd-tokenize --model M.gguf --info              -> kind, vocab size, special ids
+//   orcd-tokenize --template T.jinja --conversation CASE.json --render-chat
+//                                                   -> the prompt the template renders
+//   orcd-tokenize --model M.gguf --conversation CASE.json --render-chat
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,6 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "host/chat/chat_variables.h"
+#include "host/chat/jinja/jinja_template.h"
+#include "host/chat/jinja/json_value.h"
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/gguf/gguf_file.h"
@@ -33,6 +40,11 @@ struct Options {
   bool info = false;
   bool add_special = true;
   bool parse_special = false;
+  // --render-chat
+  std::optional<std::string> template_file;
+  std::optional<std::string> conversation;
+  std::optional<std::string> date;
+  bool render_chat = false;
 };
 
 void Usage(std::FILE* out) {
@@ -48,6 +60,14 @@ void Usage(std::FILE* out) {
       "  --parse-special          encode: control-token text (e.g. <|im_start|>) is one token\n"
       "  --tokenizer-json F       use a HF tokenizer.json (hf-json) instead of the GGUF "
       "vocabulary\n"
+      "       orcd-tokenize (--template T.jinja | --model M.gguf) --conversation CASE.json\n"
+      "                     --render-chat [--date YYYY-MM-DD]\n"
+      "  --render-chat            print the prompt the chat template renders for CASE.json\n"
+      "                           ({\"messages\", \"tools\", \"add_generation_prompt\", "
+      "\"kwargs\",\n"
+      "                           \"bos_token\", \"eos_token\"}), exactly, without a newline;\n"
+      "                           --model: the model's tokenizer.chat_template and bos/eos\n"
+      "  --date YYYY-MM-DD        the date strftime_now sees (default: now, local time)\n"
       "exit status: 0 ok, 1 error, 2 usage\n");
 }
 
@@ -76,13 +96,98 @@ std::optional<Options> Parse(int argc, char** argv) {
       o.add_special = false;
     } else if (a == "--parse-special") {
       o.parse_special = true;
+    } else if (a == "--template" && has_value) {
+      o.template_file = argv[++i];
+    } else if (a == "--conversation" && has_value) {
+      o.conversation = argv[++i];
+    } else if (a == "--date" && has_value) {
+      o.date = argv[++i];
+    } else if (a == "--render-chat") {
+      o.render_chat = true;
     } else {
       return std::nullopt;
     }
   }
+  if (o.render_chat || o.template_file || o.conversation || o.date) {
+    const bool one_source = (o.template_file ? 1 : 0) + (o.model ? 1 : 0) == 1;
+    if (!o.render_chat || !o.conversation || !one_source || o.tokenizer_json || o.text || o.ids ||
+        o.info) {
+      return std::nullopt;
+    }
+    return o;
+  }
   const int actions = (o.text ? 1 : 0) + (o.ids ? 1 : 0) + (o.info ? 1 : 0);
   if ((!o.model && !o.tokenizer_json) || actions != 1) return std::nullopt;
   return o;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw orcd::Error(orcd::ErrorCode::kNotFound, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The text of the token whose id `key` holds; nullopt when absent.
+std::optional<std::string> TokenText(const orcd::GgufFile& model, std::string_view key) {
+  const std::optional<uint64_t> id = model.GetU64(key);
+  const auto tokens = model.GetStringArray("tokenizer.ggml.tokens");
+  if (!id || !tokens || *id >= tokens->size()) return std::nullopt;
+  return std::string((*tokens)[*id]);
+}
+
+// --date YYYY-MM-DD as the local time strftime_now reads (midnight).
+std::tm ParseDate(const std::string& date) {
+  std::tm t{};
+  if (std::sscanf(date.c_str(), "%d-%d-%d", &t.tm_year, &t.tm_mon, &t.tm_mday) != 3) {
+    throw orcd::Error(orcd::ErrorCode::kInvalidArgument, "--date wants YYYY-MM-DD, got " + date);
+  }
+  t.tm_year -= 1900;
+  t.tm_mon -= 1;
+  std::tm normalized = t;
+  if (timegm(&normalized) == -1) {
+    throw orcd::Error(orcd::ErrorCode::kInvalidArgument, "--date: no such date " + date);
+  }
+  return normalized;  // timegm fills the weekday and day of the year
+}
+
+// --render-chat: the exact prompt, or the template's error (exit 1).
+int RenderChat(const Options& o) {
+  const orcd::jinja::Value conversation = orcd::jinja::ParseJsonValue(ReadFile(*o.conversation));
+  orcd::ChatRenderInput input = orcd::ChatRenderInputFromCase(conversation);
+  std::string source;
+  if (o.template_file) {
+    source = ReadFile(*o.template_file);
+  } else {
+    const std::unique_ptr<orcd::GgufFile> model = orcd::GgufFile::Open(*o.model);
+    const std::optional<std::string_view> text = model->GetString("tokenizer.chat_template");
+    if (!text) {
+      throw orcd::Error(orcd::ErrorCode::kNotFound, *o.model + " has no tokenizer.chat_template");
+    }
+    source = *text;
+    // The model's special tokens, unless the conversation names its own.
+    if (conversation.AsDict().Find("bos_token") == nullptr) {
+      input.bos_token = TokenText(*model, "tokenizer.ggml.bos_token_id");
+    }
+    if (conversation.AsDict().Find("eos_token") == nullptr) {
+      input.eos_token = TokenText(*model, "tokenizer.ggml.eos_token_id");
+    }
+  }
+  orcd::jinja::RenderOptions options;
+  if (o.date) {
+    const std::tm date = ParseDate(*o.date);
+    options.now = [date] { return date; };
+  }
+  std::string prompt;
+  try {
+    prompt = orcd::jinja::JinjaTemplate::Parse(source).Render(orcd::ChatVariables(input), options);
+  } catch (const orcd::jinja::TemplateError& e) {
+    std::fprintf(stderr, "orcd-tokenize: %s\n", e.what());
+    return 1;
+  }
+  std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+  return 0;
 }
 
 std::vector<orcd::TokenId> ParseIds(const std::string& list) {
@@ -129,6 +234,7 @@ int main(int argc, char** argv) {
       Usage(stderr);
       return 2;
     }
+    if (options->render_chat) return RenderChat(*options);
     std::vector<orcd::TokenId> ids;
     if (options->ids) {
       try {

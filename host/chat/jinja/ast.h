@@ -53,6 +53,13 @@ struct CallSyntax {
 };
 
 struct Expr {
+  Expr() = default;
+  // Frees sub-expressions iteratively: "1+1+1+..." nests as deep as the
+  // template is long, and a recursive destructor would overflow the stack.
+  ~Expr();
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+
   ExprKind kind = ExprKind::kLiteral;
   int line = 0;
   Value literal;

@@ -23,6 +23,10 @@ Value Renderer::Checked(Value v) {
     }
     ChargeWork(v.AsString().size());
   } else if (v.is_list()) {
+    if (v.AsList().size() * sizeof(Value) > max_bytes()) {
+      throw TemplateError(ErrorKind::kLimit,
+                          "a list grew past " + std::to_string(max_bytes()) + " bytes");
+    }
     ChargeWork(v.AsList().size() * sizeof(Value));
   } else if (v.is_dict()) {
     ChargeWork(v.AsDict().size() * (sizeof(Value) + 32));
@@ -69,6 +73,7 @@ Value Renderer::EvalCall(const Expr& e, const Value* caller) {
 // input: the text of a filter block or set block, for the innermost filter
 // of the chain (the one without an operand).
 Value Renderer::EvalFilter(const Expr& e, const Value* input) {
+  NestingGuard guard(*this);
   Value operand;
   if (!e.a) {
     operand = *input;

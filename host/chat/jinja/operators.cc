@@ -122,7 +122,7 @@ Value PowInt(int64_t base, int64_t exp) {
 Value Repeat(const Value& seq, int64_t n, size_t max_bytes) {
   if (n <= 0)
     return seq.is_string() ? Value("") : seq.is_tuple() ? Value::Tuple({}) : Value::List({});
-  const size_t unit = seq.is_string() ? seq.AsString().size() : seq.AsList().size() * 16;
+  const size_t unit = seq.is_string() ? seq.AsString().size() : seq.AsList().size() * sizeof(Value);
   if (unit > 0 && static_cast<uint64_t>(n) > max_bytes / unit) {
     throw TemplateError(ErrorKind::kLimit, "repetition result too large");
   }
@@ -147,6 +147,7 @@ bool EqualsAt(const Value& a, const Value& b, int depth) {
     return a.AsInt() == b.AsInt();
   }
   if (a.kind() != b.kind()) return false;
+  if (a.SameAs(b)) return true;  // Python compares items by identity first
   switch (a.kind()) {
     case Value::Kind::kUndefined:
     case Value::Kind::kNone:
@@ -231,6 +232,9 @@ Value BinaryOperation(BinaryOp op, const Value& a, const Value& b, size_t max_by
         return Value(a.AsString() + b.AsString());
       }
       if (a.is_list() && b.is_list() && a.is_tuple() == b.is_tuple()) {
+        if ((a.AsList().size() + b.AsList().size()) * sizeof(Value) > max_bytes) {
+          throw TemplateError(ErrorKind::kLimit, "list result too large");
+        }
         ValueList out = a.AsList();
         out.insert(out.end(), b.AsList().begin(), b.AsList().end());
         return a.is_tuple() ? Value::Tuple(std::move(out)) : Value::List(std::move(out));

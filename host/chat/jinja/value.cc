@@ -1,5 +1,7 @@
 #include "host/chat/jinja/value.h"
 
+#include <algorithm>
+
 #include "host/chat/jinja/py_format.h"
 #include "host/chat/jinja/template_error.h"
 
@@ -9,18 +11,34 @@ namespace {
 // Python's repr gives up with RecursionError near this depth.
 constexpr int kMaxReprDepth = 512;
 
-void AppendRepr(std::string& out, const Value& v, int depth);
+void AppendRepr(std::string& out, const Value& v);
 
-void AppendItems(std::string& out, const ValueList& items, int depth) {
+void AppendItems(std::string& out, const ValueList& items) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ", ";
-    AppendRepr(out, items[i], depth + 1);
+    AppendRepr(out, items[i]);
   }
 }
 
-void AppendRepr(std::string& out, const Value& v, int depth) {
-  if (depth > kMaxReprDepth)
-    throw TemplateError(ErrorKind::kLimit, "value nests too deeply to print");
+// Nesting of repr() calls on this thread, across objects that print their
+// contents (a namespace holding itself would otherwise recurse forever).
+thread_local int repr_nesting = 0;
+
+class ReprNesting {
+ public:
+  ReprNesting() {
+    if (++repr_nesting > kMaxReprDepth) {
+      --repr_nesting;
+      throw TemplateError(ErrorKind::kLimit, "value nests too deeply to print");
+    }
+  }
+  ~ReprNesting() { --repr_nesting; }
+  ReprNesting(const ReprNesting&) = delete;
+  ReprNesting& operator=(const ReprNesting&) = delete;
+};
+
+void AppendRepr(std::string& out, const Value& v) {
+  const ReprNesting nesting;
   switch (v.kind()) {
     case Value::Kind::kString:
       out += StringRepr(v.AsString());
@@ -28,11 +46,11 @@ void AppendRepr(std::string& out, const Value& v, int depth) {
     case Value::Kind::kList:
       if (v.is_tuple()) {
         out += '(';
-        AppendItems(out, v.AsList(), depth);
+        AppendItems(out, v.AsList());
         out += v.AsList().size() == 1 ? ",)" : ")";
       } else {
         out += '[';
-        AppendItems(out, v.AsList(), depth);
+        AppendItems(out, v.AsList());
         out += ']';
       }
       return;
@@ -44,7 +62,7 @@ void AppendRepr(std::string& out, const Value& v, int depth) {
         first = false;
         out += StringRepr(key);
         out += ": ";
-        AppendRepr(out, value, depth + 1);
+        AppendRepr(out, value);
       }
       out += '}';
       return;
@@ -61,6 +79,22 @@ void AppendRepr(std::string& out, const Value& v, int depth) {
 
 Value Value::Undefined(std::string hint) {
   return Value(UndefinedData{std::make_shared<const std::string>(std::move(hint))});
+}
+
+Value::ListPtr Value::MakeList(ValueList items, bool tuple) {
+  int depth = 0;
+  for (const Value& v : items) depth = std::max(depth, v.NestingDepth());
+  if (depth + 1 > kMaxValueDepth) {
+    throw TemplateError(ErrorKind::kLimit,
+                        "lists and dicts nest deeper than " + std::to_string(kMaxValueDepth));
+  }
+  return std::make_shared<const ListBox>(ListBox{std::move(items), tuple, depth + 1});
+}
+
+int Value::NestingDepth() const {
+  if (is_list()) return std::get<ListPtr>(v_)->depth;
+  if (is_dict()) return AsDict().depth();
+  return 0;
 }
 
 Value Value::FromDict(Dict dict) { return Value(std::make_shared<const Dict>(std::move(dict))); }
@@ -109,6 +143,12 @@ const Value* Dict::Find(std::string_view key) const {
 }
 
 void Dict::Set(std::string key, Value value) {
+  const int depth = value.NestingDepth() + 1;
+  if (depth > kMaxValueDepth) {
+    throw TemplateError(ErrorKind::kLimit,
+                        "lists and dicts nest deeper than " + std::to_string(kMaxValueDepth));
+  }
+  depth_ = std::max(depth_, depth);
   if (const Value* existing = Find(key)) {
     *const_cast<Value*>(existing) = std::move(value);
     return;
@@ -198,7 +238,7 @@ std::string ToStr(const Value& v) {
 
 std::string Repr(const Value& v) {
   std::string out;
-  AppendRepr(out, v, 0);
+  AppendRepr(out, v);
   return out;
 }
 

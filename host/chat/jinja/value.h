@@ -26,6 +26,11 @@ class Renderer;
 
 using ValueList = std::vector<Value>;
 
+// Deepest nesting of lists and dicts a value may have. Deeper ones are
+// refused when built (TemplateError kLimit), so that printing, comparing and
+// freeing them never recurses without bound.
+inline constexpr int kMaxValueDepth = 512;
+
 class Value {
  public:
   // The order is the variant's: kind() is its index.
@@ -95,6 +100,8 @@ class Value {
 
   // Python's `is`: equal scalars, or the same shared object.
   bool SameAs(const Value& other) const;
+  // Levels of list / dict nesting: 0 for a scalar, 1 for a flat list.
+  int NestingDepth() const;
 
  private:
   struct UndefinedData {
@@ -104,6 +111,7 @@ class Value {
   struct ListBox {
     ValueList items;
     bool tuple = false;
+    int depth = 1;
   };
   using StringPtr = std::shared_ptr<const std::string>;
   using ListPtr = std::shared_ptr<const ListBox>;
@@ -111,9 +119,7 @@ class Value {
   using CallablePtr = std::shared_ptr<const Callable>;
   using ObjectPtr = std::shared_ptr<Object>;
 
-  static ListPtr MakeList(ValueList items, bool tuple) {
-    return std::make_shared<const ListBox>(ListBox{std::move(items), tuple});
-  }
+  static ListPtr MakeList(ValueList items, bool tuple);
   explicit Value(NoneTag t) : v_(t) {}
   explicit Value(UndefinedData u) : v_(std::move(u)) {}
   explicit Value(ListPtr p) : v_(std::move(p)) {}
@@ -138,6 +144,7 @@ class Dict {
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
   const std::vector<Entry>& entries() const { return entries_; }
+  int depth() const { return depth_; }
 
  private:
   struct Hash {
@@ -146,6 +153,7 @@ class Dict {
   };
   std::vector<Entry> entries_;
   std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
+  int depth_ = 1;
 };
 
 // Arguments of a call: positional, then keyword in the order written.
