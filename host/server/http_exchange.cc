@@ -64,8 +64,8 @@ bool SocketOutputBuffer::Finish() {
   return remaining_ == 0;
 }
 
-ExchangeResponse::ExchangeResponse(int fd, bool request_keep_alive)
-    : buffer_(fd), stream_(&buffer_) {
+ExchangeResponse::ExchangeResponse(int fd, bool request_keep_alive, bool http10)
+    : buffer_(fd), stream_(&buffer_), http10_(http10) {
   setVersion(HTTP_1_1);
   setKeepAlive(request_keep_alive);
 }
@@ -75,6 +75,7 @@ std::ostream& ExchangeResponse::send() {
   sent_ = true;
   setReason(getReasonForStatus(getStatus()));  // never "503 OK"
   set("Date", HttpDate());
+  if (http10_ && getChunkedTransferEncoding()) setChunkedTransferEncoding(false);
   const bool chunked = getChunkedTransferEncoding();
   if (!chunked && !hasContentLength()) setKeepAlive(false);  // the body ends at close
   keep_alive_ = getKeepAlive();

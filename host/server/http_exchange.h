@@ -49,7 +49,9 @@ class SocketOutputBuffer : public std::streambuf {
 
 class ExchangeResponse : public Poco::Net::HTTPServerResponse {
  public:
-  ExchangeResponse(int fd, bool request_keep_alive);
+  // `http10`: the request was HTTP/1.0, which has no chunked coding: a
+  // streamed body is then delimited by the close.
+  ExchangeResponse(int fd, bool request_keep_alive, bool http10);
   void sendContinue() override {}  // the I/O thread already sent it
   std::ostream& send() override;
   void sendFile(const std::string& path, const std::string& media_type) override;
@@ -63,6 +65,7 @@ class ExchangeResponse : public Poco::Net::HTTPServerResponse {
  private:
   SocketOutputBuffer buffer_;
   std::ostream stream_;
+  bool http10_;
   bool sent_ = false;
   bool keep_alive_ = false;
 };

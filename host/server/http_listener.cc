@@ -315,7 +315,8 @@ void HttpListener::HandlerLoop() {
 bool HttpListener::RunExchange(HttpConnection& c) {
   SetBlocking(c.fd(), true);
   SetSendTimeout(c.fd(), options_.timeouts.send_s);
-  ExchangeResponse response(c.fd(), c.head().keep_alive && !c.peer_closed());
+  ExchangeResponse response(c.fd(), c.head().keep_alive && !c.peer_closed(),
+                            c.head().minor_version == 0);
   ExchangeRequest request(
       c.head(), c.TakeBody(), response, c.fd(),
       Poco::Net::SocketAddress(reinterpret_cast<const sockaddr*>(&c.peer()), c.peer_len()),

@@ -82,6 +82,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->model_path = v;
   } else if (key == "model.tokenizer_json") {
     c->tokenizer_json = v;
+  } else if (key == "chat.template_file") {
+    c->chat_template_file = v;
   } else if (key == "device.kind") {
     c->device = OneOf(key, v, {"cuda", "cpu"});
   } else if (key == "device.gpu") {
@@ -114,6 +116,10 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->idle_timeout_s = ParseSeconds(key, v);
   } else if (key == "server.send_timeout_s") {
     c->send_timeout_s = ParseSeconds(key, v);
+  } else if (key == "server.auth_token") {
+    c->auth_token = v;  // never echoed in an error
+  } else if (key == "server.auth_token_file") {
+    c->auth_token_file = v;
   } else if (key == "plugins.dirs") {
     c->plugin_dirs.emplace_back(v);
   } else if (key == "limits.context_length") {
@@ -173,6 +179,22 @@ void ValidateWorkerConfig(const WorkerConfig& c) {
   }
 }
 
+void ReadAuthTokenFile(WorkerConfig* c) {
+  if (c->auth_token_file.empty()) return;
+  const std::string key = "server.auth_token_file";
+  if (!c->auth_token.empty()) Bad(key, "set server.auth_token or server.auth_token_file, not both");
+  std::ifstream f(c->auth_token_file);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (!f) Bad(key, "cannot read " + c->auth_token_file.string());
+  std::string token = ss.str();
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
+    token.pop_back();
+  }
+  if (token.empty()) Bad(key, c->auth_token_file.string() + " holds no token");
+  c->auth_token = std::move(token);
+}
+
 namespace {
 
 struct Flag {
@@ -192,6 +214,7 @@ constexpr Flag kFlags[] = {
     {"--log-level", "logging.level"},
     {"--plugin-dir", "plugins.dirs"},
     {"--tokenizer-json", "model.tokenizer_json"},
+    {"--auth-token-file", "server.auth_token_file"},
 };
 
 }  // namespace
@@ -246,6 +269,7 @@ WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
     }
   }
   ValidateWorkerConfig(config);
+  ReadAuthTokenFile(&config);
   return config;
 }
 
@@ -262,6 +286,7 @@ std::string CommandLineHelp() {
          "  --callback-url URL   server.callback_url (POSTed once ready)\n"
          "  --plugin-dir DIR     plugins.dirs (repeatable; replaces the file's list)\n"
          "  --tokenizer-json F   model.tokenizer_json\n"
+         "  --auth-token-file F  server.auth_token_file (bearer token for the API)\n"
          "  --log-level LEVEL    logging.level (debug|info|warn|error)\n"
          "  --version            print the version and exit\n";
 }

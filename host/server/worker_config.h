@@ -15,6 +15,8 @@ struct WorkerConfig {
   // model
   std::filesystem::path model_path;
   std::filesystem::path tokenizer_json;  // optional hf-json tokenizer
+  // chat: a Jinja chat template replacing the model's tokenizer.chat_template
+  std::filesystem::path chat_template_file;
   // device
   std::string device = "cuda";  // "cuda" | "cpu"; never a silent fallback
   int gpu_device = 0;
@@ -38,6 +40,11 @@ struct WorkerConfig {
   double body_timeout_s = 10;
   double idle_timeout_s = 5;
   double send_timeout_s = 30;
+  // Optional bearer token for every route but the health probes; from the
+  // key itself or read from a file (preferred: keeps it out of worker.yaml).
+  // Never logged.
+  std::string auth_token;
+  std::filesystem::path auth_token_file;
   // plugins
   std::vector<std::filesystem::path> plugin_dirs;  // empty = defaults
   // limits
@@ -57,6 +64,9 @@ WorkerConfig LoadWorkerConfig(const std::filesystem::path& path);
 WorkerConfig ParseWorkerConfig(const std::string& yaml_text, const std::string& source_name);
 // Checks cross-field rules (e.g. a model path is set). Throws like above.
 void ValidateWorkerConfig(const WorkerConfig& config);
+// Reads server.auth_token_file (trailing newline dropped) into auth_token.
+// Throws like above, naming the file but never its content.
+void ReadAuthTokenFile(WorkerConfig* config);
 
 // Sets one dotted key ("server.port") from its text form: the single place
 // both worker.yaml and the command line go through. Throws like above.
@@ -64,7 +74,7 @@ void SetConfigValue(WorkerConfig* config, const std::string& key, const std::str
 
 // Command line: --config F plus overrides --worker-id, --model, --gpu-device,
 // --port, --callback-url, --device, --bind, --threads, --log-level,
-// --plugin-dir (repeatable), --tokenizer-json.
+// --plugin-dir (repeatable), --tokenizer-json, --auth-token-file.
 struct CommandLine {
   std::filesystem::path config_path;
   std::vector<std::pair<std::string, std::string>> overrides;  // dotted key, value
@@ -73,7 +83,8 @@ struct CommandLine {
 };
 // Throws orcd::Error(kInvalidArgument) on an unknown flag or a missing value.
 CommandLine ParseCommandLine(int argc, const char* const* argv);
-// File (when given) then overrides, then validation.
+// File (when given) then overrides, then validation; reads
+// server.auth_token_file into auth_token.
 WorkerConfig ResolveWorkerConfig(const CommandLine& command_line);
 std::string CommandLineHelp();
 

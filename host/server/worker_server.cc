@@ -4,6 +4,7 @@
 
 #include <string_view>
 
+#include "host/server/auth.h"
 #include "host/server/control_handlers.h"
 #include "host/server/execute_handler.h"
 #include "host/server/http_listener.h"
@@ -43,6 +44,10 @@ const RouteSpec* FindRoute(std::string_view path) {
 std::string Quote(const std::string& s) { return s.size() <= 100 ? s : s.substr(0, 100) + "..."; }
 
 std::optional<InlineResponse> AnswerInline(WorkerState& state, const RequestHead& head) {
+  // Before routing, so that an unauthenticated client learns nothing of the routes.
+  if (std::optional<InlineResponse> refusal = CheckAuth(head, state.config.auth_token)) {
+    return refusal;
+  }
   const RouteSpec* route = FindRoute(head.path);
   if (!route) {
     return JsonError(404, "NOT_FOUND", "no route " + Quote(head.method) + " " + Quote(head.path),

@@ -23,13 +23,15 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::unique_ptr<WorkerProcess> StartHardenedWorker(int delay_ms = 0) {
+std::unique_ptr<WorkerProcess> StartHardenedWorker(int delay_ms = 0,
+                                                   const std::string& server_yaml = "") {
   static int n = 0;
   const std::string cfg =
       "/tmp/orcd-hostile-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
   std::ofstream(cfg) << "worker_id: hostile\nlimits:\n  context_length: 512\n"
                      << "server:\n  header_timeout_s: 0.5\n  body_timeout_s: 0.5\n"
-                     << "  idle_timeout_s: 2\n  max_connections: 32\n";
+                     << "  idle_timeout_s: 2\n  max_connections: 32\n"
+                     << server_yaml;
   std::map<std::string, std::string> env;
   if (delay_ms > 0) env["ORCD_DEBUG_TOKEN_DELAY_MS"] = std::to_string(delay_ms);
   auto w = std::make_unique<WorkerProcess>(
@@ -118,7 +120,8 @@ TEST(Hostile, IdleSlowAndTricklingClientsNeverStarveHealthOrMetrics) {
   auto w = StartHardenedWorker(/*delay_ms=*/20);
   const int port = w->port();
   // A job generating in the background the whole time.
-  SseStream job(port, "/execute", R"({"job_id":"bg","prompt":"hello","max_tokens":400,"temperature":0})");
+  SseStream job(port, "/execute",
+                R"({"job_id":"bg","prompt":"hello","max_tokens":400,"temperature":0})");
   ASSERT_EQ(job.status(), 200);
   std::vector<int> fds;
   for (int i = 0; i < 100; ++i) fds.push_back(RawConnect(port));  // idle, beyond max_connections
@@ -212,6 +215,72 @@ TEST(Hostile, CancelIdsAreBoundedAndNeverLoggedInFull) {
   }
   EXPECT_EQ(w->Logs().find(std::string(300, 'z')), std::string::npos);
   EXPECT_LT(w->Logs().size(), 100000u);
+}
+
+// HTTP/1.0 has no chunked coding: a streamed response is delimited by the close.
+TEST(Hostile, Http10ClientGetsAStreamWithoutChunking) {
+  auto w = StartHardenedWorker();
+  const std::string body = R"({"job_id":"old","prompt":"hi","max_tokens":2})";
+  const int fd = RawConnect(w->port());
+  const RawExchange x =
+      RawRoundTrip(fd,
+                   "POST /execute HTTP/1.0\r\nContent-Length: " + std::to_string(body.size()) +
+                       "\r\n\r\n" + body,
+                   99, 0ms, 10s);
+  ::close(fd);
+  EXPECT_TRUE(x.closed);
+  ASSERT_FALSE(x.responses.empty());
+  EXPECT_EQ(x.responses[0].status, 200);
+  EXPECT_EQ(x.responses[0].headers.count("transfer-encoding"), 0u);
+  EXPECT_NE(x.unparsed.find("event: end"), std::string::npos) << x.unparsed;
+}
+
+// Bearer-token auth: every route but the health probes; the token never logged.
+TEST(Hostile, AuthTokenGuardsEverythingButTheHealthProbes) {
+  const std::string token = "tok-" + std::to_string(::getpid()) + "-s3cret";
+  const std::string file = "/tmp/orcd-hostile-token-" + std::to_string(::getpid());
+  std::ofstream(file) << token << "\n";
+  auto w = StartHardenedWorker(0, "  auth_token_file: " + file + "\n");
+  ASSERT_TRUE(w->ready());
+  const int port = w->port();
+  auto status = [&](const std::string& request) {
+    const int fd = RawConnect(port);
+    const RawExchange x = RawRoundTrip(fd, request, 1, 0ms, 10s);
+    ::close(fd);
+    if (x.responses.empty()) return 0;
+    const RawResponse& r = x.responses.back();
+    if (r.status == 401) {
+      EXPECT_EQ(r.headers.count("www-authenticate"), 1u);
+      EXPECT_NE(r.body.find("UNAUTHORIZED"), std::string::npos);
+    }
+    return r.status;
+  };
+  const std::string bearer = "Authorization: Bearer " + token + "\r\n";
+  const std::string job = R"({"job_id":"auth","prompt":"hi","max_tokens":2})";
+  auto post = [&](const std::string& path, const std::string& body, const std::string& extra) {
+    return "POST " + path + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" + extra +
+           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  };
+  auto get = [&](const std::string& path, const std::string& extra) {
+    return "GET " + path + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" + extra + "\r\n";
+  };
+  for (const char* open : {"/health", "/health/live", "/health/ready"}) {
+    EXPECT_EQ(status(get(open, "")), 200) << open;
+  }
+  EXPECT_EQ(status(get("/metrics", "")), 401);
+  EXPECT_EQ(status(get("/metrics", bearer)), 200);
+  EXPECT_EQ(status(get("/v1/models", "")), 401);
+  EXPECT_EQ(status(get("/nope", "")), 401) << "routes are not revealed before auth";
+  EXPECT_EQ(status(post("/execute", job, "")), 401);
+  EXPECT_EQ(status(post("/execute", job, "Authorization: Bearer wrong\r\n")), 401);
+  EXPECT_EQ(status(post("/execute", job, "Authorization: Basic " + token + "\r\n")), 401);
+  EXPECT_EQ(status(post("/cancel", R"({"job_id":"x"})", "")), 401);
+  EXPECT_EQ(status(post("/shutdown", "{}", "")), 401);
+  EXPECT_EQ(status(post("/execute", job, bearer)), 200);
+  EXPECT_EQ(status(post("/cancel", R"({"job_id":"x"})", bearer)), 202);
+  ExpectHealthFast(port);
+  EXPECT_EQ(w->Logs().find(token), std::string::npos) << "the token is never logged";
+  std::remove(file.c_str());
 }
 
 }  // namespace

@@ -49,7 +49,11 @@ bool ParseOne(const std::string& wire, size_t* pos, RawResponse* out) {
     *out = r;
     return true;
   }
-  if (Lower(r.headers["transfer-encoding"]) == "chunked") {
+  auto field = [&r](const std::string& name) {
+    const auto it = r.headers.find(name);
+    return it == r.headers.end() ? std::string() : it->second;
+  };
+  if (Lower(field("transfer-encoding")) == "chunked") {
     for (;;) {
       const size_t size_end = wire.find("\r\n", body_at);
       if (size_end == std::string::npos) return false;
@@ -60,7 +64,7 @@ bool ParseOne(const std::string& wire, size_t* pos, RawResponse* out) {
       if (n == 0) break;
     }
   } else {
-    const size_t n = std::strtoul(r.headers["content-length"].c_str(), nullptr, 10);
+    const size_t n = std::strtoul(field("content-length").c_str(), nullptr, 10);
     if (wire.size() < body_at + n) return false;
     r.body = wire.substr(body_at, n);
     body_at += n;

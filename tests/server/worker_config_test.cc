@@ -3,6 +3,10 @@
 #include "host/server/worker_config.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include "host/common/status.h"
 
@@ -113,6 +117,52 @@ TEST(WorkerConfig, CommandLineErrors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'model.path': is required"), std::string::npos);
   }
+}
+
+TEST(WorkerConfig, HttpHardeningKeys) {
+  WorkerConfig c = ParseWorkerConfig(R"(
+server: {max_connections: 16, header_timeout_s: 0.5, body_timeout_s: 2, idle_timeout_s: 3,
+         send_timeout_s: 4}
+)",
+                                     "w.yaml");
+  EXPECT_EQ(c.max_connections, 16);
+  EXPECT_DOUBLE_EQ(c.header_timeout_s, 0.5);
+  EXPECT_DOUBLE_EQ(c.body_timeout_s, 2);
+  EXPECT_DOUBLE_EQ(c.idle_timeout_s, 3);
+  EXPECT_DOUBLE_EQ(c.send_timeout_s, 4);
+  EXPECT_NE(ErrorOf("server: {max_connections: 1}").find("server.max_connections"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("server: {header_timeout_s: 0}").find("server.header_timeout_s"),
+            std::string::npos);
+}
+
+TEST(WorkerConfig, AuthTokenFromAFileNeverInAnError) {
+  const std::string dir = ::testing::TempDir();
+  const std::string file = dir + "/orcd-token-" + std::to_string(::getpid());
+  std::ofstream(file) << "tok-123\n";
+  WorkerConfig c;
+  c.auth_token_file = file;
+  ReadAuthTokenFile(&c);
+  EXPECT_EQ(c.auth_token, "tok-123") << "trailing newline dropped";
+  WorkerConfig both;
+  both.auth_token = "inline-secret";
+  both.auth_token_file = file;
+  try {
+    ReadAuthTokenFile(&both);
+    ADD_FAILURE() << "both accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("inline-secret"), std::string::npos);
+    EXPECT_EQ(std::string(e.what()).find("tok-123"), std::string::npos);
+  }
+  std::ofstream(file, std::ios::trunc) << "\n";
+  WorkerConfig empty;
+  empty.auth_token_file = file;
+  EXPECT_THROW(ReadAuthTokenFile(&empty), Error);
+  WorkerConfig missing;
+  missing.auth_token_file = file + ".nope";
+  EXPECT_THROW(ReadAuthTokenFile(&missing), Error);
+  std::remove(file.c_str());
+  EXPECT_EQ(ParseWorkerConfig("server: {auth_token: abc}", "w.yaml").auth_token, "abc");
 }
 
 }  // namespace
