@@ -53,16 +53,15 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   const bool greedy = input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
   const bool on_device = !greedy && model.SamplesOnDevice();
   Sampler sampler(ToSamplerConfig(input.sampling));
-  // The host sampler edits logits in place; the model's buffer stays the model's.
-  std::vector<float> logits;
+  // The model's logits row, read in place: valid until the next model call.
+  std::span<const float> logits;
   int32_t next_token = -1;  // greedy / on_device: already chosen by the model
   if (greedy) {
     next_token = model.PrefillGreedy(prompt);
   } else if (on_device) {
     next_token = model.PrefillSample(prompt, sampler.NextDraw());
   } else {
-    const std::span<const float> next = model.Prefill(prompt);
-    logits.assign(next.begin(), next.end());
+    logits = model.Prefill(prompt);
   }
   result.prefill_ms = MsSince(t_start);
 
@@ -114,8 +113,7 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     } else if (on_device) {
       next_token = model.DecodeSample(token, sampler.NextDraw());
     } else {
-      const std::span<const float> next = model.Decode(token);
-      logits.assign(next.begin(), next.end());
+      logits = model.Decode(token);
     }
   }
   result.decode_ms = MsSince(t_decode);

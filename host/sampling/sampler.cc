@@ -17,6 +17,11 @@ constexpr size_t kHeadGrowth = 8;
 constexpr size_t kMaxHead = 4096;
 // More ids than this tied at the head's threshold: the exact path.
 constexpr size_t kMaxHeadWithTies = 4 * kMaxHead;
+// A draw past a head this large is found in a band of ranks (DeepDraw) of
+// at most kBand ranks (more only where ties at one value make them).
+constexpr size_t kDeepDrawHead = 512;
+constexpr int64_t kBand = 2048;
+constexpr int64_t kMaxBandWithTies = 4 * kMaxHead;
 
 }  // namespace
 
@@ -127,8 +132,9 @@ std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double u
   const size_t vocab = scaled_.size();
   size_t target = std::max(kFirstHead, survivors < vocab ? survivors : 0);
   if (target > kMaxHead) return std::nullopt;
-  const std::optional<float> threshold = TakeHead(target, max);
+  std::optional<float> threshold = TakeHead(target, max);
   if (!threshold) return std::nullopt;
+  const float first_threshold = *threshold;
 
   // The softmax sum: the first head's ranks in order, the rest bounded.
   const size_t first = head_.size();
@@ -140,7 +146,7 @@ std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double u
     if (!(head_e_.back() * inv_u < sampling::kMaxGridStep)) return std::nullopt;
     tail_e_.resize(vocab);
     const sampling::GridSums tail =
-        sampling::ExpTail(scaled_, *threshold, max, inv_u, tail_e_.data());
+        sampling::ExpTail(scaled_, first_threshold, max, inv_u, tail_e_.data());
     std::optional<sampling::SumBounds> bounds = sampling::FinishSum(head_sum, tail);
     // A sum that may cross a power of two: both grids; or many: by bands.
     if (!bounds && head_sum * inv_u + tail.q_sum < 0x1p54)
@@ -203,10 +209,20 @@ std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double u
           return std::nullopt;  // a boundary between the bounds' draws
         }
       }
+      // A draw deep in the tail: a band of ranks around it, not a larger head.
+      // (At once when the head holds little of the draw's mass: a flat row.)
+      if (head_.size() >= kDeepDrawHead || acc < 0.5 * r_lo) {
+        const std::optional<int32_t> token =
+            DeepDraw(Draw{acc, r_lo, r_hi, floor}, max, *threshold, sum);
+        stats_.deep += token.has_value();
+        return token;
+      }
     }
     // The cut or the draw lies past the head: a larger head, same sums.
     target *= kHeadGrowth;
-    if (target > kMaxHead || !TakeHead(target, max)) return std::nullopt;
+    if (target > kMaxHead) return std::nullopt;
+    threshold = TakeHead(target, max);
+    if (!threshold) return std::nullopt;
   }
 }
 
@@ -215,8 +231,86 @@ sampling::SumBounds Sampler::KeptTotal(size_t first, sampling::SumBounds sum, do
   for (size_t j = 0; j < first; ++j) start += head_p_[j];
   // Loose bounds (~count ulps wide) do: only the draw, within about
   // 1e-11 of a boundary, could tell them apart.
-  const sampling::ProbSums tail = sampling::ProbTailSums(tail_e_, sum.lo, sum.hi, floor);
+  const sampling::ProbSums tail =
+      sampling::ProbTailSums(tail_e_, scaled_, sampling::kEverything, sum.lo, sum.hi, floor);
   return sampling::LooseSum(start, tail.lo, tail.hi, tail.count);
+}
+
+std::optional<int32_t> Sampler::DeepDraw(const Draw& draw, float max, float head_threshold,
+                                         sampling::SumBounds sum) {
+  // Bisect the scaled logits below the head for a band [lo, hi) holding the
+  // rank the draw lands on: about `want` of exp mass lies between the head
+  // and it. Only candidates: the bounds below decide.
+  const double want = (0.5 * (draw.r_lo + draw.r_hi) - draw.acc) * 0.5 * (sum.lo + sum.hi);
+  sampling::Range band{max + sampling::kNegligibleLogit, head_threshold};
+  int64_t count = -1;       // ranks in [band.lo, head_threshold), once known
+  int64_t count_above = 0;  // ranks in [band.hi, head_threshold)
+  // A first bracket from every stride-th value: 12 sampled ranks either side
+  // of where the sample's mass reaches `want`, each end checked.
+  const size_t stride = std::max<size_t>(1, scaled_.size() / 1024);
+  sample_.clear();
+  for (size_t i = stride / 2; i < scaled_.size(); i += stride) {
+    if (scaled_[i] >= band.lo && scaled_[i] < band.hi) sample_.emplace_back(scaled_[i], tail_e_[i]);
+  }
+  std::sort(sample_.begin(), sample_.end(), std::greater<>());
+  double sampled = 0;
+  for (size_t k = 0; k < sample_.size(); ++k) {
+    sampled += sample_[k].second * static_cast<double>(stride);
+    if (sampled < want) continue;
+    const float hi_guess = k >= 12 ? sample_[k - 12].first : band.hi;
+    const float lo_guess = k + 12 < sample_.size() ? sample_[k + 12].first : band.lo;
+    const sampling::RangeMass above_hi =
+        sampling::MassIn(tail_e_, scaled_, {hi_guess, head_threshold});
+    if (above_hi.e_sum < want) {
+      band.hi = hi_guess;
+      count_above = above_hi.count;
+    }
+    const sampling::RangeMass above_lo =
+        sampling::MassIn(tail_e_, scaled_, {lo_guess, head_threshold});
+    if (above_lo.e_sum >= want) {
+      band.lo = lo_guess;
+      count = above_lo.count;
+    }
+    break;
+  }
+  if (count < 0) count = sampling::MassIn(tail_e_, scaled_, {band.lo, head_threshold}).count;
+  while (count - count_above > kBand) {
+    const float middle = 0.5f * (band.lo + band.hi);
+    if (middle <= band.lo || middle >= band.hi) break;  // one value, tied ranks
+    const sampling::RangeMass above = sampling::MassIn(tail_e_, scaled_, {middle, head_threshold});
+    if (above.e_sum < want) {
+      band.hi = middle;
+      count_above = above.count;
+    } else {
+      band.lo = middle;
+      count = above.count;
+    }
+  }
+  if (count - count_above > kMaxBandWithTies) return std::nullopt;
+  // Bounds on the running sum after the ranks between the head and the band.
+  const sampling::ProbSums before = sampling::ProbTailSums(
+      tail_e_, scaled_, {band.hi, head_threshold}, sum.lo, sum.hi, draw.floor);
+  double acc_lo = sampling::LooseSum(draw.acc, before.lo, before.lo, before.count).lo;
+  double acc_hi = sampling::LooseSum(draw.acc, before.hi, before.hi, before.count).hi;
+  if (!(acc_hi <= draw.r_lo)) return std::nullopt;  // the draw may land before the band
+  // The band in rank order: the draw lands on the first rank whose running
+  // sum passes it, the same rank for every sum and draw in the bounds.
+  head_ids_.clear();
+  sampling::CollectIn(scaled_, band, head_ids_);
+  head_.clear();
+  for (int32_t id : head_ids_) head_.emplace_back(scaled_[static_cast<size_t>(id)], id);
+  std::sort(head_.begin(), head_.end(), sampling::RankBefore);
+  std::optional<int32_t> earliest;
+  for (const auto& [value, id] : head_) {
+    const float e = tail_e_[static_cast<size_t>(id)];
+    const auto p = static_cast<float>(e / sum.lo);
+    if (p != static_cast<float>(e / sum.hi) || p < draw.floor) return std::nullopt;
+    acc_lo += p;
+    acc_hi += p;
+    if (!earliest && draw.r_lo < acc_hi) earliest = id;
+    if (draw.r_hi < acc_lo) return earliest == id ? earliest : std::nullopt;
+  }
+  return std::nullopt;  // past the band: the bisection's estimate was off
 }
 
 int32_t Sampler::ExactChoose(size_t survivors, double uniform) {

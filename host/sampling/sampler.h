@@ -47,6 +47,7 @@ struct SampleDraw {
 // How the sampled (temperature > 0) tokens were chosen.
 struct SamplerStats {
   int64_t fast = 0;   // from the top ranks and the bounded sums
+  int64_t deep = 0;   // of those, drawn in a band of ranks past the top
   int64_t exact = 0;  // from the whole vocabulary in rank order
 };
 
@@ -91,6 +92,15 @@ class Sampler {
   std::optional<float> TakeHead(size_t target, float max);
   // Steps 3-5 for a kept prefix inside the head.
   int32_t PickInHead(size_t kept, double uniform) const;
+  // A draw past a head of kDeepDrawHead ranks: `acc` is the head's exact
+  // total (all of it kept), r_lo..r_hi the draw's bounds.
+  struct Draw {
+    double acc;
+    double r_lo, r_hi;
+    double floor;
+  };
+  std::optional<int32_t> DeepDraw(const Draw& draw, float max, float head_threshold,
+                                  sampling::SumBounds sum);
   // Bounds on the total of the kept probabilities (p >= floor) when they run
   // past the head: ranks [0, first) in order, the tail bounded.
   sampling::SumBounds KeptTotal(size_t first, sampling::SumBounds sum, double floor) const;
@@ -109,6 +119,7 @@ class Sampler {
   std::vector<std::pair<float, int32_t>> head_;  // (scaled logit, id) in rank order
   std::vector<float> head_e_, head_p_;
   std::vector<std::pair<float, int32_t>> ranked_;  // the exact path's whole order
+  std::vector<std::pair<float, float>> sample_;    // (scaled logit, exp): DeepDraw's guess
   std::vector<uint64_t> radix_scratch_;
 };
 

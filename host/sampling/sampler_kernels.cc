@@ -4,18 +4,11 @@
 #include <cmath>
 #include <limits>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#define ORCD_SAMPLING_X86 1
-#else
-#define ORCD_SAMPLING_X86 0
-#endif
+#include "host/sampling/sampler_simd.h"
 
 namespace orcd::sampling {
 
 // ---- portable ---------------------------------------------------------------
-
-namespace {
 
 void ScalePortable(std::span<const float> logits, float inv_t, float* out) {
   for (size_t i = 0; i < logits.size(); ++i) out[i] = logits[i] * inv_t;
@@ -41,8 +34,6 @@ size_t ScanPortable(std::span<const float> values, size_t begin, float threshold
   return i;
 }
 
-}  // namespace
-
 GridSums ExpTailPortable(std::span<const float> values, float below, float max, double inv_u,
                          float* e) {
   GridSums grid;
@@ -65,10 +56,12 @@ GridSums GridTailPortable(std::span<const float> values, double inv_u) {
   return grid;
 }
 
-ProbSums ProbTailPortable(std::span<const float> e, double sum_lo, double sum_hi, double floor) {
+ProbSums ProbTailPortable(std::span<const float> e, std::span<const float> values, Range range,
+                          double sum_lo, double sum_hi, double floor) {
   ProbSums out;
-  for (float x : e) {
-    if (x == 0.0f) continue;
+  for (size_t i = 0; i < e.size(); ++i) {
+    const float x = e[i];
+    if (x == 0.0f || !(values[i] >= range.lo && values[i] < range.hi)) continue;
     const auto p_lo = static_cast<float>(x / sum_hi);
     if (p_lo >= floor) out.lo += p_lo;
     const auto p_hi = static_cast<float>(x / sum_lo);
@@ -80,336 +73,122 @@ ProbSums ProbTailPortable(std::span<const float> e, double sum_lo, double sum_hi
   return out;
 }
 
-// ---- AVX2 + FMA ---------------------------------------------------------------
-#if ORCD_SAMPLING_X86
-namespace {
-#define ORCD_AVX2 __attribute__((target("avx2,fma")))
-
-// glibc's expf since 2.27 (ARM optimized-routines, MIT): exp(x) =
-// 2^(k/32) * 2^(r/32) with a cubic in double. Its x86-64 build for CPUs with
-// FMA fuses these steps exactly as below; ExpMatchesLibm checks the bits.
-constexpr uint64_t kExp2Table[32] = {
-    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
-    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
-    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
-    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
-    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
-    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
-    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
-    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540};
-constexpr double kInvLn2x32 = std::bit_cast<double>(uint64_t{0x40471547652b82fe});
-constexpr double kShift = std::bit_cast<double>(uint64_t{0x4338000000000000});  // 1.5 * 2^52
-constexpr double kPoly0 = std::bit_cast<double>(uint64_t{0x3ebc6af84b912394});
-constexpr double kPoly1 = std::bit_cast<double>(uint64_t{0x3f2ebfce50fac4f3});
-constexpr double kPoly2 = std::bit_cast<double>(uint64_t{0x3f962e42ff0c52d6});
-
-// exp of four floats in [-87, 0] (given as doubles), rounded to float.
-ORCD_AVX2 inline __m128 Exp4(__m256d xd) {
-  const __m256d kd_shifted =
-      _mm256_fmadd_pd(_mm256_set1_pd(kInvLn2x32), xd, _mm256_set1_pd(kShift));
-  const __m256i ki = _mm256_castpd_si256(kd_shifted);
-  const __m256d kd = _mm256_sub_pd(kd_shifted, _mm256_set1_pd(kShift));
-  const __m256d r = _mm256_fmsub_pd(_mm256_set1_pd(kInvLn2x32), xd, kd);
-  const __m256i index = _mm256_and_si256(ki, _mm256_set1_epi64x(31));
-  __m256i t = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(kExp2Table), index, 8);
-  t = _mm256_add_epi64(t, _mm256_slli_epi64(ki, 47));
-  const __m256d z = _mm256_fmadd_pd(_mm256_set1_pd(kPoly0), r, _mm256_set1_pd(kPoly1));
-  const __m256d r2 = _mm256_mul_pd(r, r);
-  __m256d y = _mm256_fmadd_pd(_mm256_set1_pd(kPoly2), r, _mm256_set1_pd(1.0));
-  y = _mm256_fmadd_pd(z, r2, y);
-  y = _mm256_mul_pd(y, _mm256_castsi256_pd(t));
-  return _mm256_cvtpd_ps(y);
-}
-
-ORCD_AVX2 inline __m256 Exp8(__m256 x) {
-  const __m128 lo = Exp4(_mm256_cvtps_pd(_mm256_castps256_ps128(x)));
-  const __m128 hi = Exp4(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
-  return _mm256_set_m128(hi, lo);
-}
-
-// GridSums::Add on four q at once: double lanes, exact for 32 steps of
-// q < kMaxGridStep (sums below 2^52), then flushed into int64 lanes.
-struct GridLanes {
-  __m256d lo1, hi1, lo2, hi2;  // this block's
-  __m256i lo1_total, hi1_total, lo2_total, hi2_total;
-  __m256d q_sum;  // hi1's block sums
-  int steps;
-};
-
-ORCD_AVX2 inline GridLanes ZeroLanes() {
-  const __m256d zero = _mm256_setzero_pd();
-  const __m256i izero = _mm256_setzero_si256();
-  return {zero, zero, zero, zero, izero, izero, izero, izero, zero, 0};
-}
-
-// An integer-valued double in [0, 2^52) as an int64.
-ORCD_AVX2 inline __m256i ToInt64(__m256d v) {
-  const __m256d magic = _mm256_set1_pd(0x1p52);
-  return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(v, magic)), _mm256_castpd_si256(magic));
-}
-
-template <bool kTwoGrids>
-ORCD_AVX2 inline void Flush(GridLanes& g) {
-  g.lo1_total = _mm256_add_epi64(g.lo1_total, ToInt64(g.lo1));
-  g.hi1_total = _mm256_add_epi64(g.hi1_total, ToInt64(g.hi1));
-  g.q_sum = _mm256_add_pd(g.q_sum, g.hi1);
-  g.lo1 = g.hi1 = _mm256_setzero_pd();
-  if (kTwoGrids) {
-    g.lo2_total = _mm256_add_epi64(g.lo2_total, ToInt64(g.lo2));
-    g.hi2_total = _mm256_add_epi64(g.hi2_total, ToInt64(g.hi2));
-    g.lo2 = g.hi2 = _mm256_setzero_pd();
-  }
-  g.steps = 0;
-}
-
-template <bool kTwoGrids>
-ORCD_AVX2 inline void GridAdd(GridLanes& g, __m256d q) {
-  constexpr int kCeil = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
-  constexpr int kFloor = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-  const __m256d half = _mm256_set1_pd(0.5);
-  const __m256d l1 = _mm256_round_pd(_mm256_sub_pd(q, half), kCeil);
-  const __m256d h1 = _mm256_round_pd(_mm256_add_pd(q, half), kFloor);
-  g.lo1 = _mm256_add_pd(g.lo1, l1);
-  g.hi1 = _mm256_add_pd(g.hi1, h1);
-  if (kTwoGrids) {
-    const __m256d half_q = _mm256_mul_pd(q, half);
-    __m256d l2 = _mm256_round_pd(_mm256_sub_pd(half_q, half), kCeil);
-    __m256d h2 = _mm256_round_pd(_mm256_add_pd(half_q, half), kFloor);
-    l2 = _mm256_add_pd(l2, l2);
-    h2 = _mm256_add_pd(h2, h2);
-    g.lo2 = _mm256_add_pd(g.lo2, _mm256_min_pd(l1, l2));
-    g.hi2 = _mm256_add_pd(g.hi2, _mm256_max_pd(h1, h2));
-  }
-  if (++g.steps == 32) Flush<kTwoGrids>(g);
-}
-
-template <bool kTwoGrids>
-ORCD_AVX2 inline GridSums Reduce(GridLanes g) {
-  Flush<kTwoGrids>(g);
-  alignas(32) int64_t lanes[4][4];
-  alignas(32) double q[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), g.lo1_total);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), g.hi1_total);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[2]), g.lo2_total);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[3]), g.hi2_total);
-  _mm256_store_pd(q, g.q_sum);
-  GridSums out{.two_grids = kTwoGrids};
-  for (int k = 0; k < 4; ++k) {
-    out.Merge(GridSums{.two_grids = kTwoGrids,
-                       .lo1 = lanes[0][k],
-                       .hi1 = lanes[1][k],
-                       .lo2 = lanes[2][k],
-                       .hi2 = lanes[3][k],
-                       .q_sum = q[k]});
+RangeMass MassInPortable(std::span<const float> e, std::span<const float> values, Range range) {
+  RangeMass out;
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (!(values[i] >= range.lo && values[i] < range.hi)) continue;
+    out.e_sum += e[i];
+    ++out.count;
   }
   return out;
 }
 
-ORCD_AVX2 void ScaleAvx2(std::span<const float> logits, float inv_t, float* out) {
-  const __m256 t = _mm256_set1_ps(inv_t);
-  size_t i = 0;
-  for (; i + 8 <= logits.size(); i += 8)
-    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(logits.data() + i), t));
-  ScalePortable(logits.subspan(i), inv_t, out + i);
+void CollectPortable(std::span<const float> values, size_t begin, Range range,
+                     std::vector<int32_t>& ids) {
+  for (size_t i = begin; i < values.size(); ++i)
+    if (values[i] >= range.lo && values[i] < range.hi) ids.push_back(static_cast<int32_t>(i));
 }
 
-ORCD_AVX2 float MaxAvx2(std::span<const float> values) {
-  __m256 max = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-  __m256 nan = _mm256_setzero_ps();
-  size_t i = 0;
-  for (; i + 8 <= values.size(); i += 8) {
-    const __m256 v = _mm256_loadu_ps(values.data() + i);
-    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    max = _mm256_max_ps(max, v);
-  }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, max);
-  float out = MaxPortable(values.subspan(i));
-  for (float v : lanes) out = v > out ? v : out;
-  if (!_mm256_testz_ps(nan, nan) || std::isnan(out)) return std::numeric_limits<float>::quiet_NaN();
-  return out;
-}
-
-ORCD_AVX2 size_t ScanAvx2(std::span<const float> values, size_t begin, float threshold,
-                          size_t capacity, std::vector<int32_t>& ids) {
-  const __m256 t = _mm256_set1_ps(threshold);
-  size_t i = begin;
-  for (; i + 8 <= values.size(); i += 8) {
-    auto mask = static_cast<unsigned>(
-        _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(values.data() + i), t, _CMP_GE_OQ)));
-    for (; mask != 0; mask &= mask - 1) {
-      const size_t at = i + static_cast<size_t>(std::countr_zero(mask));
-      if (ids.size() >= capacity) return at;  // resumes here
-      ids.push_back(static_cast<int32_t>(at));
-    }
-  }
-  return ScanPortable(values, i, threshold, capacity, ids);
-}
-
-ORCD_AVX2 GridSums ExpTailAvx2(std::span<const float> values, float below, float max, double inv_u,
-                               float* e) {
-  GridLanes lanes = ZeroLanes();
-  const __m256 vbelow = _mm256_set1_ps(below), vmax = _mm256_set1_ps(max);
-  const __m256 negligible = _mm256_set1_ps(kNegligibleLogit);
-  const __m256d vinv = _mm256_set1_pd(inv_u);
-  size_t i = 0;
-  for (; i + 8 <= values.size(); i += 8) {
-    const __m256 v = _mm256_loadu_ps(values.data() + i);
-    const __m256 d = _mm256_sub_ps(v, vmax);
-    const __m256 keep = _mm256_and_ps(_mm256_cmp_ps(v, vbelow, _CMP_LT_OQ),
-                                      _mm256_cmp_ps(d, negligible, _CMP_GE_OQ));
-    if (_mm256_testz_ps(keep, keep)) {
-      _mm256_storeu_ps(e + i, _mm256_setzero_ps());
-      continue;
-    }
-    const __m256 x = _mm256_and_ps(Exp8(d), keep);
-    _mm256_storeu_ps(e + i, x);
-    GridAdd<false>(lanes, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), vinv));
-    GridAdd<false>(lanes, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), vinv));
-  }
-  GridSums grid = Reduce<false>(lanes);
-  grid.Merge(ExpTailPortable(values.subspan(i), below, max, inv_u, e + i));
-  return grid;
-}
-
-ORCD_AVX2 GridSums GridTailAvx2(std::span<const float> values, double inv_u) {
-  GridLanes lanes = ZeroLanes();
-  const __m256d vinv = _mm256_set1_pd(inv_u);
-  size_t i = 0;
-  for (; i + 4 <= values.size(); i += 4) {
-    const __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(values.data() + i));
-    GridAdd<true>(lanes, _mm256_mul_pd(x, vinv));  // 0 adds 0
-  }
-  GridSums grid = Reduce<true>(lanes);
-  grid.Merge(GridTailPortable(values.subspan(i), inv_u));
-  return grid;
-}
-
-ORCD_AVX2 ProbSums ProbTailAvx2(std::span<const float> e, double sum_lo, double sum_hi,
-                                double floor) {
-  // p = float(x / sum) is the same for every sum within the bounds unless
-  // x / sum is near a midpoint between floats: the 29 bits a double drops
-  // there within `margin` of half. x * (1 / mid) instead of x / sum is off
-  // by two roundings more, inside the margin too. Groups with a lane near a
-  // midpoint take the portable route (both quotients).
-  const double margin = (sum_hi - sum_lo) / sum_lo * 0x1p54 + 8.0;
-  if (!(margin < 0x1p26)) return ProbTailPortable(e, sum_lo, sum_hi, floor);
-  const __m256i vmargin = _mm256_set1_epi64x(static_cast<int64_t>(margin));
-  const __m256i neg_margin = _mm256_set1_epi64x(-static_cast<int64_t>(margin));
-  const __m256i dropped = _mm256_set1_epi64x((int64_t{1} << 29) - 1);
-  const __m256i midpoint = _mm256_set1_epi64x(int64_t{1} << 28);
-  const __m256d inv_mid = _mm256_set1_pd(1.0 / (0.5 * (sum_lo + sum_hi)));
-  const __m256d vfloor = _mm256_set1_pd(floor), zero = _mm256_setzero_pd();
-  __m256d sum = zero;
-  __m256i count = _mm256_setzero_si256();
-  ProbSums out;
-  size_t i = 0;
-  for (; i + 8 <= e.size(); i += 8) {
-    const __m256 x8 = _mm256_loadu_ps(e.data() + i);
-    if (_mm256_testz_si256(_mm256_castps_si256(x8), _mm256_castps_si256(x8))) continue;
-    for (int half = 0; half < 2; ++half) {
-      const __m128 x4 = half ? _mm256_extractf128_ps(x8, 1) : _mm256_castps256_ps128(x8);
-      const __m256d quotient = _mm256_mul_pd(_mm256_cvtps_pd(x4), inv_mid);
-      const __m256i off =
-          _mm256_sub_epi64(_mm256_and_si256(_mm256_castpd_si256(quotient), dropped), midpoint);
-      const __m256i robust =
-          _mm256_or_si256(_mm256_cmpgt_epi64(off, vmargin), _mm256_cmpgt_epi64(neg_margin, off));
-      if (_mm256_movemask_pd(_mm256_castsi256_pd(robust)) != 0xF) {
-        alignas(16) float x[4];
-        _mm_store_ps(x, x4);
-        const ProbSums near = ProbTailPortable(x, sum_lo, sum_hi, floor);
-        out.lo += near.lo;
-        out.hi += near.hi;
-        out.count += near.count;
-        continue;
-      }
-      const __m256d p = _mm256_cvtps_pd(_mm256_cvtpd_ps(quotient));
-      const __m256d keep =
-          _mm256_and_pd(_mm256_cmp_pd(p, vfloor, _CMP_GE_OQ), _mm256_cmp_pd(p, zero, _CMP_GT_OQ));
-      sum = _mm256_add_pd(sum, _mm256_and_pd(keep, p));
-      count = _mm256_sub_epi64(count, _mm256_castpd_si256(keep));  // keep lanes are -1
-    }
-  }
-  alignas(32) double lanes[4];
-  alignas(32) int64_t counts[4];
-  _mm256_store_pd(lanes, sum);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(counts), count);
-  const double common = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-  out.lo += common;
-  out.hi += common;
-  out.count += counts[0] + counts[1] + counts[2] + counts[3];
-  const ProbSums rest = ProbTailPortable(e.subspan(i), sum_lo, sum_hi, floor);
-  out.lo += rest.lo;
-  out.hi += rest.hi;
-  out.count += rest.count;
-  return out;
-}
-
-// Exp4 against std::exp on 65,536 inputs spread over every binade of
-// [-39, 0] (an exhaustive run over all 1.1e9 floats there matched glibc 2.36).
-ORCD_AVX2 bool ExpMatchesLibm() {
+bool ExpMatchesLibm(void (*exp8)(const float* x, float* y)) {
   constexpr uint32_t kFirst = 0x80000000u;  // -0
   constexpr uint32_t kLast = std::bit_cast<uint32_t>(kNegligibleLogit);
   constexpr uint32_t kStep = (kLast - kFirst) / 65536;
-  for (uint32_t bits = kFirst; bits <= kLast - 4 * kStep; bits += 4 * kStep) {
-    alignas(16) float x[4], y[4];
-    for (uint32_t k = 0; k < 4; ++k) x[k] = std::bit_cast<float>(bits + k * kStep + k);
-    _mm_store_ps(y, Exp4(_mm256_cvtps_pd(_mm_load_ps(x))));
-    for (int k = 0; k < 4; ++k) {
+  for (uint32_t bits = kFirst; bits <= kLast - 8 * kStep; bits += 8 * kStep) {
+    float x[8], y[8];
+    for (uint32_t k = 0; k < 8; ++k) x[k] = std::bit_cast<float>(bits + k * kStep + k);
+    exp8(x, y);
+    for (int k = 0; k < 8; ++k) {
       if (std::bit_cast<uint32_t>(y[k]) != std::bit_cast<uint32_t>(std::exp(x[k]))) return false;
     }
   }
   return true;
 }
 
-#undef ORCD_AVX2
-}  // namespace
-
-bool VectorKernelsInUse() {
-  static const bool use =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && ExpMatchesLibm();
-  return use;
-}
-
-#else  // !ORCD_SAMPLING_X86
-
-bool VectorKernelsInUse() { return false; }
-
-#endif
-
 // ---- dispatch -----------------------------------------------------------------
 
-#if ORCD_SAMPLING_X86
-#define ORCD_DISPATCH(avx2, portable) return VectorKernelsInUse() ? avx2 : portable
+namespace {
+
+enum class KernelSet { kPortable, kAvx2, kAvx512 };
+
+KernelSet Chosen() {
+#if defined(__x86_64__)
+  static const KernelSet chosen = avx2::Usable()
+                                      ? (avx512::Usable() ? KernelSet::kAvx512 : KernelSet::kAvx2)
+                                      : KernelSet::kPortable;
+  return chosen;
 #else
-#define ORCD_DISPATCH(avx2, portable) return portable
+  return KernelSet::kPortable;
+#endif
+}
+
+}  // namespace
+
+bool VectorKernelsInUse() { return Chosen() != KernelSet::kPortable; }
+
+const char* KernelSetName() {
+  switch (Chosen()) {
+    case KernelSet::kAvx512:
+      return "avx512";
+    case KernelSet::kAvx2:
+      return "avx2";
+    case KernelSet::kPortable:
+      break;
+  }
+  return "portable";
+}
+
+#if defined(__x86_64__)
+#define ORCD_DISPATCH(avx2_call, portable_call) \
+  return Chosen() != KernelSet::kPortable ? avx2_call : portable_call
+#define ORCD_DISPATCH3(avx512_call, avx2_call, portable_call) \
+  return Chosen() == KernelSet::kAvx512 ? avx512_call         \
+         : Chosen() == KernelSet::kAvx2 ? avx2_call           \
+                                        : portable_call
+#else
+#define ORCD_DISPATCH(avx2_call, portable_call) return portable_call
+#define ORCD_DISPATCH3(avx512_call, avx2_call, portable_call) return portable_call
 #endif
 
 void ScaleInto(std::span<const float> logits, float inv_t, float* out) {
-  ORCD_DISPATCH(ScaleAvx2(logits, inv_t, out), ScalePortable(logits, inv_t, out));
+  ORCD_DISPATCH(avx2::Scale(logits, inv_t, out), ScalePortable(logits, inv_t, out));
 }
 
-float MaxOf(std::span<const float> values) { ORCD_DISPATCH(MaxAvx2(values), MaxPortable(values)); }
+float MaxOf(std::span<const float> values) {
+  ORCD_DISPATCH(avx2::Max(values), MaxPortable(values));
+}
 
 size_t ScanAtLeast(std::span<const float> values, size_t begin, float threshold, size_t capacity,
                    std::vector<int32_t>& ids) {
-  ORCD_DISPATCH(ScanAvx2(values, begin, threshold, capacity, ids),
+  ORCD_DISPATCH(avx2::Scan(values, begin, threshold, capacity, ids),
                 ScanPortable(values, begin, threshold, capacity, ids));
 }
 
 GridSums ExpTail(std::span<const float> values, float below, float max, double inv_u, float* e) {
-  ORCD_DISPATCH(ExpTailAvx2(values, below, max, inv_u, e),
-                ExpTailPortable(values, below, max, inv_u, e));
+  ORCD_DISPATCH3(avx512::ExpTail(values, below, max, inv_u, e),
+                 avx2::ExpTail(values, below, max, inv_u, e),
+                 ExpTailPortable(values, below, max, inv_u, e));
 }
 
 GridSums GridTail(std::span<const float> values, double inv_u) {
-  ORCD_DISPATCH(GridTailAvx2(values, inv_u), GridTailPortable(values, inv_u));
+  ORCD_DISPATCH(avx2::GridTail(values, inv_u), GridTailPortable(values, inv_u));
 }
 
-ProbSums ProbTailSums(std::span<const float> e, double sum_lo, double sum_hi, double floor) {
-  ORCD_DISPATCH(ProbTailAvx2(e, sum_lo, sum_hi, floor), ProbTailPortable(e, sum_lo, sum_hi, floor));
+ProbSums ProbTailSums(std::span<const float> e, std::span<const float> values, Range range,
+                      double sum_lo, double sum_hi, double floor) {
+  ORCD_DISPATCH3(avx512::ProbTail(e, values, range, sum_lo, sum_hi, floor),
+                 avx2::ProbTail(e, values, range, sum_lo, sum_hi, floor),
+                 ProbTailPortable(e, values, range, sum_lo, sum_hi, floor));
+}
+
+RangeMass MassIn(std::span<const float> e, std::span<const float> values, Range range) {
+  ORCD_DISPATCH(avx2::MassIn(e, values, range), MassInPortable(e, values, range));
+}
+
+void CollectIn(std::span<const float> values, Range range, std::vector<int32_t>& ids) {
+  ORCD_DISPATCH(avx2::Collect(values, range, ids), CollectPortable(values, 0, range, ids));
 }
 
 #undef ORCD_DISPATCH
+#undef ORCD_DISPATCH3
 
 }  // namespace orcd::sampling

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -40,27 +41,49 @@ GridSums ExpTail(std::span<const float> values, float below, float max, double i
 // Every value > 0 added to both grids with q = value * inv_u.
 GridSums GridTail(std::span<const float> values, double inv_u);
 
-// The tail of the probabilities' sum, loosely: for each e[i] > 0,
-// p = float(e[i] / sum) for sum = sum_hi (into lo) and sum_lo (into hi),
-// added where p >= floor, in some order (so each sum is within
-// (count + 16) * 2^-53 of its exact value); `count` of the hi ones.
+// The tail of the probabilities' sum, loosely: for each i with e[i] > 0 and
+// values[i] in [lo, hi), p = float(e[i] / sum) for sum = sum_hi (into lo)
+// and sum_lo (into hi), added where p >= floor, in some order (so each sum
+// is within (count + 16) * 2^-53 of its exact value); `count` of the hi ones.
 struct ProbSums {
   double lo = 0;
   double hi = 0;
   int64_t count = 0;
 };
-ProbSums ProbTailSums(std::span<const float> e, double sum_lo, double sum_hi, double floor);
+struct Range {
+  float lo;
+  float hi;
+};
+inline constexpr Range kEverything = {-std::numeric_limits<float>::infinity(),
+                                      std::numeric_limits<float>::infinity()};
+ProbSums ProbTailSums(std::span<const float> e, std::span<const float> values, Range range,
+                      double sum_lo, double sum_hi, double floor);
+
+// Roughly, the sum of e[i] over values[i] in [lo, hi), and how many values
+// are in it.
+struct RangeMass {
+  double e_sum = 0;
+  int64_t count = 0;
+};
+RangeMass MassIn(std::span<const float> e, std::span<const float> values, Range range);
+
+// The indices i with values[i] in [lo, hi), ascending, appended to `ids`.
+void CollectIn(std::span<const float> values, Range range, std::vector<int32_t>& ids);
 
 // The portable versions, for the tests.
 GridSums ExpTailPortable(std::span<const float> values, float below, float max, double inv_u,
                          float* e);
 GridSums GridTailPortable(std::span<const float> values, double inv_u);
-ProbSums ProbTailPortable(std::span<const float> e, double sum_lo, double sum_hi, double floor);
+ProbSums ProbTailPortable(std::span<const float> e, std::span<const float> values, Range range,
+                          double sum_lo, double sum_hi, double floor);
+RangeMass MassInPortable(std::span<const float> e, std::span<const float> values, Range range);
 
 // Whether the vector kernels run here: AVX2 and FMA, and a vector exp that
 // gives std::exp's bits on this machine's libm (glibc's expf; checked once
 // on a sample of inputs).
 bool VectorKernelsInUse();
+// "avx512" (AVX2 kernels and AVX-512 for the two heaviest), "avx2" or "portable".
+const char* KernelSetName();
 
 }  // namespace orcd::sampling
 

@@ -11,6 +11,7 @@
 #include "host/sampling/ordered_sum.h"
 #include "host/sampling/rank_order.h"
 #include "host/sampling/sampler_kernels.h"
+#include "host/sampling/sampler_simd.h"
 
 namespace orcd::sampling {
 namespace {
@@ -101,8 +102,31 @@ TEST(OrderedSum, GridAddRoundsLikeTheHardware) {
   }
 }
 
+void ExpectSameGrids(const GridSums& x, const GridSums& y) {
+  EXPECT_EQ(x.two_grids, y.two_grids);
+  EXPECT_EQ(x.lo1, y.lo1);
+  EXPECT_EQ(x.hi1, y.hi1);
+  EXPECT_EQ(x.lo2, y.lo2);
+  EXPECT_EQ(x.hi2, y.hi2);
+  EXPECT_NEAR(x.q_sum, y.q_sum, 1e-9 * y.q_sum + 40000.0);  // within 1 per value
+}
+
+void ExpectSameProbSums(const ProbSums& x, const ProbSums& y) {
+  EXPECT_EQ(x.count, y.count);
+  EXPECT_NEAR(x.lo, y.lo, 1e-12 * y.lo);
+  EXPECT_NEAR(x.hi, y.hi, 1e-12 * y.hi);
+}
+
+// Each kernel set the CPU has, and the dispatched one, against the portable
+// kernels: exp bit for bit, the grid sums exactly, the loose sums within
+// their rounding.
 TEST(SamplerKernels, VectorEqualsPortable) {
-  if (!VectorKernelsInUse()) GTEST_SKIP() << "no AVX2+FMA here, or libm's expf differs";
+#if defined(__x86_64__)
+  const bool have_avx2 = avx2::Usable(), have_avx512 = avx512::Usable();
+#else
+  const bool have_avx2 = false, have_avx512 = false;
+#endif
+  if (!have_avx2) GTEST_SKIP() << "no AVX2+FMA here, or libm's expf differs";
   std::mt19937_64 rng(3);
   std::normal_distribution<float> normal(0.0f, 6.0f);
   for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{1000}, size_t{40001}}) {
@@ -110,28 +134,42 @@ TEST(SamplerKernels, VectorEqualsPortable) {
     for (float& x : values) x = normal(rng);
     const float max = *std::max_element(values.begin(), values.end());
     const float below = n > 8 ? values[n / 3] : max + 1.0f;
-    std::vector<float> e_vec(n), e_port(n);
-    const auto same = [](const GridSums& x, const GridSums& y) {
-      EXPECT_EQ(x.two_grids, y.two_grids);
-      EXPECT_EQ(x.lo1, y.lo1);
-      EXPECT_EQ(x.hi1, y.hi1);
-      EXPECT_EQ(x.lo2, y.lo2);
-      EXPECT_EQ(x.hi2, y.hi2);
-      EXPECT_NEAR(x.q_sum, y.q_sum, 1e-9 * y.q_sum + 40000.0);
-    };
     // q below kMaxGridStep: e <= 1 and p <= 0.4 times 2^46.
-    same(ExpTail(values, below, max, 0x1p46, e_vec.data()),
-         ExpTailPortable(values, below, max, 0x1p46, e_port.data()));
+    std::vector<float> e_port(n), e_vec(n);
+    const GridSums want = ExpTailPortable(values, below, max, 0x1p46, e_port.data());
+    ExpectSameGrids(ExpTail(values, below, max, 0x1p46, e_vec.data()), want);
     EXPECT_EQ(e_vec, e_port) << n;
-    same(GridTail(e_port, 0x1p46), GridTailPortable(e_port, 0x1p46));
-    for (double floor : {0.0, 1e-9}) {
-      for (double hi : {2.5, 2.5000000001}) {
-        const ProbSums c = ProbTailSums(e_port, 2.5, hi, floor);
-        const ProbSums d = ProbTailPortable(e_port, 2.5, hi, floor);
-        EXPECT_EQ(c.count, d.count);
-        EXPECT_NEAR(c.lo, d.lo, 1e-12 * d.lo);
-        EXPECT_NEAR(c.hi, d.hi, 1e-12 * d.hi);
+#if defined(__x86_64__)
+    ExpectSameGrids(avx2::ExpTail(values, below, max, 0x1p46, e_vec.data()), want);
+    EXPECT_EQ(e_vec, e_port) << n;
+    if (have_avx512) {
+      ExpectSameGrids(avx512::ExpTail(values, below, max, 0x1p46, e_vec.data()), want);
+      EXPECT_EQ(e_vec, e_port) << n;
+    }
+#endif
+    ExpectSameGrids(GridTail(e_port, 0x1p46), GridTailPortable(e_port, 0x1p46));
+    for (const Range range : {kEverything, Range{max - 9.0f, max - 2.0f}}) {
+      for (double floor : {0.0, 1e-9}) {
+        for (double hi : {2.5, 2.5000000001}) {
+          const ProbSums d = ProbTailPortable(e_port, values, range, 2.5, hi, floor);
+          ExpectSameProbSums(ProbTailSums(e_port, values, range, 2.5, hi, floor), d);
+#if defined(__x86_64__)
+          ExpectSameProbSums(avx2::ProbTail(e_port, values, range, 2.5, hi, floor), d);
+          if (have_avx512)
+            ExpectSameProbSums(avx512::ProbTail(e_port, values, range, 2.5, hi, floor), d);
+#endif
+        }
       }
+      const RangeMass m = MassIn(e_port, values, range);
+      const RangeMass m_port = MassInPortable(e_port, values, range);
+      EXPECT_EQ(m.count, m_port.count);
+      EXPECT_NEAR(m.e_sum, m_port.e_sum, 1e-12 * m_port.e_sum);
+      std::vector<int32_t> ids, collected;
+      CollectIn(values, range, ids);
+      for (size_t i = 0; i < n; ++i)
+        if (values[i] >= range.lo && values[i] < range.hi)
+          collected.push_back(static_cast<int32_t>(i));
+      EXPECT_EQ(ids, collected);
     }
     EXPECT_EQ(MaxOf(values), max);
   }

@@ -217,6 +217,26 @@ TEST(SamplerIdentity, ApiDefaultsOnLlmShapedLogits) {
   EXPECT_GT(all.fast, 10 * all.exact) << all.fast << " fast, " << all.exact << " exact";
 }
 
+TEST(SamplerIdentity, DrawsDeepInFlatDistributions) {
+  // Random-weight models' flat rows, or temperature 2: the draw lands past
+  // the sorted head, in a band of ranks found by bisection.
+  std::mt19937_64 rng(13);
+  SamplerStats all;
+  for (int round = 0; round < 40; ++round) {
+    SamplerConfig c;
+    c.temperature = round % 2 ? 2.0 : 1.0;
+    c.min_p = round % 5 == 0 ? 0.2 : 0.0;
+    c.seed = rng();
+    const SamplerStats s =
+        ExpectSameTokens(c, round % 4 < 2 ? Shape::kFlat : Shape::kGaussian, 30000, 6, rng, false);
+    all.fast += s.fast;
+    all.deep += s.deep;
+    all.exact += s.exact;
+  }
+  EXPECT_GT(all.deep, 100) << all.fast << " fast, " << all.deep << " deep, " << all.exact;
+  EXPECT_GT(all.fast, 10 * all.exact) << all.fast << " fast, " << all.exact << " exact";
+}
+
 TEST(SamplerIdentity, ExactPathAlone) {
   std::mt19937_64 rng(11);
   const size_t vocabs[] = {1, 2, 5, 64, 300, 4097, 9000};
