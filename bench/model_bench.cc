@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "host/plugins/host_services.h"
 #include "host/plugins/plugin_registry.h"
 #include "host/plugins/plugin_search_path.h"
+#include "quant_bench_cuda.h"
 #include "subcommands.h"
 
 namespace orcd::bench {
@@ -35,6 +37,7 @@ struct Options {
   int repeat = 2;
   std::string activations = "q8";
   std::string device = "cpu";
+  std::string cuda_graphs = "on";
   std::vector<std::filesystem::path> plugin_dirs;
 };
 
@@ -43,12 +46,18 @@ void usage(std::FILE* out) {
                "usage: orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N]\n"
                "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
                "                        [--activations q8|f32] [--device cpu|cuda]\n"
+               "                        [--cuda-graphs on|off]\n"
                "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
                "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
                "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
                "  --ctx N      context length (default prompt + gen + 16)\n"
                "  --activations q8|f32  decode activations before quantized weights (default q8)\n"
-               "  --device cpu|cuda     backend (default cpu; cuda: GPU 0)\n");
+               "  --device cpu|cuda     backend (default cpu; cuda: GPU 0)\n"
+               "  --cuda-graphs on|off  replay the decode step as a CUDA graph (default on)\n"
+               "cuda adds to the JSON: vram_bytes, cuda_graphs, decode_graph_kernels (the\n"
+               "launches one replay stands for), device_copy_gb_s (measured device-to-device\n"
+               "copy) and bandwidth_fraction (decode_weight_gb_s / device_copy_gb_s).\n"
+               "Decoding is greedy; on cuda the argmax runs on the device, as the server's.\n");
 }
 
 int32_t Argmax(std::span<const float> row) {
@@ -62,17 +71,21 @@ struct RunFigures {
   uint64_t decode_weight_bytes = 0;
 };
 
+// Greedy: on a device the argmax runs there and only the id crosses (the
+// server's path); on the CPU over the host logits.
 RunFigures RunOnce(engine::Engine& e, const std::vector<int32_t>& prompt, int64_t gen) {
   RunFigures f;
   e.Reset();
   e.counters().Reset();
+  const bool device = e.cuda_backend() != nullptr;
   const double t0 = now_seconds();
-  int32_t token = Argmax(e.Prefill(prompt));
+  int32_t token = device ? e.PrefillGreedy(prompt) : Argmax(e.Prefill(prompt));
   f.ttft_s = now_seconds() - t0;
   f.prefill_s = f.ttft_s;
   const uint64_t before = e.counters().total_weight_bytes();
   const double t1 = now_seconds();
-  for (int64_t i = 0; i < gen; ++i) token = Argmax(e.Decode(token));
+  for (int64_t i = 0; i < gen; ++i)
+    token = device ? e.DecodeGreedy(token) : Argmax(e.Decode(token));
   f.decode_s = now_seconds() - t1;
   f.decode_weight_bytes = e.counters().total_weight_bytes() - before;
   return f;
@@ -88,21 +101,23 @@ double PeakRssMib() {
 
 int run_model(const Args& args) {
   Options o;
-  const int exit_code =
-      ParseOrExit("model", args,
-                  {Switch("--json", &o.json), StringFlag("--model", &o.model),
-                   IntFlag("--threads", &o.threads), IntFlag("--prompt", &o.prompt_tokens),
-                   IntFlag("--gen", &o.gen_tokens), IntFlag("--ctx", &o.context),
-                   IntFlag("--repeat", &o.repeat), PathListFlag("--plugin-dir", &o.plugin_dirs),
-                   StringFlag("--activations", &o.activations), StringFlag("--device", &o.device)},
-                  usage);
+  const int exit_code = ParseOrExit(
+      "model", args,
+      {Switch("--json", &o.json), StringFlag("--model", &o.model), IntFlag("--threads", &o.threads),
+       IntFlag("--prompt", &o.prompt_tokens), IntFlag("--gen", &o.gen_tokens),
+       IntFlag("--ctx", &o.context), IntFlag("--repeat", &o.repeat),
+       PathListFlag("--plugin-dir", &o.plugin_dirs), StringFlag("--activations", &o.activations),
+       StringFlag("--device", &o.device), StringFlag("--cuda-graphs", &o.cuda_graphs)},
+      usage);
   if (exit_code >= 0) return exit_code;
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
       o.threads < 0 || o.context < 0 || (o.activations != "q8" && o.activations != "f32") ||
-      (o.device != "cpu" && o.device != "cuda")) {
-    std::fprintf(stderr,
-                 "orcd-bench model: --model is required; counts must be positive; "
-                 "--activations is q8 or f32; --device is cpu or cuda\n");
+      (o.device != "cpu" && o.device != "cuda") ||
+      (o.cuda_graphs != "on" && o.cuda_graphs != "off")) {
+    std::fprintf(
+        stderr,
+        "orcd-bench model: --model is required; counts must be positive; "
+        "--activations is q8 or f32; --device is cpu or cuda; --cuda-graphs is on or off\n");
     usage(stderr);
     return 2;
   }
@@ -114,6 +129,7 @@ int run_model(const Args& args) {
     eo.device = o.device;
     eo.threads = o.threads;
     eo.q8_decode_activations = o.activations == "q8";
+    eo.cuda_graphs = o.cuda_graphs == "on";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
     const double load_start = now_seconds();
     std::unique_ptr<engine::Engine> e = engine::Engine::Load(o.model, registry, eo);
@@ -147,13 +163,30 @@ int run_model(const Args& args) {
     const double bytes_per_token =
         static_cast<double>(best.decode_weight_bytes) / static_cast<double>(o.gen_tokens);
     const std::string cpu = cpu_model_name();
+    std::string cuda_json;
+    if (const engine::cuda::CudaBackend* b = e->cuda_backend()) {
+      const CudaDevice d = probe_cuda_device();
+      const double copy_gbps = d.usable ? d.copy_gbps : NAN;
+      cuda_json = ",\"vram_bytes\":" + std::to_string(info.vram_bytes) +
+                  ",\"cuda_graphs\":" + (b->graphs_on() ? "true" : "false") +
+                  ",\"decode_graph_kernels\":" + std::to_string(b->decode_graph_kernels()) +
+                  ",\"device_copy_gb_s\":" + json_number(copy_gbps) + ",\"bandwidth_fraction\":" +
+                  json_number(bytes_per_token * decode_tps / 1e9 / copy_gbps);
+      if (!o.json) {
+        std::printf("vram:     %.1f MiB; graphs %s, %zu kernels per decode step\n",
+                    static_cast<double>(info.vram_bytes) / (1 << 20), b->graphs_on() ? "on" : "off",
+                    b->decode_graph_kernels());
+        std::printf("copy:     %.0f GB/s device-to-device (%s)\n", copy_gbps,
+                    d.usable ? d.name.c_str() : d.reason.c_str());
+      }
+    }
     if (o.json) {
       std::printf(
           "{\"model\":%s,\"architecture\":%s,\"device\":%s,\"cpu\":%s,\"threads\":%d,"
           "\"weight_bytes\":%llu,\"load_s\":%s,\"prompt_tokens\":%lld,\"prefill_tok_s\":%s,"
           "\"ttft_ms\":%s,\"gen_tokens\":%lld,\"decode_tok_s\":%s,"
           "\"decode_weight_bytes_per_token\":%s,\"decode_weight_gb_s\":%s,\"repeat\":%d,"
-          "\"peak_rss_mib\":%s,\"decode_activations\":%s}\n",
+          "\"peak_rss_mib\":%s,\"decode_activations\":%s%s}\n",
           json_string(o.model).c_str(), json_string(info.architecture).c_str(),
           json_string(info.device).c_str(), json_string(cpu).c_str(), info.threads,
           static_cast<unsigned long long>(info.weight_bytes), json_number(load_s).c_str(),
@@ -161,7 +194,7 @@ int run_model(const Args& args) {
           json_number(best.ttft_s * 1e3).c_str(), static_cast<long long>(o.gen_tokens),
           json_number(decode_tps).c_str(), json_number(bytes_per_token).c_str(),
           json_number(bytes_per_token * decode_tps / 1e9).c_str(), o.repeat,
-          json_number(PeakRssMib()).c_str(), json_string(o.activations).c_str());
+          json_number(PeakRssMib()).c_str(), json_string(o.activations).c_str(), cuda_json.c_str());
     } else {
       std::printf("model:    %s (%s), %.1f MiB of weights\n", o.model.c_str(),
                   info.architecture.c_str(), static_cast<double>(info.weight_bytes) / (1 << 20));

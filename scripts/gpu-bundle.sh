@@ -5,7 +5,8 @@
 # (stripped), plugins, the shared libraries ldd lists (not glibc), the
 # fixtures the GPU tests read, and run.sh. ICU's data alone is 31 MiB, so what
 # travels is DIR.tar.xz (~50 MiB), which must stay under 64 MiB.
-# Step 2 (there): tar xJf DIR.tar.xz -C /tmp && /tmp/DIR/run.sh OUT  (bench/README.md)
+# Step 2 (there): tar xJf DIR.tar.xz -C /tmp && /tmp/DIR/run.sh OUT  (bench/README.md);
+# the side-by-side with llama.cpp in another call: /tmp/DIR/side_by_side.sh /tmp/DIR OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kit=${1:-gpu-kit}
@@ -38,8 +39,11 @@ strip --strip-unneeded "$kit"/lib/* 2>/dev/null || true
 fixtures=../shared/fixtures
 cp -r "$fixtures"/{models,goldens,real,quant} "$kit/fixtures/"
 mkdir -p "$kit/fixtures/vocab"
-cp "$fixtures"/vocab/ggml-vocab-{qwen2,phi-3}.gguf "$kit/fixtures/vocab/"
+cp "$fixtures"/vocab/ggml-vocab-{qwen2,phi-3,gpt-oss}.gguf "$kit/fixtures/vocab/"
 cp scripts/gpu-kit-run.sh "$kit/run.sh"
+# The peer, built there: llama.cpp's trimmed source and the side-by-side run.
+bench/peer/pack_llama_cuda.sh "$kit/peer/llama.cpp.tar.xz"
+cp bench/peer/gpu_side_by_side.sh "$kit/side_by_side.sh"
 git rev-parse HEAD > "$kit/COMMIT"
 
 XZ_OPT=-T0 tar cJf "$kit.tar.xz" "$kit"

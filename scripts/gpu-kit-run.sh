@@ -40,8 +40,13 @@ qwen="$out/qwen2-0.5b-shape.gguf"
 if "$kit/bin/orcd-synth" --shape qwen2-0.5b --out "$qwen" \
   --vocab "$kit/fixtures/vocab/ggml-vocab-qwen2.gguf" >"$out/synth.log" 2>&1; then
   step bench_cuda 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
-    --plugin-dir "$kit/plugins" --prompt 128 --gen 64
+    --plugin-dir "$kit/plugins" --prompt 512 --gen 128
   cp "$out/bench_cuda.log" "$out/bench_cuda.json"
+  # What the decode graph and the 8-bit activations each bring.
+  step bench_cuda_eager 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
+    --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --cuda-graphs off
+  step bench_cuda_f32 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
+    --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --activations f32
   rm -f "$qwen"
 else
   failed+=(synth)

@@ -1,7 +1,8 @@
 // What the executor needs from a device backend: its loop stays the same, but
 // the register arena, the logits and the per-step values live in device
 // memory. A run is BeginRun (tokens and positions to the device), the
-// adapters, then FinishRun (the logits back to the host; the one wait).
+// adapters (or a replayed graph of them), then FinishRun (the logits back to
+// the host; the one wait).
 #ifndef ORCD_HOST_ENGINE_DEVICE_EXECUTION_H_
 #define ORCD_HOST_ENGINE_DEVICE_EXECUTION_H_
 
@@ -50,6 +51,17 @@ class DeviceExecution {
   virtual int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) = 0;
   // Ends a run by sampling the logits row on the device (only the id is read back).
   virtual int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) = 0;
+
+  // Graphs of a step (CUDA graphs), between BeginRun and FinishRun:
+  // ReplayStep is true when a graph recorded for this kind of step was
+  // enqueued in place of the instructions. Otherwise CaptureStep says whether
+  // to record the instructions about to be enqueued; EndCaptureStep then
+  // enqueues what was recorded, AbortCaptureStep drops it after a failure.
+  // `decode_token` is a one-token decode step, the only kind recorded.
+  virtual bool ReplayStep(bool /*decode_token*/) { return false; }
+  virtual bool CaptureStep(bool /*decode_token*/) { return false; }
+  virtual void EndCaptureStep() {}
+  virtual void AbortCaptureStep() {}
 };
 
 }  // namespace orcd::engine

@@ -107,6 +107,7 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   if (!runtime) runtime = cuda::CreateCudaRuntime(options.gpu_index, options.cuda_stream);
   cuda_ = std::make_unique<cuda::CudaBackend>(std::move(runtime));
   cuda_->set_q8_activations(options.q8_decode_activations);
+  cuda_->set_graphs(options.cuda_graphs);
   // Everything the model will hold, checked before the first allocation.
   const uint64_t kv_bytes = KvCache::BytesFor(plan_.kv_states, context_length, options.kv_type);
   cuda_->CheckFits(cuda::CudaBackend::WeightBytes(*weights_) + kv_bytes +

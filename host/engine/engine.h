@@ -47,6 +47,9 @@ struct EngineOptions {
   int gpu_index = 0;
   void* cuda_stream = nullptr;
   uint64_t weight_chunk_bytes = 1 << 20;  // weight upload chunk (pinned staging)
+  // CUDA: record the one-token decode step once as a CUDA graph and replay it
+  // (one launch per token instead of hundreds); false launches every kernel.
+  bool cuda_graphs = true;
   // Load progress in percent of the weight bytes copied (0, 25, 50, 75, 100).
   std::function<void(int)> load_progress;
 };

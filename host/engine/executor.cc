@@ -62,21 +62,44 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
   ctx.workspace_floats = workspace_floats_;
   ctx.q8_activations = q8_activations_;
 
+  // A one-token decode step on a device may be a replayed graph of an earlier
+  // step's launches; the instructions' weight bytes are those of that step.
+  std::vector<uint64_t>& bytes = step_bytes_[static_cast<int>(phase)];
+  const bool decode_token = phase == Phase::kDecode && n == 1;
+  if (!(device_ && device_->ReplayStep(decode_token))) {
+    bytes.assign(bp.instructions.size(), 0);
+    const bool capturing = device_ && device_->CaptureStep(decode_token);
+    try {
+      Enqueue(bp, ctx, bytes);
+      if (capturing) device_->EndCaptureStep();
+    } catch (const Error&) {
+      if (!capturing) throw;
+      // Nothing ran while recording: graphs are off from now on, and the
+      // step runs as usual.
+      device_->AbortCaptureStep();
+      Enqueue(bp, ctx, bytes);
+    }
+  }
   const std::vector<OpCounter*>& op_counters = op_counters_[static_cast<int>(phase)];
   for (size_t i = 0; i < bp.instructions.size(); ++i) {
-    const BoundInstruction& insn = bp.instructions[i];
-    const bool per_token =
-        insn.opcode == ORCD_OP_EMBEDDING || insn.opcode == ORCD_OP_POSITION_EMBEDDING;
-    ctx.weight_bytes_read = per_token ? insn.weight_bytes * n : insn.weight_bytes;
-    insn.run(insn, ctx);
-    OpCounter& c = *op_counters[i];
-    ++c.dispatches;
-    c.weight_bytes += ctx.weight_bytes_read;
+    ++op_counters[i]->dispatches;
+    op_counters[i]->weight_bytes += bytes[i];
   }
   PhaseCounter& pc = counters_.phases[static_cast<int>(phase)];
   ++pc.runs;
   pc.tokens += static_cast<uint64_t>(n);
   return logits_size;
+}
+
+void Executor::Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes) {
+  for (size_t i = 0; i < bp.instructions.size(); ++i) {
+    const BoundInstruction& insn = bp.instructions[i];
+    const bool per_token =
+        insn.opcode == ORCD_OP_EMBEDDING || insn.opcode == ORCD_OP_POSITION_EMBEDDING;
+    ctx.weight_bytes_read = per_token ? insn.weight_bytes * ctx.n_tokens : insn.weight_bytes;
+    insn.run(insn, ctx);
+    bytes[i] = ctx.weight_bytes_read;
+  }
 }
 
 std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,

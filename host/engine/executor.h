@@ -13,6 +13,7 @@
 #include "host/engine/bound_plan.h"
 #include "host/engine/device_execution.h"
 #include "host/engine/dispatch_counters.h"
+#include "host/engine/exec_context.h"
 #include "host/engine/kv_cache.h"
 #include "host/engine/thread_pool.h"
 
@@ -59,10 +60,15 @@ class Executor {
   // Runs the phase's instructions; returns the logits floats the run wrote.
   size_t Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
                  bool all_logits);
+  // Runs (or enqueues) every instruction; bytes[i] = instruction i's weight bytes.
+  static void Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes);
 
   DispatchCounters counters_;
   // Per phase and instruction, its opcode's counter (map nodes are stable).
   std::array<std::vector<OpCounter*>, kPhaseCount> op_counters_;
+  // Per phase and instruction, the weight bytes of the latest step enqueued
+  // instruction by instruction (a replayed graph reads what it recorded).
+  std::array<std::vector<uint64_t>, kPhaseCount> step_bytes_;
 };
 
 }  // namespace orcd::engine

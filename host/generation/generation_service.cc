@@ -105,6 +105,7 @@ class GenerationService final : public InferenceService {
     const bool on_cuda = config.device == "cuda";
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     engine_ = engine::Engine::Load(config.model_path, registry, options);
+    options.cuda_graphs = config.cuda_graphs == "on";
     if (!on_cuda) progress(75);
     residency_interval_ = std::chrono::seconds(config.residency_check_seconds);
 

@@ -169,7 +169,7 @@ void GgufWriter::AddTensor(std::string_view name, uint32_t ggml_type,
   tensors_.push_back({std::string(name), ggml_type, ne, std::move(data)});
 }
 
-std::vector<uint8_t> GgufWriter::Serialize() const {
+std::vector<uint8_t> GgufWriter::SerializeHead() const {
   std::vector<uint8_t> out;
   Put<uint32_t>(out, 0x46554747);
   Put<uint32_t>(out, version_);
@@ -190,6 +190,11 @@ std::vector<uint8_t> GgufWriter::Serialize() const {
   }
   if (tensors_.empty()) return out;
   out.resize(AlignUp(out.size(), alignment_), 0);
+  return out;
+}
+
+std::vector<uint8_t> GgufWriter::Serialize() const {
+  std::vector<uint8_t> out = SerializeHead();
   for (const Tensor& t : tensors_) {
     out.insert(out.end(), t.data.begin(), t.data.end());
     out.resize(AlignUp(out.size(), alignment_), 0);
@@ -197,10 +202,19 @@ std::vector<uint8_t> GgufWriter::Serialize() const {
   return out;
 }
 
+// Streams the tensors after the head: a real-size model (gpt-oss-20b, ~12 GB)
+// is not copied a second time in memory.
 void GgufWriter::WriteFile(const std::filesystem::path& path) const {
-  const std::vector<uint8_t> bytes = Serialize();
+  const std::vector<uint8_t> head = SerializeHead();
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  f.write(reinterpret_cast<const char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  const std::vector<char> zeros(static_cast<size_t>(alignment_), 0);
+  for (const Tensor& t : tensors_) {
+    f.write(reinterpret_cast<const char*>(t.data.data()),
+            static_cast<std::streamsize>(t.data.size()));
+    const uint64_t pad = AlignUp(t.data.size(), alignment_) - t.data.size();
+    f.write(zeros.data(), static_cast<std::streamsize>(pad));
+  }
   if (!f) throw Error(ErrorCode::kIo, "cannot write " + path.string());
 }
 

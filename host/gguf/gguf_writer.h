@@ -46,6 +46,9 @@ class GgufWriter {
     std::vector<uint8_t> data;
   };
   std::vector<std::pair<std::string, std::vector<uint8_t>>> kv_;
+  // Header, metadata and tensor infos, padded to where the data starts.
+  std::vector<uint8_t> SerializeHead() const;
+
   std::vector<Tensor> tensors_;
   uint64_t alignment_ = 32;
   uint32_t version_ = 3;

@@ -28,6 +28,8 @@ struct WorkerConfig {
   int residency_check_seconds = 60;
   // server
   std::string bind_address = "127.0.0.1";
+  // CUDA: replay the one-token decode step as a CUDA graph ("on"/"off").
+  std::string cuda_graphs = "on";
   int port = 8080;           // 0 = any free port (logged at ready)
   std::string callback_url;  // optional: POSTed once ready
   // HTTP hardening: open connections (the oldest not in a handler is closed

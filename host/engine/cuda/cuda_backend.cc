@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "host/common/logger.h"
 #include "host/common/status.h"
 
 namespace orcd::engine::cuda {
@@ -65,11 +66,40 @@ int64_t Q8Runs(const BoundPlan& plan) {
   return runs;
 }
 
+// Floats of the split-KV attention's partial results (one token): the widest
+// ATTENTION's heads x (head_dim + 2) x the most splits a cache may take.
+int64_t AttentionPartialFloats(const BoundPlan& plan, int64_t context_length) {
+  int64_t floats = 0;
+  for (const BoundInstruction& insn : plan.phase(Phase::kDecode).instructions) {
+    if (insn.opcode != ORCD_OP_ATTENTION) continue;
+    const auto p = insn.ParamsAs<orcd_op_attention_params>();
+    floats = std::max(floats, static_cast<int64_t>(p.n_head) * (p.head_dim + 2));
+  }
+  return floats * KvSplits(context_length);
+}
+
 // The device sampler sorts a power-of-two number of candidates.
 int64_t SortPadding(int64_t vocab) {
   int64_t padded = 1;
   while (padded < vocab) padded <<= 1;
   return padded;
+}
+
+// Whether a decode step can be recorded as a graph: nothing in it waits for
+// the host. Only MOE with a pre-1.2 quant plugin does (it reads the expert
+// ids back).
+bool DecodeStepRecordable(const BoundPlan& plan) {
+  for (const BoundInstruction& insn : plan.phase(Phase::kDecode).instructions) {
+    if (insn.opcode != ORCD_OP_MOE) continue;
+    for (const WeightRef* w : insn.weights) {
+      if (w->quant == nullptr || w->quant->cuda == nullptr) continue;
+      const orcd_quant_cuda_ops* ops = w->quant->cuda;
+      if (!ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_ids) || ops->matvec_ids == nullptr) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 int64_t RowCapacity(const BoundPlan& plan) {
@@ -110,7 +140,9 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) {
   const auto padded = static_cast<uint64_t>(SortPadding(static_cast<int64_t>(vocab)));
   return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
          padded * 8 + GemmOperandHalves(plan) * 2 + static_cast<uint64_t>(RowCapacity(plan)) * 8 +
-         static_cast<uint64_t>(Q8Runs(plan)) * sizeof(orcd_q8_x32) + sizeof(StepValues);
+         static_cast<uint64_t>(Q8Runs(plan)) * sizeof(orcd_q8_x32) +
+         static_cast<uint64_t>(AttentionPartialFloats(plan, kMaxKvSplits * 64)) * 4 +
+         sizeof(StepValues);
 }
 
 void CudaBackend::CheckFits(uint64_t required) {
@@ -197,6 +229,12 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4, &VramUsage::other);
   if (const uint64_t halves = GemmOperandHalves(plan); halves > 0)
     gemm_operand_ = Make(halves * 2, &VramUsage::scratch);
+  decode_graph_.reset();
+  eager_decode_steps_ = 0;
+  graphs_possible_ = DecodeStepRecordable(plan);
+  if (const int64_t floats = AttentionPartialFloats(plan, context_length); floats > 0) {
+    attention_partial_ = Make(static_cast<uint64_t>(floats) * 4, &VramUsage::scratch);
+  }
   q8_capacity_ = Q8Runs(plan);
   if (q8_capacity_ > 0) {
     q8_ = Make(static_cast<uint64_t>(q8_capacity_) * sizeof(orcd_q8_x32), &VramUsage::scratch);
@@ -215,6 +253,7 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
 
 float* CudaBackend::logits(size_t floats) {
   if (floats * 4 > logits_.bytes()) {  // a caller asked for more rows than ever before
+    decode_graph_.reset();             // it writes to the old buffer
     const uint64_t old = logits_.bytes();
     logits_.Reset();
     usage_.scratch -= old;
@@ -271,6 +310,38 @@ int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const Sa
   int32_t token = 0;
   runtime_->CopyToHost(&token, a.out, sizeof token);
   return token;
+}
+
+bool CudaBackend::ReplayStep(bool decode_token) {
+  if (!decode_token || !decode_graph_) return false;
+  decode_graph_->Replay();
+  ++graph_replays_;
+  return true;
+}
+
+bool CudaBackend::CaptureStep(bool decode_token) {
+  if (!decode_token || !graphs_on()) return false;
+  if (eager_decode_steps_ == 0) {  // the warm-up step runs eagerly
+    ++eager_decode_steps_;
+    return false;
+  }
+  runtime_->BeginCapture();
+  return true;
+}
+
+void CudaBackend::EndCaptureStep() {
+  decode_graph_ = runtime_->EndCapture();
+  decode_graph_->Replay();  // the step itself: nothing ran while recording
+  ++graph_replays_;
+}
+
+void CudaBackend::AbortCaptureStep() {
+  runtime_->AbortCapture();
+  decode_graph_.reset();
+  graphs_possible_ = false;
+  LogWarn("cuda_graph_off",
+          "a decode step could not be recorded as a CUDA graph; "
+          "kernels are launched one by one from now on");
 }
 
 void* CudaBackend::Allocate(uint64_t bytes) {

@@ -69,6 +69,8 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // Room for the largest f16/bf16 copy of a GEMM's activations.
   uint16_t* gemm_operand() const { return gemm_operand_.get<uint16_t>(); }
   const MoeScratch& moe() const { return moe_; }
+  // The split-KV attention's partial results (AttentionArgs::partial).
+  float* attention_partial() const { return attention_partial_.get<float>(); }
   // Scratch for one step's 8-bit activations (QuantizedInput), in runs of 32.
   orcd_q8_x32* q8_activations() const { return q8_.get<orcd_q8_x32>(); }
   int64_t q8_capacity() const { return q8_capacity_; }
@@ -76,6 +78,15 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // off: the f32 matvec, for comparisons).
   bool q8_activations_on() const { return q8_on_; }
   void set_q8_activations(bool on) { q8_on_ = on; }
+  // One-token decode steps are recorded once as a graph (after one eager
+  // step: lazy module loading and first-touch work stay out of it) and
+  // replayed (default on). Off, or a plan with a step that cannot be
+  // recorded: every step launches its kernels one by one.
+  void set_graphs(bool on) { graphs_on_ = on; }
+  bool graphs_on() const { return graphs_on_ && graphs_possible_; }
+  uint64_t graph_replays() const { return graph_replays_; }
+  // Kernel launches one replay of the decode graph stands for (0: none yet).
+  size_t decode_graph_kernels() const { return decode_graph_ ? decode_graph_->kernels() : 0; }
   const VramUsage& usage() const { return usage_; }
   // Whether the weights are still device memory (the residency check).
   bool WeightsResident();
@@ -87,6 +98,10 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   void FinishRun(float* host_logits, size_t floats) override;
   int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) override;
   int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) override;
+  bool ReplayStep(bool decode_token) override;
+  bool CaptureStep(bool decode_token) override;
+  void EndCaptureStep() override;
+  void AbortCaptureStep() override;
 
   // KvMemory: zeroed device memory counted as KV cache.
   void* Allocate(uint64_t bytes) override;
@@ -99,12 +114,16 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   VramUsage usage_;
   DeviceBuffer weights_;
   DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_, gemm_operand_;
-  DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_;
+  DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_, attention_partial_;
   int64_t sample_padded_ = 0, penalized_capacity_ = 0;
   MoeScratch moe_;
   int64_t row_capacity_ = 0;
   int64_t q8_capacity_ = 0;
   bool q8_on_ = true;
+  bool graphs_on_ = true, graphs_possible_ = true;
+  int64_t eager_decode_steps_ = 0;
+  uint64_t graph_replays_ = 0;
+  std::unique_ptr<DeviceRuntime::Graph> decode_graph_;
   std::vector<std::pair<void*, uint64_t>> kv_blocks_;
 };
 

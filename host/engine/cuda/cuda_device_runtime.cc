@@ -29,6 +29,35 @@ cudaDataType_t CudaType(GemmType t) {
   return t == GemmType::kF16 ? CUDA_R_16F : t == GemmType::kBF16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
+// An instantiated CUDA graph (RAII for the graph and its executable).
+class CudaGraph : public DeviceRuntime::Graph {
+ public:
+  CudaGraph(cudaGraph_t graph, cudaStream_t stream) : graph_(graph), stream_(stream) {
+    const cudaError_t e = cudaGraphInstantiate(&exec_, graph_, 0);
+    if (e != cudaSuccess) {
+      cudaGraphDestroy(graph_);
+      CheckCuda(e, "cudaGraphInstantiate");
+    }
+  }
+  ~CudaGraph() override {
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+  }
+  CudaGraph(const CudaGraph&) = delete;
+  CudaGraph& operator=(const CudaGraph&) = delete;
+
+  void Replay() override { CheckCuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch"); }
+  size_t kernels() const override {
+    size_t n = 0;
+    return cudaGraphGetNodes(graph_, nullptr, &n) == cudaSuccess ? n : 0;
+  }
+
+ private:
+  cudaGraph_t graph_;
+  cudaGraphExec_t exec_ = nullptr;
+  cudaStream_t stream_;
+};
+
 class CudaRuntime : public DeviceRuntime {
  public:
   CudaRuntime(int gpu, void* stream) : gpu_(gpu) {
@@ -116,6 +145,27 @@ class CudaRuntime : public DeviceRuntime {
                      static_cast<int>(lda), b, CudaType(type), static_cast<int>(ldb), &beta, c,
                      CUDA_R_32F, static_cast<int>(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
+  }
+  // Thread-local mode: another thread's unrelated CUDA calls (e.g. /health's
+  // residency check) do not invalidate the capture.
+  void BeginCapture() override {
+    CheckCuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+              "cudaStreamBeginCapture");
+  }
+  std::unique_ptr<Graph> EndCapture() override {
+    cudaGraph_t graph = nullptr;
+    CheckCuda(cudaStreamEndCapture(stream_, &graph), "cudaStreamEndCapture");
+    return std::make_unique<CudaGraph>(graph, stream_);
+  }
+  void AbortCapture() override {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream_, &status) == cudaSuccess &&
+        status != cudaStreamCaptureStatusNone) {
+      cudaGraph_t graph = nullptr;
+      cudaStreamEndCapture(stream_, &graph);
+      if (graph) cudaGraphDestroy(graph);
+    }
+    cudaGetLastError();  // a failed capture's error is not the next call's
   }
   bool IsDeviceMemory(const void* p) override {
     cudaPointerAttributes a{};

@@ -5,7 +5,8 @@
 // by the SDK's CUDA emulator) on which CI runs the whole backend.
 //
 // Copies and kernels are ordered on one stream; only Synchronize and the
-// device-to-host copy wait. Failures throw orcd::Error: kOutOfMemory for an
+// device-to-host copy wait. A sequence of launches can be captured once and
+// replayed (graphs). Failures throw orcd::Error: kOutOfMemory for an
 // allocation the device cannot satisfy, kDevice for runtime errors.
 #ifndef ORCD_HOST_ENGINE_CUDA_DEVICE_RUNTIME_H_
 #define ORCD_HOST_ENGINE_CUDA_DEVICE_RUNTIME_H_
@@ -58,6 +59,22 @@ class DeviceRuntime {
                     int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) = 0;
   // Whether p is device memory of this device (the residency check).
   virtual bool IsDeviceMemory(const void* p) = 0;
+
+  // A recorded sequence of the stream's kernel launches, replayed as one
+  // launch (a CUDA graph): the decode step without per-kernel launch costs.
+  class Graph {
+   public:
+    virtual ~Graph() = default;
+    virtual void Replay() = 0;           // enqueued on stream()
+    virtual size_t kernels() const = 0;  // launches recorded
+  };
+  // Between BeginCapture and EndCapture, kernels launched on stream() are
+  // recorded, not run; copies, memsets and GEMMs there are refused (kDevice).
+  // EndCapture returns the graph (nothing has run yet); AbortCapture drops
+  // what was recorded (after a failure mid-capture).
+  virtual void BeginCapture() = 0;
+  virtual std::unique_ptr<Graph> EndCapture() = 0;
+  virtual void AbortCapture() = 0;
   // Turns a kernel launch result of kernels() into an exception naming `what`.
   void Check(int error, const std::string& what) const;
 };

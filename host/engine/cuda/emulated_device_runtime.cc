@@ -3,11 +3,14 @@
 // memcpy, and kernels run synchronously on the SDK's CUDA emulator.
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "host/common/status.h"
 #include "host/engine/cuda/device_runtime.h"
+#include "orcd/cpp/emulated_stream.h"
 #include "orcd/cpp/half.h"
 
 namespace orcd::engine::cuda {
@@ -28,7 +31,7 @@ class EmulatedRuntime : public DeviceRuntime {
 
   std::string name() const override { return "emulated CUDA device"; }
   bool emulated() const override { return true; }
-  void* stream() const override { return nullptr; }
+  void* stream() const override { return &stream_; }
   const OpKernels& kernels() const override { return EmulatedOpKernels(); }
 
   DeviceMemoryInfo MemoryInfo() override {
@@ -63,15 +66,21 @@ class EmulatedRuntime : public DeviceRuntime {
   void* AllocatePinned(size_t bytes) override { return std::malloc(bytes == 0 ? 1 : bytes); }
   void FreePinned(void* p) override { std::free(p); }
   void CopyToDevice(void* dst, const void* src, size_t bytes) override {
+    RefuseWhileCapturing("a host-to-device copy");
     std::memcpy(dst, src, bytes);
   }
   void CopyToHost(void* dst, const void* src, size_t bytes) override {
+    RefuseWhileCapturing("a device-to-host copy");
     std::memcpy(dst, src, bytes);
   }
-  void Memset(void* dst, int value, size_t bytes) override { std::memset(dst, value, bytes); }
+  void Memset(void* dst, int value, size_t bytes) override {
+    RefuseWhileCapturing("a memset");
+    std::memset(dst, value, bytes);
+  }
   void Synchronize() override {}
   void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, GemmType type, const void* a,
             int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) override {
+    RefuseWhileCapturing("a GEMM");
     const auto at = [&](const void* p, int64_t i) {
       if (type == GemmType::kF16) return fp16_to_f32(static_cast<const uint16_t*>(p)[i]);
       if (type == GemmType::kBF16) return bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
@@ -88,6 +97,20 @@ class EmulatedRuntime : public DeviceRuntime {
       }
     }
   }
+  void BeginCapture() override {
+    if (stream_.capturing) throw Error(ErrorCode::kDevice, "emulated device: already capturing");
+    stream_.captured.clear();
+    stream_.capturing = true;
+  }
+  std::unique_ptr<Graph> EndCapture() override {
+    if (!stream_.capturing) throw Error(ErrorCode::kDevice, "emulated device: not capturing");
+    stream_.capturing = false;
+    return std::make_unique<RecordedGraph>(std::move(stream_.captured));
+  }
+  void AbortCapture() override {
+    stream_.capturing = false;
+    stream_.captured.clear();
+  }
   bool IsDeviceMemory(const void* p) override {
     std::lock_guard lock(mu_);
     for (const auto& [block, bytes] : blocks_) {
@@ -98,6 +121,29 @@ class EmulatedRuntime : public DeviceRuntime {
   }
 
  private:
+  // The launches recorded between BeginCapture and EndCapture, run in order.
+  class RecordedGraph : public Graph {
+   public:
+    explicit RecordedGraph(std::vector<std::function<void()>> launches)
+        : launches_(std::move(launches)) {}
+    void Replay() override {
+      for (const auto& launch : launches_) launch();
+    }
+    size_t kernels() const override { return launches_.size(); }
+
+   private:
+    std::vector<std::function<void()>> launches_;
+  };
+
+  // As CUDA refuses synchronous work on a capturing stream.
+  void RefuseWhileCapturing(const char* what) const {
+    if (stream_.capturing) {
+      throw Error(ErrorCode::kDevice,
+                  std::string("emulated device: ") + what + " while capturing a graph");
+    }
+  }
+
+  mutable cuda_emulator::EmulatedStream stream_;
   std::mutex mu_;
   uint64_t capacity_;
   uint64_t used_ = 0;

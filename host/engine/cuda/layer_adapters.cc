@@ -105,6 +105,10 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   a.softcap = p.softcap;
   a.sinks = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
   a.step = b.step();
+  if (ctx.n_tokens == 1 && b.attention_partial() != nullptr) {
+    a.kv_splits = KvSplits(layer.capacity);
+    a.partial = b.attention_partial();
+  }
   CheckLaunch(ctx, insn, b.kernels().attention(a, b.stream()));
 }
 

@@ -48,7 +48,20 @@ struct AttentionArgs {
   float scale, softcap;
   const float* sinks;  // [n_head] or null
   const StepValues* step;
+  // One token: the span split over kv_splits CTAs per head (> 1), partial
+  // results in partial [n_head][kv_splits][head_dim + 2]; 1 = not split.
+  int64_t kv_splits = 1;
+  float* partial = nullptr;
 };
+
+// Split-KV for decode: parts of at least 64 positions of the cache's
+// capacity, at most 32 (fixed per layer, so a decode step's launches stay the
+// same whatever the position).
+constexpr int64_t kMaxKvSplits = 32;
+inline int64_t KvSplits(int64_t capacity) {
+  const int64_t splits = (capacity + 63) / 64;
+  return splits < 1 ? 1 : splits > kMaxKvSplits ? kMaxKvSplits : splits;
+}
 
 struct MoeRouteArgs {
   const float* logits;  // [n][n_expert]

@@ -102,8 +102,17 @@ inline int Attention(const AttentionArgs& a, void* stream) {
   if (a.n_tokens <= 0) return 0;
   if (a.n_tokens > 65535 || a.head_dim > kMaxHeadDim)
     return static_cast<int>(cudaErrorInvalidValue);
-  const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.n_tokens));
-  ORCD_KERNEL(grid, kAttentionThreads, Stream(stream), attention_kernel)(a);
+  if (a.n_tokens == 1 && a.kv_splits > 1 && a.partial != nullptr) {
+    const dim3 parts(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.kv_splits));
+    ORCD_KERNEL(parts, kAttentionThreads, Stream(stream), attention_split_kernel)(a);
+    if (cudaError_t e = ORCD_LAUNCH_RESULT(); e != cudaSuccess) return static_cast<int>(e);
+    ORCD_KERNEL(static_cast<unsigned>(a.n_head), kAttentionThreads, Stream(stream),
+                attention_combine_kernel)
+    (a);
+  } else {
+    const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.n_tokens));
+    ORCD_KERNEL(grid, kAttentionThreads, Stream(stream), attention_kernel)(a);
+  }
   if (cudaError_t e = ORCD_LAUNCH_RESULT(); e != cudaSuccess) return static_cast<int>(e);
   const dim3 store(static_cast<unsigned>(a.n_head_kv), static_cast<unsigned>(a.n_tokens));
   ORCD_KERNEL(store, kWarp * 4, Stream(stream), kv_store_kernel)(a);

@@ -7,7 +7,9 @@
 // a second kernel stores the batch into the cache afterwards.
 //
 // Launch shape: (n_head, n_tokens) CTAs whatever the position, so a decode
-// step's launch never changes; the position comes from StepValues.
+// step's launch never changes; the position comes from StepValues. One token
+// with a long cache splits the span over (n_head, kv_splits) CTAs instead and
+// merges the parts (attention_split_kernel, attention_combine_kernel).
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_ATTENTION_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_ATTENTION_CUH_
 
@@ -26,22 +28,35 @@ __device__ __forceinline__ float cache_value(const void* cache, int64_t i, bool 
              : static_cast<const float*>(cache)[i];
 }
 
-__global__ void __launch_bounds__(kAttentionThreads) attention_kernel(AttentionArgs a) {
-  __shared__ float q_s[kMaxHeadDim];
-  __shared__ float o_s[kMaxHeadDim];
-  __shared__ float p_s[kAttentionThreads];
-  __shared__ float scratch[kWarp];
-  const int64_t h = blockIdx.x, t = blockIdx.y;
+// Shared memory and running state of one (head, token)'s attention.
+struct AttendState {
+  float* q_s;      // [d]
+  float* o_s;      // [d], unnormalized, relative to running_max
+  float* p_s;      // [blockDim.x]
+  float* scratch;  // [kWarp]
+  float running_max = -INFINITY;
+  float running_sum = 0.0f;
+};
+
+// The first position head h's token t attends to, and its own position.
+__device__ __forceinline__ void attended_span(const AttentionArgs& a, int64_t t, int64_t* first,
+                                              int64_t* pos) {
+  *pos = a.step->pos0 + t;
+  *first = a.window > 0 && *pos - a.window + 1 > 0 ? *pos - a.window + 1 : 0;
+}
+
+// Loads q and clears o; then attends positions [lo, hi] (all of the block's
+// threads; lo > hi attends nothing).
+__device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_t t, int64_t lo,
+                                       int64_t hi, AttendState& st) {
   const int64_t d = a.head_dim;
   const int64_t g = h / (a.n_head / a.n_head_kv);
   const int64_t pos0 = a.step->pos0;
-  const int64_t pos = pos0 + t;
-  const int64_t first = a.window > 0 && pos - a.window + 1 > 0 ? pos - a.window + 1 : 0;
   const int64_t kv_width = a.n_head_kv * d;
   const float* qh = a.q + t * a.n_head * d + h * d;
   for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
-    q_s[i] = qh[i];
-    o_s[i] = 0.0f;
+    st.q_s[i] = qh[i];
+    st.o_s[i] = 0.0f;
   }
   __syncthreads();
 
@@ -51,42 +66,108 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_kernel(AttentionA
     return cache_value(cache, (g * a.capacity + j % a.capacity) * d + i, a.f16);
   };
 
-  float running_max = -INFINITY, running_sum = 0.0f;
-  for (int64_t tile = first; tile <= pos; tile += blockDim.x) {
+  for (int64_t tile = lo; tile <= hi; tile += blockDim.x) {
     const int64_t j = tile + threadIdx.x;
     float score = -INFINITY;
-    if (j <= pos) {
+    if (j <= hi) {
       float dot = 0.0f;
-      for (int64_t i = 0; i < d; ++i) dot = fmaf(q_s[i], key(a.k_new, a.k_cache, j, i), dot);
+      for (int64_t i = 0; i < d; ++i) dot = fmaf(st.q_s[i], key(a.k_new, a.k_cache, j, i), dot);
       score = dot * a.scale;
       if (a.softcap > 0.0f) score = a.softcap * tanhf(score / a.softcap);
     }
-    const float tile_max = block_max(score, scratch);
-    const float new_max = fmaxf(running_max, tile_max);
-    const float p = j <= pos ? expf(score - new_max) : 0.0f;
-    p_s[threadIdx.x] = p;
-    const float tile_sum = block_sum(p, scratch);       // its barriers also publish p_s
-    const float rescale = expf(running_max - new_max);  // 0 on the first tile
-    running_sum = running_sum * rescale + tile_sum;
-    running_max = new_max;
-    const int64_t count = pos - tile + 1 < blockDim.x ? pos - tile + 1 : blockDim.x;
+    const float tile_max = block_max(score, st.scratch);
+    const float new_max = fmaxf(st.running_max, tile_max);
+    const float p = j <= hi ? expf(score - new_max) : 0.0f;
+    st.p_s[threadIdx.x] = p;
+    const float tile_sum = block_sum(p, st.scratch);       // its barriers also publish p_s
+    const float rescale = expf(st.running_max - new_max);  // 0 on the first tile
+    st.running_sum = st.running_sum * rescale + tile_sum;
+    st.running_max = new_max;
+    const int64_t count = hi - tile + 1 < blockDim.x ? hi - tile + 1 : blockDim.x;
     for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
-      float acc = o_s[i] * rescale;
+      float acc = st.o_s[i] * rescale;
       for (int64_t jj = 0; jj < count; ++jj)
-        acc = fmaf(p_s[jj], key(a.v_new, a.v_cache, tile + jj, i), acc);
-      o_s[i] = acc;
+        acc = fmaf(st.p_s[jj], key(a.v_new, a.v_cache, tile + jj, i), acc);
+      st.o_s[i] = acc;
     }
     __syncthreads();  // p_s is rewritten by the next tile
   }
-  float scale = 1.0f, sum = running_sum;
+}
+
+// out[i] = o[i] / (sum + the sink's share), the sink in the denominator only.
+__device__ __forceinline__ void write_normalized(const AttentionArgs& a, int64_t h, int64_t t,
+                                                 const float* o, float max, float sum) {
+  float scale = 1.0f;
   if (a.sinks) {
     const float sink = a.sinks[h];
-    const float m = fmaxf(running_max, sink);
-    scale = expf(running_max - m);
-    sum = running_sum * scale + expf(sink - m);
+    const float m = fmaxf(max, sink);
+    scale = expf(max - m);
+    sum = sum * scale + expf(sink - m);
   }
-  float* oh = a.o + t * a.n_head * d + h * d;
-  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) oh[i] = o_s[i] * scale / sum;
+  float* oh = a.o + t * a.n_head * a.head_dim + h * a.head_dim;
+  for (int64_t i = threadIdx.x; i < a.head_dim; i += blockDim.x) oh[i] = o[i] * scale / sum;
+}
+
+__global__ void __launch_bounds__(kAttentionThreads) attention_kernel(AttentionArgs a) {
+  __shared__ float q_s[kMaxHeadDim];
+  __shared__ float o_s[kMaxHeadDim];
+  __shared__ float p_s[kAttentionThreads];
+  __shared__ float scratch[kWarp];
+  const int64_t h = blockIdx.x, t = blockIdx.y;
+  int64_t first, pos;
+  attended_span(a, t, &first, &pos);
+  AttendState st{q_s, o_s, p_s, scratch};
+  attend(a, h, t, first, pos, st);
+  write_normalized(a, h, t, o_s, st.running_max, st.running_sum);
+}
+
+// Split-KV (flash-decoding) for one token: CTA (h, s) attends the s-th of
+// a.kv_splits equal parts of the span and leaves its unnormalized output, max
+// and sum in a.partial[(h * kv_splits + s) * (d + 2) ..]. The number of parts
+// is fixed per launch (graph capture); their length follows the position.
+__global__ void __launch_bounds__(kAttentionThreads) attention_split_kernel(AttentionArgs a) {
+  __shared__ float q_s[kMaxHeadDim];
+  __shared__ float o_s[kMaxHeadDim];
+  __shared__ float p_s[kAttentionThreads];
+  __shared__ float scratch[kWarp];
+  const int64_t h = blockIdx.x, split = blockIdx.y;
+  int64_t first, pos;
+  attended_span(a, 0, &first, &pos);
+  const int64_t per = (pos - first + a.kv_splits) / a.kv_splits;  // ceil(span / splits)
+  const int64_t lo = first + split * per;
+  const int64_t hi = lo + per - 1 < pos ? lo + per - 1 : pos;
+  AttendState st{q_s, o_s, p_s, scratch};
+  attend(a, h, 0, lo, hi, st);
+  float* part = a.partial + (h * a.kv_splits + split) * (a.head_dim + 2);
+  for (int64_t i = threadIdx.x; i < a.head_dim; i += blockDim.x) part[i] = o_s[i];
+  if (threadIdx.x == 0) {
+    part[a.head_dim] = st.running_max;
+    part[a.head_dim + 1] = st.running_sum;
+  }
+}
+
+// Merges head h's parts (rescaled to their common max), then normalizes.
+__global__ void __launch_bounds__(kAttentionThreads) attention_combine_kernel(AttentionArgs a) {
+  __shared__ float o_s[kMaxHeadDim];
+  const int64_t h = blockIdx.x, d = a.head_dim;
+  const float* parts = a.partial + h * a.kv_splits * (d + 2);
+  float max = -INFINITY;
+  for (int64_t s = 0; s < a.kv_splits; ++s) max = fmaxf(max, parts[s * (d + 2) + d]);
+  float sum = 0.0f;
+  for (int64_t s = 0; s < a.kv_splits; ++s) {
+    const float* part = parts + s * (d + 2);
+    if (part[d + 1] > 0.0f) sum += part[d + 1] * expf(part[d] - max);  // empty parts add nothing
+  }
+  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
+    float acc = 0.0f;
+    for (int64_t s = 0; s < a.kv_splits; ++s) {
+      const float* part = parts + s * (d + 2);
+      if (part[d + 1] > 0.0f) acc += part[i] * expf(part[d] - max);
+    }
+    o_s[i] = acc;
+  }
+  __syncthreads();
+  write_normalized(a, h, 0, o_s, max, sum);
 }
 
 // Stores the batch's last min(n_tokens, capacity) positions in the cache:

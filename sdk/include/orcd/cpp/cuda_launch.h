@@ -13,6 +13,7 @@
 #if defined(ORCD_CUDA_EMULATED)
 
 #include "orcd/cpp/cuda_emulator.h"
+#include "orcd/cpp/emulated_stream.h"
 
 using cudaStream_t = void*;
 enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
@@ -24,20 +25,31 @@ inline const char* cudaGetErrorString(cudaError_t e) {
 }
 
 namespace orcd::cuda_emulator {
+
+// A launch on an EmulatedStream that is capturing is recorded, not run.
 template <class Fn>
 struct KernelLaunch {
   dim3 grid, block;
   Fn* kernel;
+  void* stream;
   template <class... Args>
   void operator()(Args... args) const {
+    auto* s = static_cast<EmulatedStream*>(stream);
+    if (s != nullptr && s->capturing) {
+      const dim3 g = grid, b = block;
+      Fn* k = kernel;
+      s->captured.push_back([=] { launch(g, b, [&] { k(args...); }); });
+      return;
+    }
     launch(grid, block, [&] { kernel(args...); });
   }
 };
 }  // namespace orcd::cuda_emulator
 
-#define ORCD_KERNEL(grid, block, stream, ...)                                             \
-  (static_cast<void>(stream), ::orcd::cuda_emulator::KernelLaunch<decltype(__VA_ARGS__)>{ \
-                                  dim3(grid), dim3(block), &__VA_ARGS__})
+#define ORCD_KERNEL(grid, block, stream, ...)                         \
+  ::orcd::cuda_emulator::KernelLaunch<decltype(__VA_ARGS__)> {        \
+    dim3(grid), dim3(block), &__VA_ARGS__, static_cast<void*>(stream) \
+  }
 #define ORCD_LAUNCH_RESULT() cudaSuccess
 
 #else

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The peer for GPU figures, step 1 (here): llama.cpp's source, from the git
+# bundle the node-llama-cpp npm package ships (as build_llama_bench.sh gets
+# it), trimmed to what llama-bench with the CUDA backend needs (ggml core, the
+# CPU and CUDA backends, libllama, common, vendor, tools/llama-bench) and
+# packed as OUT (default gpu-kit/peer/llama.cpp.tar.xz, a few MiB). Step 2
+# runs on the GPU machine: bench/peer/gpu_side_by_side.sh (bench/README.md).
+set -euo pipefail
+out=$(realpath -m "${1:-gpu-kit/peer/llama.cpp.tar.xz}")
+work=${ORCD_PEER_DIR:-/tmp/orcd-peer}
+mkdir -p "$work" "$(dirname "$out")"
+cd "$work"
+if [ ! -d node_modules/node-llama-cpp ]; then
+  npm install --no-audit --no-fund --ignore-scripts node-llama-cpp@3.22.1 >&2
+fi
+if [ ! -d llama.cpp ]; then
+  git clone -q node_modules/node-llama-cpp/llama/gitRelease.bundle llama.cpp >&2
+fi
+rm -rf trimmed && mkdir -p trimmed/llama.cpp
+src=llama.cpp
+dst=trimmed/llama.cpp
+cp -r "$src"/{CMakeLists.txt,LICENSE,cmake,include,src,common,vendor,licenses} "$dst/"
+mkdir -p "$dst/ggml/src" "$dst/tools"
+cp -r "$src"/ggml/{CMakeLists.txt,cmake,include} "$dst/ggml/"
+find "$src/ggml/src" -maxdepth 1 -type f -exec cp {} "$dst/ggml/src/" \;
+cp -r "$src"/ggml/src/{ggml-cpu,ggml-cuda} "$dst/ggml/src/"
+cp -r "$src/tools/llama-bench" "$dst/tools/"
+# Only llama-bench among the tools.
+echo 'add_subdirectory(llama-bench)' >"$dst/tools/CMakeLists.txt"
+git -C "$src" rev-parse HEAD >"$dst/COMMIT"
+XZ_OPT=-T0 tar cJf "$out" -C trimmed llama.cpp
+echo "peer source: $out, $(($(stat -c %s "$out") / 1024)) KiB (llama.cpp $(cut -c1-12 "$dst/COMMIT"))"
