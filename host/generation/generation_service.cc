@@ -80,8 +80,11 @@ class GenerationService final : public InferenceService {
     selection.family = FindFamilyTraits(registry, gguf->architecture());
     tokenizer_ = CreateTokenizer(*gguf, config.model_path, selection);
     try {
-      chat_template_ = SelectChatTemplate(*gguf, selection.family ? &*selection.family : nullptr);
-    } catch (const Error& e) {  // e.g. gpt2: completions only
+      chat_template_ = SelectChatTemplate(*gguf, selection.family ? &*selection.family : nullptr,
+                                          {.template_file = config.chat_template_file});
+      LogInfo("chat_template", "chat template selected", {{"origin", chat_template_->origin}});
+    } catch (const Error& e) {                         // e.g. gpt2: completions only
+      if (e.code() != ErrorCode::kUnsupported) throw;  // a bad chat.template_file
       LogInfo("model_load_progress",
               "no chat template for this model; /v1/chat/completions is refused",
               {{"reason", e.what()}});
@@ -176,7 +179,9 @@ class GenerationService final : public InferenceService {
     std::vector<ChatTurn> turns;
     turns.reserve(messages.size());
     for (const ChatMessage& m : messages) turns.push_back({m.role, m.content});
-    return RenderChat(*chat_template_, turns, /*add_generation_prompt=*/true);
+    return PromptForEncoding(*chat_template_,
+                             RenderChat(*chat_template_, turns, /*add_generation_prompt=*/true),
+                             tokenizer_->add_bos());
   }
 
   GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) override {

@@ -82,6 +82,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->model_path = v;
   } else if (key == "model.tokenizer_json") {
     c->tokenizer_json = v;
+  } else if (key == "chat.template_file") {
+    c->chat_template_file = v;
   } else if (key == "device.kind") {
     c->device = OneOf(key, v, {"cuda", "cpu"});
   } else if (key == "device.gpu") {

@@ -15,6 +15,8 @@ struct WorkerConfig {
   // model
   std::filesystem::path model_path;
   std::filesystem::path tokenizer_json;  // optional hf-json tokenizer
+  // chat: a Jinja chat template replacing the model's tokenizer.chat_template
+  std::filesystem::path chat_template_file;
   // device
   std::string device = "cuda";  // "cuda" | "cpu"; never a silent fallback
   int gpu_device = 0;

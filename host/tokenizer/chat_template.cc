@@ -1,7 +1,10 @@
 #include "host/tokenizer/chat_template.h"
 
-#include <array>
+#include <fstream>
+#include <sstream>
 
+#include "host/chat/jinja/jinja_template.h"
+#include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/gguf/gguf_file.h"
 #include "host/tokenizer/family_traits.h"
@@ -9,11 +12,8 @@
 namespace orcd {
 namespace {
 
-// Default system messages a ChatML template may carry, most specific first.
-constexpr std::array<std::string_view, 2> kKnownDefaultSystems = {
-    "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
-    "You are a helpful assistant.",
-};
+// The generic default system message a ChatML template may carry.
+constexpr std::string_view kKnownDefaultSystem = "You are a helpful assistant.";
 
 bool Contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
@@ -23,12 +23,7 @@ bool Contains(std::string_view text, std::string_view part) {
 std::optional<ChatTemplate> RecogniseTemplate(std::string_view text) {
   if (Contains(text, "<|im_start|>")) {
     ChatTemplate t{ChatFormat::kChatMl, ""};
-    for (const std::string_view system : kKnownDefaultSystems) {
-      if (Contains(text, system)) {
-        t.default_system = system;
-        break;
-      }
-    }
+    if (Contains(text, kKnownDefaultSystem)) t.default_system = kKnownDefaultSystem;
     return t;
   }
   if (Contains(text, "<|start|>") && Contains(text, "<|message|>")) {
@@ -109,28 +104,93 @@ std::optional<ChatFormat> ParseChatFormat(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// A Jinja template for text, with the format its text looks like (else the
+// family's) so that callers still know the conversation's shape.
+ChatTemplate JinjaChatTemplate(std::string_view text, const FamilyTraits* family,
+                               std::string origin) {
+  ChatTemplate t = RecogniseTemplate(text).value_or(
+      family != nullptr ? ChatTemplate{family->chat_format, family->default_system}
+                        : ChatTemplate{});
+  t.jinja = std::make_shared<const jinja::JinjaTemplate>(jinja::JinjaTemplate::Parse(text));
+  t.origin = std::move(origin);
+  return t;
+}
+
+std::string ReadTemplateFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    throw Error(ErrorCode::kInvalidArgument, "chat.template_file: cannot read " + path.string());
+  }
+  return text.str();
+}
+
+}  // namespace
+
 ChatTemplate SelectChatTemplate(std::optional<std::string_view> template_text,
                                 std::string_view architecture, const FamilyTraits* family) {
   if (template_text) {
-    if (std::optional<ChatTemplate> recognised = RecogniseTemplate(*template_text)) {
-      return *recognised;
+    try {
+      return JinjaChatTemplate(*template_text, family, "tokenizer.chat_template");
+    } catch (const jinja::TemplateError& e) {
+      // Serve with the family default rather than not at all, but say so.
+      LogWarn("chat_template",
+              "the model's tokenizer.chat_template cannot be used; falling back to the "
+              "architecture's default format",
+              {{"reason", e.what()}});
     }
   }
   if (family != nullptr) return ChatTemplate{family->chat_format, family->default_system};
-  throw Error(
-      ErrorCode::kUnsupported,
-      "no chat template for architecture '" + std::string(architecture) + "': " +
-          (template_text ? "tokenizer.chat_template is not a chatml, phi3 or harmony template"
-                         : "the model has no tokenizer.chat_template") +
-          " and the architecture has no default");
+  throw Error(ErrorCode::kUnsupported,
+              "no chat template for architecture '" + std::string(architecture) + "': " +
+                  (template_text ? "its tokenizer.chat_template cannot be used"
+                                 : "the model has no tokenizer.chat_template") +
+                  " and the architecture has no default");
 }
 
-ChatTemplate SelectChatTemplate(const GgufFile& gguf, const FamilyTraits* family) {
-  return SelectChatTemplate(gguf.GetString("tokenizer.chat_template"), gguf.architecture(), family);
+ChatTemplate SelectChatTemplate(const GgufFile& gguf, const FamilyTraits* family,
+                                const ChatTemplateOptions& options) {
+  ChatTemplate t;
+  if (!options.template_file.empty()) {
+    try {
+      t = JinjaChatTemplate(ReadTemplateFile(options.template_file), family, "chat.template_file");
+    } catch (const jinja::TemplateError& e) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "chat.template_file " + options.template_file.string() + ": " + e.what());
+    }
+  } else {
+    t = SelectChatTemplate(gguf.GetString("tokenizer.chat_template"), gguf.architecture(), family);
+  }
+  t.bos_token = GgufTokenText(gguf, "tokenizer.ggml.bos_token_id");
+  t.eos_token = GgufTokenText(gguf, "tokenizer.ggml.eos_token_id");
+  return t;
+}
+
+std::optional<std::string> GgufTokenText(const GgufFile& gguf, std::string_view id_key) {
+  const std::optional<uint64_t> id = gguf.GetU64(id_key);
+  const auto tokens = gguf.GetStringArray("tokenizer.ggml.tokens");
+  if (!id || !tokens || *id >= tokens->size()) return std::nullopt;
+  return std::string((*tokens)[*id]);
 }
 
 std::string RenderChat(const ChatTemplate& chat_template, std::span<const ChatTurn> turns,
                        bool add_generation_prompt) {
+  if (chat_template.jinja) {
+    ChatRenderInput input;
+    jinja::ValueList messages;
+    for (const ChatTurn& turn : turns) {
+      jinja::Dict m;
+      m.Set("role", jinja::Value(turn.role));
+      m.Set("content", jinja::Value(turn.content));
+      messages.push_back(jinja::Value::FromDict(std::move(m)));
+    }
+    input.messages = jinja::Value::List(std::move(messages));
+    input.add_generation_prompt = add_generation_prompt;
+    return RenderChat(chat_template, input);
+  }
   std::string out;
   switch (chat_template.format) {
     case ChatFormat::kChatMl:
@@ -147,6 +207,36 @@ std::string RenderChat(const ChatTemplate& chat_template, std::span<const ChatTu
       break;
   }
   return out;
+}
+
+std::string RenderChat(const ChatTemplate& chat_template, const ChatRenderInput& input) {
+  if (!chat_template.jinja) {
+    std::vector<ChatTurn> turns;
+    for (const jinja::Value& m : input.messages.AsList()) {
+      const jinja::Value* role = m.is_dict() ? m.AsDict().Find("role") : nullptr;
+      const jinja::Value* content = m.is_dict() ? m.AsDict().Find("content") : nullptr;
+      if (role == nullptr || !role->is_string()) {
+        throw Error(ErrorCode::kInvalidArgument, "every message needs a string role");
+      }
+      turns.push_back({role->AsString(),
+                       content != nullptr && content->is_string() ? content->AsString() : ""});
+    }
+    return RenderChat(chat_template, turns, input.add_generation_prompt);
+  }
+  ChatRenderInput with_tokens = input;
+  if (!with_tokens.bos_token) with_tokens.bos_token = chat_template.bos_token;
+  if (!with_tokens.eos_token) with_tokens.eos_token = chat_template.eos_token;
+  return chat_template.jinja->Render(ChatVariables(with_tokens));
+}
+
+std::string PromptForEncoding(const ChatTemplate& chat_template, std::string prompt,
+                              bool tokenizer_adds_bos) {
+  const std::optional<std::string>& bos = chat_template.bos_token;
+  if (chat_template.jinja && tokenizer_adds_bos && bos && !bos->empty() &&
+      prompt.compare(0, bos->size(), *bos) == 0) {
+    prompt.erase(0, bos->size());
+  }
+  return prompt;
 }
 
 }  // namespace orcd

@@ -26,6 +26,7 @@
 #include "host/plugins/host_services.h"
 #include "host/plugins/plugin_registry.h"
 #include "host/plugins/plugin_search_path.h"
+#include "host/tokenizer/chat_template.h"
 #include "host/tokenizer/hf_json_tokenizer.h"
 #include "host/tokenizer/streaming_detokenizer.h"
 #include "host/tokenizer/tokenizer_factory.h"
@@ -129,14 +130,6 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-// The text of the token whose id `key` holds; nullopt when absent.
-std::optional<std::string> TokenText(const orcd::GgufFile& model, std::string_view key) {
-  const std::optional<uint64_t> id = model.GetU64(key);
-  const auto tokens = model.GetStringArray("tokenizer.ggml.tokens");
-  if (!id || !tokens || *id >= tokens->size()) return std::nullopt;
-  return std::string((*tokens)[*id]);
-}
-
 // --date YYYY-MM-DD as the local time strftime_now reads (midnight).
 std::tm ParseDate(const std::string& date) {
   std::tm t{};
@@ -168,10 +161,10 @@ int RenderChat(const Options& o) {
     source = *text;
     // The model's special tokens, unless the conversation names its own.
     if (conversation.AsDict().Find("bos_token") == nullptr) {
-      input.bos_token = TokenText(*model, "tokenizer.ggml.bos_token_id");
+      input.bos_token = orcd::GgufTokenText(*model, "tokenizer.ggml.bos_token_id");
     }
     if (conversation.AsDict().Find("eos_token") == nullptr) {
-      input.eos_token = TokenText(*model, "tokenizer.ggml.eos_token_id");
+      input.eos_token = orcd::GgufTokenText(*model, "tokenizer.ggml.eos_token_id");
     }
   }
   orcd::jinja::RenderOptions options;
