@@ -2,6 +2,8 @@
 #include "host/chat/jinja/filters.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

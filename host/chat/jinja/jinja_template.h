@@ -10,7 +10,8 @@
 //
 // Templates are untrusted input: rendering is bounded (Limits) and reaches no
 // file, clock (unless RenderOptions::now is left to the real one) or
-// environment variable.
+// environment variable. A parsed template is immutable: Render may run on
+// several threads at once.
 #ifndef ORCD_HOST_CHAT_JINJA_JINJA_TEMPLATE_H_
 #define ORCD_HOST_CHAT_JINJA_JINJA_TEMPLATE_H_
 

@@ -204,6 +204,7 @@ Value Format(const Value& self, ArgReader& a) {
     out += ToStr(v);
     i = close;
   }
+  a.RestKeywords();  // str.format ignores keyword arguments no field names
   return Value(std::move(out));
 }
 
