@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "host/sampling/ordered_sum.h"
 #include "host/sampling/rank_order.h"
@@ -17,9 +18,9 @@ constexpr size_t kHeadGrowth = 8;
 constexpr size_t kMaxHead = 4096;
 // More ids than this tied at the head's threshold: the exact path.
 constexpr size_t kMaxHeadWithTies = 4 * kMaxHead;
-// A draw past a head this large is found in a band of ranks (DeepDraw) of
-// at most kBand ranks (more only where ties at one value make them).
-constexpr size_t kDeepDrawHead = 512;
+// A draw or top-p cut past a head this large is found in a band of ranks
+// (DeepRank) of at most kBand ranks (more only where ties make them).
+constexpr size_t kDeepHead = 512;
 constexpr int64_t kBand = 2048;
 constexpr int64_t kMaxBandWithTies = 4 * kMaxHead;
 
@@ -166,8 +167,9 @@ std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double u
       head_p_[j] = p;
     }
     const size_t in_head = std::min(head_.size(), survivors);
-    size_t kept = survivors;  // the specification's n after each filter
-    bool past_head = false;   // a decision needs ranks past the head
+    size_t kept = survivors;   // the specification's n after each filter
+    bool grow = false;         // a decision needs a larger head
+    std::optional<Found> cut;  // top-p's last rank, past the head
     if (config_.top_p < 1.0) {
       double cumulative = 0;
       size_t keep = 0;
@@ -178,12 +180,18 @@ std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double u
       }
       if (reached || in_head == survivors) {
         kept = std::max<size_t>(keep, 1);
+      } else if (head_.size() >= kDeepHead || cumulative < 0.5 * config_.top_p) {
+        // The cut is deep in the tail: the rank whose running sum reaches top-p.
+        cut = DeepRank({cumulative, config_.top_p, config_.top_p, 0.0, /*reach=*/true}, max,
+                       *threshold, sum);
+        if (!cut) return std::nullopt;
+        kept = std::numeric_limits<size_t>::max();  // up to the cut
       } else {
-        past_head = true;
+        grow = true;
       }
     }
     double floor = 0;  // min-p's; 0 keeps every probability
-    if (!past_head && config_.min_p > 0.0) {
+    if (!grow && config_.min_p > 0.0) {
       floor = config_.min_p * head_p_[0];
       const size_t limit = std::min(kept, in_head);
       size_t keep = 1;
@@ -191,12 +199,16 @@ std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double u
       // Every head rank passing while more are kept: the cut is past the head.
       if (keep < limit || kept <= in_head) kept = keep;
     }
-    if (!past_head && kept <= in_head) return PickInHead(kept, uniform);
+    if (!grow && kept <= in_head) return PickInHead(kept, uniform);
 
-    if (!past_head) {
-      // The kept ranks run past the head (top-p is off): their total from
-      // the first head's ranks in order and the tail bounded, p >= floor.
-      if (!total) total = KeptTotal(first, sum, floor);
+    if (!grow) {
+      // The kept ranks run past the head: their total is the running sum at
+      // top-p's cut, or from the first head's ranks in order and the tail
+      // bounded (every p >= floor; min-p's cut comes before top-p's).
+      if (!total) {
+        total = cut && cut->p >= floor ? sampling::SumBounds{cut->acc_lo, cut->acc_hi}
+                                       : KeptTotal(first, sum, floor);
+      }
       const double r_lo = uniform * total->lo, r_hi = uniform * total->hi;
       // The specification falls back to the last kept rank when the draw
       // passes them all: never within these bounds, or undecided.
@@ -209,13 +221,14 @@ std::optional<int32_t> Sampler::FastChoose(float max, size_t survivors, double u
           return std::nullopt;  // a boundary between the bounds' draws
         }
       }
-      // A draw deep in the tail: a band of ranks around it, not a larger head.
-      // (At once when the head holds little of the draw's mass: a flat row.)
-      if (head_.size() >= kDeepDrawHead || acc < 0.5 * r_lo) {
-        const std::optional<int32_t> token =
-            DeepDraw(Draw{acc, r_lo, r_hi, floor}, max, *threshold, sum);
-        stats_.deep += token.has_value();
-        return token;
+      // A draw deep in the tail: a band of ranks around it, not a larger head
+      // (at once when the head holds little of the draw's mass: a flat row).
+      if (head_.size() >= kDeepHead || acc < 0.5 * r_lo) {
+        const std::optional<Found> drawn =
+            DeepRank({acc, r_lo, r_hi, floor, /*reach=*/false}, max, *threshold, sum);
+        if (!drawn) return std::nullopt;
+        ++stats_.deep;
+        return drawn->id;
       }
     }
     // The cut or the draw lies past the head: a larger head, same sums.
@@ -236,12 +249,12 @@ sampling::SumBounds Sampler::KeptTotal(size_t first, sampling::SumBounds sum, do
   return sampling::LooseSum(start, tail.lo, tail.hi, tail.count);
 }
 
-std::optional<int32_t> Sampler::DeepDraw(const Draw& draw, float max, float head_threshold,
-                                         sampling::SumBounds sum) {
+std::optional<Sampler::Found> Sampler::DeepRank(const Target& target, float max,
+                                                float head_threshold, sampling::SumBounds sum) {
   // Bisect the scaled logits below the head for a band [lo, hi) holding the
-  // rank the draw lands on: about `want` of exp mass lies between the head
-  // and it. Only candidates: the bounds below decide.
-  const double want = (0.5 * (draw.r_lo + draw.r_hi) - draw.acc) * 0.5 * (sum.lo + sum.hi);
+  // rank sought: about `want` of exp mass lies between the head and it. Only
+  // candidates: the bounds below decide.
+  const double want = (0.5 * (target.r_lo + target.r_hi) - target.acc) * 0.5 * (sum.lo + sum.hi);
   sampling::Range band{max + sampling::kNegligibleLogit, head_threshold};
   int64_t count = -1;       // ranks in [band.lo, head_threshold), once known
   int64_t count_above = 0;  // ranks in [band.hi, head_threshold)
@@ -289,26 +302,31 @@ std::optional<int32_t> Sampler::DeepDraw(const Draw& draw, float max, float head
   if (count - count_above > kMaxBandWithTies) return std::nullopt;
   // Bounds on the running sum after the ranks between the head and the band.
   const sampling::ProbSums before = sampling::ProbTailSums(
-      tail_e_, scaled_, {band.hi, head_threshold}, sum.lo, sum.hi, draw.floor);
-  double acc_lo = sampling::LooseSum(draw.acc, before.lo, before.lo, before.count).lo;
-  double acc_hi = sampling::LooseSum(draw.acc, before.hi, before.hi, before.count).hi;
-  if (!(acc_hi <= draw.r_lo)) return std::nullopt;  // the draw may land before the band
-  // The band in rank order: the draw lands on the first rank whose running
-  // sum passes it, the same rank for every sum and draw in the bounds.
-  head_ids_.clear();
-  sampling::CollectIn(scaled_, band, head_ids_);
-  head_.clear();
-  for (int32_t id : head_ids_) head_.emplace_back(scaled_[static_cast<size_t>(id)], id);
-  std::sort(head_.begin(), head_.end(), sampling::RankBefore);
+      tail_e_, scaled_, {band.hi, head_threshold}, sum.lo, sum.hi, target.floor);
+  double acc_lo = sampling::LooseSum(target.acc, before.lo, before.lo, before.count).lo;
+  double acc_hi = sampling::LooseSum(target.acc, before.hi, before.hi, before.count).hi;
+  // Whether a running sum passes the target (> a draw; >= top-p).
+  const auto passes = [&](double acc, double r) { return target.reach ? acc >= r : acc > r; };
+  if (passes(acc_hi, target.r_lo)) return std::nullopt;  // it may lie before the band
+  // The band in rank order: the rank sought is the first whose running sum
+  // passes, the same rank for every sum and target within the bounds.
+  band_ids_.clear();
+  sampling::CollectIn(scaled_, band, band_ids_);
+  band_.clear();
+  for (int32_t id : band_ids_) band_.emplace_back(scaled_[static_cast<size_t>(id)], id);
+  std::sort(band_.begin(), band_.end(), sampling::RankBefore);
   std::optional<int32_t> earliest;
-  for (const auto& [value, id] : head_) {
+  for (const auto& [value, id] : band_) {
     const float e = tail_e_[static_cast<size_t>(id)];
     const auto p = static_cast<float>(e / sum.lo);
-    if (p != static_cast<float>(e / sum.hi) || p < draw.floor) return std::nullopt;
+    if (p != static_cast<float>(e / sum.hi) || p < target.floor) return std::nullopt;
     acc_lo += p;
     acc_hi += p;
-    if (!earliest && draw.r_lo < acc_hi) earliest = id;
-    if (draw.r_hi < acc_lo) return earliest == id ? earliest : std::nullopt;
+    if (!earliest && passes(acc_hi, target.r_lo)) earliest = id;
+    if (passes(acc_lo, target.r_hi)) {
+      if (earliest != id) return std::nullopt;
+      return Found{id, p, acc_lo, acc_hi};
+    }
   }
   return std::nullopt;  // past the band: the bisection's estimate was off
 }

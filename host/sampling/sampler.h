@@ -5,12 +5,15 @@
 //
 // The specification sorts the vocabulary by logit (ties by id) and sums in
 // that order; Sample gives its tokens bit for bit in O(vocabulary): it sorts
-// only the top ranks and bounds the ordered sums without the order
-// (host/sampling/ordered_sum.h), and where the bounds cannot decide a token
-// (rare: a draw within ulps of a boundary, a cut or draw deep in the tail)
-// it takes an exact path that puts the whole vocabulary in rank order with a
-// radix sort. A temperature so small that the scaled logits overflow
-// (1 / temperature past FLT_MAX) samples greedily, as do NaN logits.
+// only the top ranks (64, grown to 4096 when a cut needs more), bounds the
+// ordered sums without the order (host/sampling/ordered_sum.h), finds a draw
+// deep in the tail in a band of ranks around it, and goes on only where every
+// sum within the bounds gives the same token. Otherwise (a draw within ~1e-11
+// of a boundary, top-k or a top-p cut past 4096 ranks, thousands of ties at
+// the head's edge) it takes the exact path: the whole vocabulary ranked by a
+// radix sort, then the specification's steps. A temperature so small that
+// the scaled logits overflow (1 / temperature past FLT_MAX) samples greedily,
+// as do NaN logits.
 #ifndef ORCD_HOST_SAMPLING_SAMPLER_H_
 #define ORCD_HOST_SAMPLING_SAMPLER_H_
 
@@ -92,15 +95,23 @@ class Sampler {
   std::optional<float> TakeHead(size_t target, float max);
   // Steps 3-5 for a kept prefix inside the head.
   int32_t PickInHead(size_t kept, double uniform) const;
-  // A draw past a head of kDeepDrawHead ranks: `acc` is the head's exact
-  // total (all of it kept), r_lo..r_hi the draw's bounds.
-  struct Draw {
+  // A rank past the head, found in a band of ranks around it: the first
+  // whose running sum passes r (> r for a draw, >= for top-p's cut, `reach`)
+  // for every r in [r_lo, r_hi]; `acc` is the exact running sum over the
+  // whole head (all kept), `floor` min-p's.
+  struct Target {
     double acc;
     double r_lo, r_hi;
     double floor;
+    bool reach;
   };
-  std::optional<int32_t> DeepDraw(const Draw& draw, float max, float head_threshold,
-                                  sampling::SumBounds sum);
+  struct Found {
+    int32_t id;
+    float p;
+    double acc_lo, acc_hi;  // bounds on the running sum through it
+  };
+  std::optional<Found> DeepRank(const Target& target, float max, float head_threshold,
+                                sampling::SumBounds sum);
   // Bounds on the total of the kept probabilities (p >= floor) when they run
   // past the head: ranks [0, first) in order, the tail bounded.
   sampling::SumBounds KeptTotal(size_t first, sampling::SumBounds sum, double floor) const;
@@ -119,7 +130,9 @@ class Sampler {
   std::vector<std::pair<float, int32_t>> head_;  // (scaled logit, id) in rank order
   std::vector<float> head_e_, head_p_;
   std::vector<std::pair<float, int32_t>> ranked_;  // the exact path's whole order
-  std::vector<std::pair<float, float>> sample_;    // (scaled logit, exp): DeepDraw's guess
+  std::vector<std::pair<float, float>> sample_;    // (scaled logit, exp): DeepRank's guess
+  std::vector<int32_t> band_ids_;
+  std::vector<std::pair<float, int32_t>> band_;  // DeepRank's band in rank order
   std::vector<uint64_t> radix_scratch_;
 };
 

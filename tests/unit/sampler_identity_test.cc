@@ -218,14 +218,15 @@ TEST(SamplerIdentity, ApiDefaultsOnLlmShapedLogits) {
 }
 
 TEST(SamplerIdentity, DrawsDeepInFlatDistributions) {
-  // Random-weight models' flat rows, or temperature 2: the draw lands past
-  // the sorted head, in a band of ranks found by bisection.
+  // Random-weight models' flat rows, or temperature 2: the draw and top-p's
+  // cut land past the sorted head, each in a band of ranks found by bisection.
   std::mt19937_64 rng(13);
   SamplerStats all;
   for (int round = 0; round < 40; ++round) {
     SamplerConfig c;
     c.temperature = round % 2 ? 2.0 : 1.0;
     c.min_p = round % 5 == 0 ? 0.2 : 0.0;
+    c.top_p = round % 3 == 0 ? 0.9 : round % 3 == 1 ? 0.5 : 1.0;  // cuts deep in the tail
     c.seed = rng();
     const SamplerStats s =
         ExpectSameTokens(c, round % 4 < 2 ? Shape::kFlat : Shape::kGaussian, 30000, 6, rng, false);
