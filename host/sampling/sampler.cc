@@ -87,9 +87,11 @@ int32_t Sampler::Choose(std::span<const float> logits) {
   if (!std::isfinite(inv_t)) return Greedy(logits);  // the limit of temperature -> 0
   const size_t vocab = logits.size();
   scaled_.resize(vocab);
-  sampling::ScaleInto(logits, inv_t, scaled_.data());
-  if (config_.repetition_penalty != 1.0) PenalizeInto(logits, inv_t, /*scale=*/true);
-  const float max = sampling::MaxOf(scaled_);
+  float max = sampling::ScaleInto(logits, inv_t, scaled_.data());
+  if (config_.repetition_penalty != 1.0) {
+    PenalizeInto(logits, inv_t, /*scale=*/true);
+    max = sampling::MaxOf(scaled_);
+  }
   // Scaled logits past FLT_MAX (a tiny temperature), or NaN: no softmax.
   if (!std::isfinite(max)) return Greedy(logits);
   const size_t survivors = config_.top_k > 0 && static_cast<uint64_t>(config_.top_k) < vocab

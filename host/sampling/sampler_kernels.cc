@@ -10,10 +10,6 @@ namespace orcd::sampling {
 
 // ---- portable ---------------------------------------------------------------
 
-void ScalePortable(std::span<const float> logits, float inv_t, float* out) {
-  for (size_t i = 0; i < logits.size(); ++i) out[i] = logits[i] * inv_t;
-}
-
 float MaxPortable(std::span<const float> values) {
   float max = -std::numeric_limits<float>::infinity();
   bool nan = false;
@@ -22,6 +18,11 @@ float MaxPortable(std::span<const float> values) {
     max = v > max ? v : max;
   }
   return nan ? std::numeric_limits<float>::quiet_NaN() : max;
+}
+
+float ScalePortable(std::span<const float> logits, float inv_t, float* out) {
+  for (size_t i = 0; i < logits.size(); ++i) out[i] = logits[i] * inv_t;
+  return MaxPortable({out, logits.size()});
 }
 
 size_t ScanPortable(std::span<const float> values, size_t begin, float threshold, size_t capacity,
@@ -149,7 +150,7 @@ const char* KernelSetName() {
 #define ORCD_DISPATCH3(avx512_call, avx2_call, portable_call) return portable_call
 #endif
 
-void ScaleInto(std::span<const float> logits, float inv_t, float* out) {
+float ScaleInto(std::span<const float> logits, float inv_t, float* out) {
   ORCD_DISPATCH(avx2::Scale(logits, inv_t, out), ScalePortable(logits, inv_t, out));
 }
 

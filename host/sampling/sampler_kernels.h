@@ -21,8 +21,8 @@ namespace orcd::sampling {
 // largest term, which is 1 or p(top) of a distribution).
 inline constexpr float kNegligibleLogit = -39.0f;
 
-// out[i] = logits[i] * inv_t.
-void ScaleInto(std::span<const float> logits, float inv_t, float* out);
+// out[i] = logits[i] * inv_t; returns MaxOf(out), from the same pass.
+float ScaleInto(std::span<const float> logits, float inv_t, float* out);
 
 // The largest value; NaN when any value is NaN; -inf when empty.
 float MaxOf(std::span<const float> values);

@@ -125,12 +125,23 @@ ORCD_AVX2 void Exp8Array(const float* x, float* y) {
 
 }  // namespace
 
-ORCD_AVX2 void Scale(std::span<const float> logits, float inv_t, float* out) {
+ORCD_AVX2 float Scale(std::span<const float> logits, float inv_t, float* out) {
   const __m256 t = _mm256_set1_ps(inv_t);
+  __m256 max = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  __m256 nan = _mm256_setzero_ps();
   size_t i = 0;
-  for (; i + 8 <= logits.size(); i += 8)
-    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(logits.data() + i), t));
-  ScalePortable(logits.subspan(i), inv_t, out + i);
+  for (; i + 8 <= logits.size(); i += 8) {
+    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(logits.data() + i), t);
+    _mm256_storeu_ps(out + i, v);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    max = _mm256_max_ps(max, v);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, max);
+  float result = ScalePortable(logits.subspan(i), inv_t, out + i);
+  for (float v : lanes) result = v > result ? v : result;
+  if (!_mm256_testz_ps(nan, nan)) return std::numeric_limits<float>::quiet_NaN();
+  return result;
 }
 
 ORCD_AVX2 float Max(std::span<const float> values) {

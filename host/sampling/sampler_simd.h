@@ -40,7 +40,7 @@ inline constexpr double kPoly2 = std::bit_cast<double>(uint64_t{0x3f962e42ff0c52
 bool ExpMatchesLibm(void (*exp8)(const float* x, float* y));
 
 // The portable pieces the vector kernels finish with.
-void ScalePortable(std::span<const float> logits, float inv_t, float* out);
+float ScalePortable(std::span<const float> logits, float inv_t, float* out);
 float MaxPortable(std::span<const float> values);
 size_t ScanPortable(std::span<const float> values, size_t begin, float threshold, size_t capacity,
                     std::vector<int32_t>& ids);
@@ -51,7 +51,7 @@ void CollectPortable(std::span<const float> values, size_t begin, Range range,
 namespace avx2 {
 // AVX2 and FMA here, and the vector exp gives std::exp's bits.
 bool Usable();
-void Scale(std::span<const float> logits, float inv_t, float* out);
+float Scale(std::span<const float> logits, float inv_t, float* out);
 float Max(std::span<const float> values);
 size_t Scan(std::span<const float> values, size_t begin, float threshold, size_t capacity,
             std::vector<int32_t>& ids);

@@ -172,6 +172,14 @@ TEST(SamplerKernels, VectorEqualsPortable) {
       EXPECT_EQ(ids, collected);
     }
     EXPECT_EQ(MaxOf(values), max);
+    std::vector<float> scaled_port(n), scaled_vec(n);
+    const float scaled_max = ScalePortable(values, 0.7f, scaled_port.data());
+    EXPECT_EQ(ScaleInto(values, 0.7f, scaled_vec.data()), scaled_max);
+    EXPECT_EQ(scaled_vec, scaled_port);
+#if defined(__x86_64__)
+    EXPECT_EQ(avx2::Scale(values, 0.7f, scaled_vec.data()), scaled_max);
+    EXPECT_EQ(scaled_vec, scaled_port);
+#endif
   }
 }
 
