@@ -1,8 +1,10 @@
-// orcd-host: the worker. Start-up in the seed spec's order: device context,
-// model load (progress 0/25/50/75/100 %), HTTP server, ready callback, ready.
-// SIGTERM or POST /shutdown: stop accepting (503), finish the running job,
-// free, exit 0 (during the model load: exit 0 at once). Exit 1: start-up
-// failure; 2: bad command line or config.
+// orcd-host: the worker. Start-up: the HTTP server first (so that /health
+// shows "starting" and the load progress), device context, model load
+// (progress 0/25/50/75/100 %), the ready callback when configured, then
+// "ready". SIGTERM or POST /shutdown: stop accepting (503), finish the
+// running job, free, exit 0 (during the model load: exit 0 at once). Exit 1:
+// start-up failure (including a ready callback never acknowledged); 2: bad
+// command line or config; 3: a device error mid-job.
 #include <signal.h>
 
 #include <atomic>
@@ -51,6 +53,7 @@ void WaitForShutdown(WorkerState& state, const sigset_t& signals) {
                "a device error left the CUDA context unusable; exiting so the orchestrator "
                "restarts the worker",
                {{"exit_code", std::to_string(kExitDeviceLost)}});
+      state.SetPhase(WorkerPhase::kFailed);
       state.RequestShutdown();
       break;
     }
@@ -96,6 +99,36 @@ class LoadSignalWatcher {
 void DebugLoadDelay() {
   static const char* v = std::getenv("ORCD_DEBUG_LOAD_DELAY_MS");
   if (v != nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(v)));
+}
+
+// The ready callback (WORK-3014), posted from a thread while this one keeps
+// taking SIGTERM/SIGINT (which end the retries). True once acknowledged.
+bool RegisterWithPoolManager(WorkerState& state, const std::string& uri, uint64_t vram_bytes,
+                             const sigset_t& signals) {
+  const WorkerConfig& config = state.config;
+  const std::string body = "{\"worker_id\":\"" + JsonEscape(config.worker_id) +
+                           "\",\"model_ref\":\"" + JsonEscape(config.model_path.string()) +
+                           "\",\"vram_bytes\":" + std::to_string(vram_bytes) + ",\"uri\":\"" +
+                           JsonEscape(uri) + "\"}";
+  ReadyCallbackRetry retry;
+  retry.max_attempts = config.callback_attempts;
+  std::atomic<bool> done{false};
+  bool acknowledged = false;
+  std::thread poster([&] {
+    acknowledged =
+        PostReadyCallback(ReadyCallbackUrl(config.callback_url), body, retry, state.shutting_down);
+    done = true;
+  });
+  const timespec tick{0, 50 * 1000 * 1000};
+  while (!done) {
+    const int sig = sigtimedwait(&signals, nullptr, &tick);
+    if (sig == SIGTERM || sig == SIGINT) {
+      LogInfo("shutdown", "signal during the ready callback; exiting");
+      state.RequestShutdown();
+    }
+  }
+  poster.join();
+  return acknowledged;
 }
 
 // Lets the running job finish within the timeout, then cancels it.
@@ -148,6 +181,27 @@ int Run(int argc, char** argv) {
   log.SetContext("model_ref", config.model_path.string());
   log.SetContext("gpu_device", config.device == "cuda" ? std::to_string(config.gpu_device) : "cpu");
   LogInfo("startup", "orcd-host starting", {{"version", ORCD_VERSION}, {"device", config.device}});
+  std::string callback_problem;
+  if (!config.callback_url.empty() &&
+      !CallbackUrlSupported(config.callback_url, &callback_problem)) {
+    LogError("error", callback_problem, {{"code", "WORKER_START_FAILED"}});
+    std::fprintf(stderr, "orcd-host: server.callback_url: %s\n", callback_problem.c_str());
+    return kExitUsage;
+  }
+
+  // Listening from the start: /health answers "starting" with the progress.
+  WorkerState state(config);
+  std::unique_ptr<WorkerServer> server;
+  try {
+    server = std::make_unique<WorkerServer>(state);
+  } catch (const Error& e) {
+    LogError("error", e.what(), {{"code", "WORKER_START_FAILED"}});
+    std::fprintf(stderr, "orcd-host: %s\n", e.what());
+    return kExitStartupFailed;
+  }
+  const std::string uri = "http://" + config.bind_address + ":" + std::to_string(server->port());
+  LogInfo("listening", "HTTP server up; loading the model",
+          {{"uri", uri}, {"port", std::to_string(server->port())}});
 
   std::unique_ptr<DeviceContext> device;
   std::unique_ptr<PluginRegistry> registry;
@@ -159,7 +213,8 @@ int Run(int argc, char** argv) {
     registry->LoadDirectories(config.plugin_dirs.empty() ? DefaultPluginDirs()
                                                          : config.plugin_dirs);
     LogInfo("model_load_start", "loading model", {{"device_name", device->info().name}});
-    service = CreateGenerationService(config, *registry, *device, [](int percent) {
+    service = CreateGenerationService(config, *registry, *device, [&state](int percent) {
+      state.load_percent = percent;
       LogInfo("model_load_progress", "loading", {{"percent", std::to_string(percent)}});
       DebugLoadDelay();
     });
@@ -168,6 +223,7 @@ int Run(int argc, char** argv) {
              {"vram_bytes", std::to_string(service->facts().vram_bytes)},
              {"context_length", std::to_string(service->facts().context_length)}});
   } catch (const Error& e) {
+    state.SetPhase(WorkerPhase::kFailed);
     LogError("error", e.what(),
              {{"code", StartupErrorCode(e)},
               {"device", config.device},
@@ -176,35 +232,31 @@ int Run(int argc, char** argv) {
     return kExitStartupFailed;
   }
   load_watcher.reset();
+  state.PublishService(service.get());
+  state.metrics.SetQuantKind(service->facts().quant_kind);
+  state.metrics.SetVramBytes(service->VramBytesUsed());
 
-  WorkerState state(config, service.get());
-  state.metrics.SetVramBytes(service->facts().vram_bytes);
-  std::unique_ptr<WorkerServer> server;
-  try {
-    server = std::make_unique<WorkerServer>(state);
-  } catch (const Error& e) {
-    LogError("error", e.what(), {{"code", "STARTUP_FAILED"}});
-    std::fprintf(stderr, "orcd-host: %s\n", e.what());
+  if (!config.callback_url.empty() &&
+      !RegisterWithPoolManager(state, uri, service->VramBytesUsed(), signals)) {
+    server->Stop();
+    if (state.shutting_down) return 0;  // SIGTERM while registering: nothing to drain
+    state.SetPhase(WorkerPhase::kFailed);
+    LogError(
+        "error", "the pool manager never acknowledged the ready callback; exiting",
+        {{"code", "WORKER_START_FAILED"}, {"attempts", std::to_string(config.callback_attempts)}});
+    std::fprintf(stderr, "orcd-host: WORKER_START_FAILED: ready callback to %s not acknowledged\n",
+                 ReadyCallbackUrl(config.callback_url).c_str());
     return kExitStartupFailed;
   }
-  const std::string uri = "http://" + config.bind_address + ":" + std::to_string(server->port());
-  std::thread callback;
-  if (!config.callback_url.empty()) {
-    const std::string body = "{\"worker_id\":\"" + JsonEscape(config.worker_id) +
-                             "\",\"model_ref\":\"" + JsonEscape(config.model_path.string()) +
-                             "\",\"vram_bytes\":" + std::to_string(service->facts().vram_bytes) +
-                             ",\"uri\":\"" + uri + "\"}";
-    callback = std::thread([&state, url = config.callback_url, body] {
-      PostReadyCallback(url, body, ReadyCallbackRetry{}, state.shutting_down);
-    });
-  }
-  state.ready = true;
-  LogInfo("ready", "worker ready", {{"uri", uri}, {"port", std::to_string(server->port())}});
+  if (!state.shutting_down) state.SetPhase(WorkerPhase::kReady);
+  LogInfo("ready", "worker ready",
+          {{"uri", uri},
+           {"port", std::to_string(server->port())},
+           {"vram_bytes", std::to_string(service->VramBytesUsed())}});
 
   WaitForShutdown(state, signals);
   Drain(state);
   server->Stop();
-  if (callback.joinable()) callback.join();
   const bool device_lost = service->DeviceLost();
   service.reset();
   registry.reset();

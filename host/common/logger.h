@@ -47,6 +47,10 @@ class Logger {
   Sink sink_;
 };
 
+inline void LogDebug(std::string_view event, std::string_view message,
+                     const LogFields& fields = {}) {
+  Logger::Global().Log(LogLevel::kDebug, event, message, fields);
+}
 inline void LogInfo(std::string_view event, std::string_view message,
                     const LogFields& fields = {}) {
   Logger::Global().Log(LogLevel::kInfo, event, message, fields);

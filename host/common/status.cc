@@ -22,6 +22,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "IO_ERROR";
     case ErrorCode::kInternal:
       return "INTERNAL";
+    case ErrorCode::kStopped:
+      return "STOPPED";
   }
   return "INTERNAL";
 }

@@ -20,6 +20,7 @@ enum class ErrorCode {
   kDevice,
   kIo,
   kInternal,
+  kStopped,  // a run abandoned because its job was cancelled or timed out
 };
 
 // Stable upper-case name, e.g. "MODEL_INVALID".

@@ -113,6 +113,10 @@ class Engine {
   void Reset() { position_ = 0; }
   int64_t position() const { return position_; }
 
+  // Checked between prefill passes (and between instructions on the CPU);
+  // true abandons the run with Error(kStopped). Empty: never stop.
+  void set_should_stop(std::function<bool()> f) { executor_->set_should_stop(std::move(f)); }
+
   const ModelInfo& info() const { return info_; }
   const ExecutionPlan& plan() const { return plan_; }
   const BoundPlan& bound_plan() const { return bound_; }

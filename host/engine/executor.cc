@@ -43,6 +43,7 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
                 "positions " + std::to_string(pos0) + ".." + std::to_string(pos0 + n - 1) +
                     " exceed the context length " + std::to_string(kv.context_length()));
   }
+  ThrowIfStopRequested();
   ExecContext ctx;
   ctx.pool = &pool_;
   ctx.arena = device_ ? device_->arena() : arena_.data();
@@ -70,7 +71,7 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
     bytes.assign(bp.instructions.size(), 0);
     const bool capturing = device_ && device_->CaptureStep(decode_token);
     try {
-      Enqueue(bp, ctx, bytes);
+      Enqueue(bp, ctx, bytes, device_ || !should_stop_ ? nullptr : &should_stop_);
       if (capturing) device_->EndCaptureStep();
     } catch (const Error&) {
       if (!capturing) throw;
@@ -91,8 +92,14 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
   return logits_size;
 }
 
-void Executor::Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes) {
+void Executor::ThrowIfStopRequested() const {
+  if (should_stop_ && should_stop_()) throw Error(ErrorCode::kStopped, "run stopped");
+}
+
+void Executor::Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes,
+                       const std::function<bool()>* should_stop) {
   for (size_t i = 0; i < bp.instructions.size(); ++i) {
+    if (should_stop && i > 0 && (*should_stop)()) throw Error(ErrorCode::kStopped, "run stopped");
     const BoundInstruction& insn = bp.instructions[i];
     const bool per_token =
         insn.opcode == ORCD_OP_EMBEDDING || insn.opcode == ORCD_OP_POSITION_EMBEDDING;

@@ -7,6 +7,7 @@
 #define ORCD_HOST_ENGINE_EXECUTOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -43,6 +44,11 @@ class Executor {
 
   // Batch-1 matmuls with 8-bit activations where the weight's plugin has them.
   void set_q8_activations(bool on) { q8_activations_ = on; }
+  // Asked before each run and, on the CPU, between instructions: true
+  // abandons the run with Error(kStopped), so a cancelled or timed-out job
+  // stops inside a long prefill. Device runs are only checked before each
+  // run (a prefill pass): their instructions are enqueued, not executed.
+  void set_should_stop(std::function<bool()> should_stop) { should_stop_ = std::move(should_stop); }
 
   DispatchCounters& counters() { return counters_; }
   const DispatchCounters& counters() const { return counters_; }
@@ -61,7 +67,10 @@ class Executor {
   size_t Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
                  bool all_logits);
   // Runs (or enqueues) every instruction; bytes[i] = instruction i's weight bytes.
-  static void Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes);
+  static void Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes,
+                      const std::function<bool()>* should_stop = nullptr);
+  void ThrowIfStopRequested() const;
+  std::function<bool()> should_stop_;
 
   DispatchCounters counters_;
   // Per phase and instruction, its opcode's counter (map nodes are stable).

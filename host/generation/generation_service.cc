@@ -40,10 +40,35 @@ class EngineLogits final : public LogitSource {
   }
   int64_t position() const override { return engine_.position(); }
   int64_t context_length() const override { return engine_.info().context_length; }
+  void SetStopCheck(std::function<bool()> check) override {
+    engine_.set_should_stop(std::move(check));
+  }
 
  private:
   engine::Engine& engine_;
 };
+
+// CPU backend load progress by bytes: every page of the tensor data is read
+// once (faulted in from the file, so that a slow disk shows as progress here
+// rather than as a slow first request), reporting 25/50/75 % as the bytes
+// pass each quarter. The CUDA backend reports its upload instead.
+void TouchWeights(const GgufFile& gguf, const LoadProgress& progress) {
+  uint64_t total = 0;
+  for (const GgufTensorInfo& t : gguf.tensors()) total += t.n_bytes;
+  constexpr uint64_t kPage = 4096;
+  uint64_t done = 0;
+  int next_quarter = 1;
+  volatile uint8_t sink = 0;
+  for (const GgufTensorInfo& t : gguf.tensors()) {
+    for (uint64_t off = 0; off < t.n_bytes; off += kPage) sink = sink ^ t.data[off];
+    done += t.n_bytes;
+    while (next_quarter < 4 && total > 0 &&
+           done * 4 >= total * static_cast<uint64_t>(next_quarter)) {
+      progress(25 * next_quarter++);
+    }
+  }
+  while (next_quarter < 4) progress(25 * next_quarter++);
+}
 
 // Stable codes for the SSE error event (retriable ones are named so).
 std::string JobErrorCode(const Error& e) {
@@ -55,7 +80,7 @@ std::string JobErrorCode(const Error& e) {
     case ErrorCode::kInvalidArgument:
       return "INVALID_REQUEST";
     default:
-      return "INFERENCE_FAILED";
+      return "INTERNAL";
   }
 }
 
@@ -95,7 +120,6 @@ class GenerationService final : public InferenceService {
       facts_.expert_used_count = gguf->GetI64(a + ".expert_used_count").value_or(0);
     }
     facts_.quant_kind = QuantKind(*gguf);
-    progress(25);
 
     engine::EngineOptions options;
     options.device = config.device;
@@ -107,9 +131,9 @@ class GenerationService final : public InferenceService {
     options.weight_chunk_bytes = static_cast<uint64_t>(config.weight_chunk_bytes);
     const bool on_cuda = config.device == "cuda";
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
+    if (!on_cuda) TouchWeights(*gguf, progress);
     engine_ = engine::Engine::Load(config.model_path, registry, options);
     options.cuda_graphs = config.cuda_graphs == "on";
-    if (!on_cuda) progress(75);
     residency_interval_ = std::chrono::seconds(config.residency_check_seconds);
 
     const engine::ModelInfo& info = engine_->info();
@@ -140,12 +164,14 @@ class GenerationService final : public InferenceService {
                              : info.context_length - 1;
     options_.debug_token_delay = DebugTokenDelay();
     logits_ = std::make_unique<EngineLogits>(*engine_);
+    UpdateVramUsed();
     if (!on_cuda) progress(100);
   }
 
   const ModelFacts& facts() const override { return facts_; }
 
   bool DeviceLost() const override { return device_failed_; }
+  uint64_t VramBytesUsed() const override { return vram_used_.load(); }
 
   bool Resident() override {
     engine::cuda::CudaBackend* cuda = engine_->cuda_backend();
@@ -185,6 +211,10 @@ class GenerationService final : public InferenceService {
   }
 
   GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) override {
+    struct UpdateAfter {
+      GenerationService* self;
+      ~UpdateAfter() { self->UpdateVramUsed(); }
+    } update_vram{this};
     GenerationResult result;
     try {
       const std::vector<int32_t> prompt = Encode(input.prompt);
@@ -193,7 +223,7 @@ class GenerationService final : public InferenceService {
         return Failed(result, "INVALID_REQUEST", "the prompt encodes to no tokens");
       }
       if (result.prompt_tokens > max_prompt_tokens_) {
-        return Failed(result, "CONTEXT_LENGTH_EXCEEDED",
+        return Failed(result, "INVALID_REQUEST",
                       "the prompt has " + std::to_string(result.prompt_tokens) +
                           " tokens; the limit is " + std::to_string(max_prompt_tokens_));
       }
@@ -219,6 +249,13 @@ class GenerationService final : public InferenceService {
     return tokenizer_->Encode(text, /*add_special=*/true, /*parse_special=*/true);
   }
 
+  // Read on the generating thread (the backend's accounting is not
+  // thread-safe), published for /health and /metrics.
+  void UpdateVramUsed() {
+    engine::cuda::CudaBackend* cuda = engine_->cuda_backend();
+    vram_used_ = cuda != nullptr ? cuda->usage().total() : 0;
+  }
+
   static GenerationResult Failed(GenerationResult r, const std::string& code,
                                  const std::string& message) {
     r.stop_reason = "error";
@@ -240,6 +277,7 @@ class GenerationService final : public InferenceService {
   std::chrono::steady_clock::time_point last_residency_check_{};
   bool resident_ = true;
   std::atomic<bool> device_failed_{false};
+  std::atomic<uint64_t> vram_used_{0};
 };
 
 }  // namespace

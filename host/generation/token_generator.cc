@@ -1,5 +1,6 @@
 #include "host/generation/token_generator.h"
 
+#include <optional>
 #include <thread>
 
 #include "host/common/status.h"
@@ -40,12 +41,64 @@ int32_t LogitSource::DecodeSample(int32_t, const SampleDraw&) {
   throw Error(ErrorCode::kInternal, "this model does not sample on a device");
 }
 
+namespace {
+
+// Cancellation and the deadline, asked by the model while it evaluates (a
+// long prefill) as well as between tokens. The observer is asked at most
+// every kPollEvery: it may poll a socket, and the engine asks between every
+// instruction.
+class StopCheck {
+ public:
+  static constexpr auto kPollEvery = std::chrono::milliseconds(2);
+  StopCheck(GenerationObserver& observer, Clock::time_point deadline)
+      : observer_(observer), deadline_(deadline) {}
+  bool Poll() {
+    const auto now = Clock::now();
+    if (now >= deadline_) return Fire("timeout");
+    if (now - last_poll_ < kPollEvery) return false;
+    last_poll_ = now;
+    return observer_.Cancelled() ? Fire("cancelled") : false;
+  }
+  // Why Poll() fired (after the model threw Error(kStopped)).
+  const char* reason() const { return reason_; }
+
+ private:
+  bool Fire(const char* reason) {
+    reason_ = reason;
+    return true;
+  }
+  GenerationObserver& observer_;
+  Clock::time_point deadline_;
+  Clock::time_point last_poll_{};
+  const char* reason_ = "cancelled";
+};
+
+// Installs the stop check on the model for one job, whatever way it ends.
+class StopCheckScope {
+ public:
+  StopCheckScope(LogitSource& model, StopCheck& check) : model_(model) {
+    model_.SetStopCheck([&check] { return check.Poll(); });
+  }
+  ~StopCheckScope() { model_.SetStopCheck({}); }
+  StopCheckScope(const StopCheckScope&) = delete;
+  StopCheckScope& operator=(const StopCheckScope&) = delete;
+
+ private:
+  LogitSource& model_;
+};
+
+bool IsStopped(const Error& e) { return e.code() == ErrorCode::kStopped; }
+
+}  // namespace
+
 GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
                                 const std::vector<int32_t>& prompt, const GenerationInput& input,
                                 GenerationObserver& observer, const GeneratorOptions& options) {
   GenerationResult result;
   result.prompt_tokens = static_cast<int64_t>(prompt.size());
   const auto t_start = Clock::now();
+  StopCheck stop_check(observer, input.deadline);
+  StopCheckScope stop_scope(model, stop_check);
 
   model.Reset();
   // Greedy jobs, and every job on a device that samples, read back a token
@@ -56,19 +109,40 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   // The model's logits row, read in place: valid until the next model call.
   std::span<const float> logits;
   int32_t next_token = -1;  // greedy / on_device: already chosen by the model
-  if (greedy) {
-    next_token = model.PrefillGreedy(prompt);
-  } else if (on_device) {
-    next_token = model.PrefillSample(prompt, sampler.NextDraw());
-  } else {
-    logits = model.Prefill(prompt);
+  try {
+    if (greedy) {
+      next_token = model.PrefillGreedy(prompt);
+    } else if (on_device) {
+      next_token = model.PrefillSample(prompt, sampler.NextDraw());
+    } else {
+      logits = model.Prefill(prompt);
+    }
+  } catch (const Error& e) {
+    if (!IsStopped(e)) throw;
+    result.prefill_ms = MsSince(t_start);
+    result.stop_reason = stop_check.reason();
+    return result;
   }
   result.prefill_ms = MsSince(t_start);
 
   StreamingDetokenizer detokenizer(tokenizer);
   StopMatcher stops(input.stop);
   const auto t_decode = Clock::now();
-  int64_t index = -1;  // of the last token handed to the observer
+  int64_t index = -1;  // of the last token produced
+  // A token event whose text is partly held back (an incomplete character, a
+  // possible stop prefix) waits for the next token, so that text released at
+  // the end goes out with its own token's index instead of a repeated one.
+  struct Deferred {
+    int64_t index;
+    std::string text;
+  };
+  std::optional<Deferred> deferred;
+  auto emit_deferred = [&](const std::string& extra) {
+    if (!deferred) return true;
+    const bool ok = observer.OnToken(deferred->index, deferred->text + extra);
+    deferred.reset();
+    return ok;
+  };
 
   while (true) {
     if (observer.Cancelled()) {
@@ -85,50 +159,72 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       result.stop_reason = "eos";
       break;
     }
-    const std::string text = stops.Push(detokenizer.Push(token));
+    std::string text = stops.Push(detokenizer.Push(token));
     ++index;
     ++result.tokens_out;
     if (result.ttft_ms < 0) result.ttft_ms = MsSince(t_start);
-    if (!observer.OnToken(index, text)) {
+    // Decided before the token goes out, so that the last token carries
+    // whatever text is still held back.
+    if (stops.stopped()) {
+      result.stop_reason = "stop";
+    } else if (result.tokens_out >= input.max_tokens) {
+      result.stop_reason = "max_tokens";
+    } else if (model.position() >= model.context_length()) {
+      // The token just sampled needs a KV position of its own to be evaluated.
+      result.stop_reason = "context_full";
+    }
+    if (result.stop_reason == "max_tokens" || result.stop_reason == "context_full") {
+      text += stops.Push(detokenizer.Flush());
+      if (stops.stopped()) {
+        result.stop_reason = "stop";
+      } else {
+        text += stops.Flush();
+      }
+    }
+    if (!emit_deferred("")) {
       result.stop_reason = "client_gone";
       break;
     }
-    if (stops.stopped()) {
-      result.stop_reason = "stop";
+    if (result.stop_reason.empty() && (stops.holding() || detokenizer.holding())) {
+      deferred = Deferred{index, std::move(text)};
+    } else if (!observer.OnToken(index, text)) {
+      result.stop_reason = "client_gone";
       break;
     }
-    if (result.tokens_out >= input.max_tokens) {
-      result.stop_reason = "max_tokens";
-      break;
-    }
-    // The token just sampled needs a KV position of its own to be evaluated.
-    if (model.position() >= model.context_length()) {
-      result.stop_reason = "context_full";
-      break;
-    }
+    if (!result.stop_reason.empty()) break;
     if (options.debug_token_delay.count() > 0)
       std::this_thread::sleep_for(options.debug_token_delay);
-    if (greedy) {
-      next_token = model.DecodeGreedy(token);
-    } else if (on_device) {
-      next_token = model.DecodeSample(token, sampler.NextDraw());
-    } else {
-      logits = model.Decode(token);
+    try {
+      if (greedy) {
+        next_token = model.DecodeGreedy(token);
+      } else if (on_device) {
+        next_token = model.DecodeSample(token, sampler.NextDraw());
+      } else {
+        logits = model.Decode(token);
+      }
+    } catch (const Error& e) {
+      if (!IsStopped(e)) throw;
+      result.stop_reason = stop_check.reason();
+      break;
     }
   }
   result.decode_ms = MsSince(t_decode);
 
-  // Text still held back (a partial character, a possible stop prefix) goes
-  // out with the last token, unless the job ended abnormally or on a stop.
-  if (result.stop_reason == "eos" || result.stop_reason == "max_tokens" ||
-      result.stop_reason == "context_full") {
-    std::string tail = stops.Push(detokenizer.Flush());
-    if (stops.stopped()) {
-      result.stop_reason = "stop";
-    } else {
-      tail += stops.Flush();
+  // The deferred token goes out now: with the text still held back when
+  // the model ended it (eos), bare otherwise (the held text is dropped on an
+  // abnormal end).
+  if (deferred) {
+    std::string tail;
+    if (result.stop_reason == "eos") {
+      tail = stops.Push(detokenizer.Flush());
+      if (stops.stopped()) {
+        result.stop_reason = "stop";
+      } else {
+        tail += stops.Flush();
+      }
     }
-    if (!tail.empty() && index >= 0 && !observer.OnToken(index, tail)) {
+    if (!emit_deferred(tail) && result.stop_reason != "cancelled" &&
+        result.stop_reason != "timeout") {
       result.stop_reason = "client_gone";
     }
   }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -36,6 +37,11 @@ class LogitSource {
   virtual int32_t DecodeSample(int32_t token, const SampleDraw& draw);
   virtual int64_t position() const = 0;
   virtual int64_t context_length() const = 0;
+  // Installs a check the model asks while it evaluates (between layers or
+  // prefill passes); when it returns true the evaluation throws
+  // Error(kStopped). An empty function removes it. Models that cannot stop
+  // mid-evaluation ignore it and are checked between tokens only.
+  virtual void SetStopCheck(std::function<bool()>) {}
 };
 
 struct GeneratorOptions {

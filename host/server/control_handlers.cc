@@ -18,19 +18,30 @@ std::string Str(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
 }  // namespace
 
 std::string HealthJson(const WorkerState& state) {
-  const ModelFacts& f = state.service->facts();
-  const bool resident = state.service->Resident();
-  const bool healthy = state.ready && resident;
   const auto uptime = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::steady_clock::now() - state.started)
                           .count();
-  std::string j = "{\"status\":" + Str(healthy ? "healthy" : "unhealthy");
+  // Before the model is published there are no facts to report yet.
+  const bool loaded = state.model_loaded();
+  const bool resident = loaded && state.service->Resident();
+  std::string status(state.StatusName());
+  if (loaded && !resident) status = "failed";  // weights lost or a fatal device error
+  std::string j = "{\"status\":" + Str(status);
+  j += std::string(",\"healthy\":") + (status == "ready" || status == "busy" ? "true" : "false");
   j += ",\"worker_id\":" + Str(state.config.worker_id);
+  j += ",\"uptime_seconds\":" + std::to_string(uptime);
+  if (!loaded) {
+    j += ",\"model_ref\":" + Str(state.config.model_path.string());
+    j += ",\"load_progress_percent\":" + std::to_string(state.load_percent.load());
+    return j + "}";
+  }
+  const ModelFacts& f = state.service->facts();
   j += ",\"model\":" + Str(f.model_name) + ",\"model_ref\":" + Str(f.model_ref);
+  j += ",\"load_progress_percent\":100";
   j += ",\"architecture\":" + Str(f.architecture);
   j += std::string(",\"resident\":") + (resident ? "true" : "false");
   j += ",\"quant_kind\":" + Str(f.quant_kind);
-  j += ",\"vram_bytes_used\":" + std::to_string(f.vram_bytes);
+  j += ",\"vram_bytes_used\":" + std::to_string(state.service->VramBytesUsed());
   j += ",\"tokenizer_kind\":" + Str(f.tokenizer_kind);
   j += ",\"vocab_size\":" + std::to_string(f.vocab_size);
   j += ",\"context_length\":" + (f.context_length > 0 ? std::to_string(f.context_length) : "null");
@@ -38,7 +49,6 @@ std::string HealthJson(const WorkerState& state) {
     j += ",\"expert_count\":" + std::to_string(f.expert_count) +
          ",\"expert_used_count\":" + std::to_string(f.expert_used_count);
   }
-  j += ",\"uptime_seconds\":" + std::to_string(uptime);
   j += ",\"device\":" + Str(f.device);
   if (f.sm > 0) {
     j += ",\"sm\":" + std::to_string(f.sm) +
@@ -61,11 +71,16 @@ InlineResponse LiveResponse() {
   return r;
 }
 
+// Ready = the model is loaded, the pool manager acknowledged it and the
+// worker is not draining: states "ready" and "busy" (a busy worker answers
+// /execute with WORKER_BUSY, but it is not broken). The body names the state.
 InlineResponse ReadyResponse(const WorkerState& state) {
-  const bool ready = state.ready && !state.shutting_down;
+  const std::string status(state.StatusName());
+  const bool ready = state.accepting() && (status == "ready" || status == "busy");
   InlineResponse r;
   r.status = ready ? 200 : 503;
-  r.body = std::string("{\"status\":\"") + (ready ? "ready" : "not_ready") + "\"}";
+  r.body = "{\"status\":" + Str(status) + "}";
+  if (!ready) r.fields.emplace_back("Retry-After", "1");
   return r;
 }
 
@@ -96,10 +111,19 @@ void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                   false, "job_id");
         return;
       }
-      state_.slot.Cancel(job_id);
-      LogInfo("cancel_requested", "cancel requested", {{"job_id", job_id}});
+      const char* status = "cancel_requested";
+      switch (state_.slot.Cancel(job_id)) {
+        case JobSlot::CancelOutcome::kRunning:
+          break;
+        case JobSlot::CancelOutcome::kAlreadyEnded:
+          status = "already_ended";  // nothing to stop; a later job reusing the id runs
+          break;
+        case JobSlot::CancelOutcome::kRemembered:
+          break;  // cancels the job if it starts within 10 s
+      }
+      LogInfo("cancel_requested", "cancel requested", {{"job_id", job_id}, {"status", status}});
       SendJson(response, HTTPResponse::HTTP_ACCEPTED,
-               "{\"job_id\":\"" + JsonEscape(job_id) + "\",\"status\":\"cancel_requested\"}");
+               "{\"job_id\":\"" + JsonEscape(job_id) + "\",\"status\":\"" + status + "\"}");
       return;
     }
     case Route::kShutdown:

@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "host/common/logger.h"
+#include "host/server/deadline_header.h"
+#include "host/server/http_exchange.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
 #include "host/server/sse_writer.h"
@@ -15,20 +17,60 @@ namespace {
 
 using Poco::Net::HTTPResponse;
 
-// Streams tokens as SSE and reports cancellation: by /cancel or a vanished client.
+// Streams tokens as SSE and reports cancellation: by /cancel, or a client
+// that closed its connection (polled on the socket, so that it is noticed
+// during a long prefill, before any token is written).
 class SseObserver : public GenerationObserver {
  public:
-  SseObserver(SseWriter& sse, JobSlot& slot) : sse_(sse), slot_(slot) {}
+  SseObserver(SseWriter& sse, JobSlot& slot, const Poco::Net::HTTPServerRequest& request)
+      : sse_(sse), slot_(slot), request_(request) {}
   bool OnToken(int64_t index, const std::string& text) override {
     return sse_.Send("token",
                      "{\"t\":\"" + JsonEscape(text) + "\",\"i\":" + std::to_string(index) + "}");
   }
-  bool Cancelled() override { return slot_.cancel_requested(); }
+  bool Cancelled() override {
+    if (slot_.cancel_requested()) return true;
+    if (!gone_ && ClientDisconnected(request_)) gone_ = true;
+    return gone_;
+  }
+  bool client_gone() const { return gone_ || !sse_.ok(); }
 
  private:
   SseWriter& sse_;
   JobSlot& slot_;
+  const Poco::Net::HTTPServerRequest& request_;
+  bool gone_ = false;
 };
+
+// The job's deadline from X-Deadline, or max() without one. Answers the
+// request itself (400 malformed, 504 already passed) and returns nullopt
+// when it must not run.
+std::optional<std::chrono::steady_clock::time_point> RequestDeadline(
+    WorkerState& state, Poco::Net::HTTPServerRequest& request,
+    Poco::Net::HTTPServerResponse& response, const std::string& job_id) {
+  if (!request.has("X-Deadline")) return std::chrono::steady_clock::time_point::max();
+  const std::string value = request.get("X-Deadline");
+  const auto deadline = ParseDeadlineHeader(value);
+  if (!deadline) {
+    state.metrics.RecordRejected("invalid");
+    SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "INVALID_REQUEST",
+              "X-Deadline must be an RFC 3339 timestamp or milliseconds since the Unix epoch",
+              false, "X-Deadline");
+    return std::nullopt;
+  }
+  const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+      *deadline - std::chrono::system_clock::now());
+  state.metrics.RecordDeadlineRemaining(static_cast<double>(remaining.count()));
+  LogInfo("deadline", "request carries X-Deadline",
+          {{"job_id", job_id}, {"remaining_ms", std::to_string(remaining.count())}});
+  if (remaining.count() <= 0) {
+    state.metrics.RecordRejected("timeout");
+    SendError(response, HTTPResponse::HTTP_GATEWAY_TIMEOUT, "INFERENCE_TIMEOUT",
+              "the request's X-Deadline passed before the job could start", false);
+    return std::nullopt;
+  }
+  return SteadyDeadline(remaining);
+}
 
 }  // namespace
 
@@ -54,7 +96,7 @@ std::pair<std::string, std::string> TerminalEvent(const GenerationResult& r) {
     message = "job cancelled";
   } else if (r.stop_reason == "timeout") {
     code = "INFERENCE_TIMEOUT";
-    message = "inference exceeded the configured timeout";
+    message = "inference exceeded its deadline (limits.inference_timeout_s or X-Deadline)";
     retriable = true;
   } else if (code.empty()) {
     code = "INTERNAL";
@@ -64,15 +106,25 @@ std::pair<std::string, std::string> TerminalEvent(const GenerationResult& r) {
                        "\",\"retriable\":" + (retriable ? "true" : "false") + "}"};
 }
 
-void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
-                                   Poco::Net::HTTPServerResponse& response) {
-  if (state_.shutting_down) {
-    state_.metrics.RecordRejected("shutting_down");
+bool RefuseUnlessAccepting(WorkerState& state, Poco::Net::HTTPServerResponse& response) {
+  if (state.accepting()) return false;
+  if (state.shutting_down) {
+    state.metrics.RecordRejected("shutting_down");
     response.set("Retry-After", "5");
     SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "SHUTTING_DOWN",
-              "the worker is shutting down", true);
-    return;
+              "the worker is draining and accepts no new jobs", true);
+    return true;
   }
+  state.metrics.RecordRejected("not_ready");
+  response.set("Retry-After", "1");
+  SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "NOT_READY",
+            "the worker is " + std::string(state.StatusName()) + ", not ready for jobs", true);
+  return true;
+}
+
+void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
+                                   Poco::Net::HTTPServerResponse& response) {
+  if (RefuseUnlessAccepting(state_, response)) return;
   const std::optional<std::string> body = ReadBody(request, response);
   if (!body) return;
   auto parsed = ParseExecuteRequest(*body, MakeRequestLimits(state_));
@@ -83,6 +135,15 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   const ExecuteRequest& req = std::get<ExecuteRequest>(parsed);
+  if (!req.unknown_fields.empty()) {
+    state_.metrics.RecordUnknownFields(req.unknown_fields.size());
+    for (const std::string& name : req.unknown_fields) {
+      LogDebug("unknown_field", "ignored a request field this worker does not know",
+               {{"job_id", req.job_id}, {"field", name.substr(0, 64)}});
+    }
+  }
+  const auto deadline = RequestDeadline(state_, request, response, req.job_id);
+  if (!deadline) return;
   if (const int64_t n = state_.service->CountTokens(req.prompt);
       n > state_.service->max_prompt_tokens()) {
     state_.metrics.RecordRejected("invalid");
@@ -114,9 +175,10 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.max_tokens = req.max_tokens;
   input.sampling = req.sampling;
   input.stop = req.stop;
-  SseObserver observer(sse, state_.slot);
-  const GenerationResult result =
-      RunJob(state_, req.job_id, std::move(input), observer, [&] { return !sse.ok(); });
+  input.deadline = *deadline;
+  SseObserver observer(sse, state_.slot, request);
+  const GenerationResult result = RunJob(state_, req.job_id, std::move(input), observer,
+                                         [&] { return observer.client_gone(); });
   const auto [event, data] = TerminalEvent(result);
   sse.Send(event, data);
 }

@@ -35,10 +35,10 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     static const std::set<std::string> kKnown = {
         "job_id", "prompt", "max_tokens", "temperature", "top_p", "top_k", "repetition_penalty",
         "min_p",  "stop",   "seed"};
-    for (const auto& [name, value] : *obj) {
-      if (!kKnown.count(name)) FailField(name, "is not a known field");
-    }
     ExecuteRequest r;
+    for (const auto& [name, value] : *obj) {
+      if (!kKnown.count(name)) r.unknown_fields.push_back(name);
+    }
     if (!obj->has("job_id")) FailField("job_id", "is required");
     r.job_id = StringField(obj->get("job_id"), "job_id");
     if (r.job_id.empty() || r.job_id.size() > 256)
@@ -57,16 +57,28 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     SamplingParams& s = r.sampling;
     if (obj->has("temperature"))
       s.temperature = NumberField(obj->get("temperature"), "temperature", 0, 2);
-    if (obj->has("top_p"))
-      s.top_p = NumberField(obj->get("top_p"), "top_p", 0, 1, /*lo_open=*/true);
-    if (obj->has("top_k")) {
-      s.top_k = IntegerField(obj->get("top_k"), "top_k", 0,
-                             limits.vocab_size > 0 ? limits.vocab_size : INT32_MAX);
+    // The spec's range is [0, 1]. Nucleus sampling keeps the smallest set of
+    // tokens whose probability reaches top_p; at 0 that is the most probable
+    // token alone, i.e. top_k 1 (greedy whatever the temperature).
+    if (obj->has("top_p")) {
+      s.top_p = NumberField(obj->get("top_p"), "top_p", 0, 1);
+      if (s.top_p == 0.0) {
+        s.top_p = 1.0;
+        s.top_k = 1;
+      }
     }
-    // 0 would divide logits by zero: the range is (0, 2].
+    if (obj->has("top_k")) {
+      const int64_t k = IntegerField(obj->get("top_k"), "top_k", 0,
+                                     limits.vocab_size > 0 ? limits.vocab_size : INT32_MAX);
+      if (s.top_k != 1) s.top_k = k;  // top_p 0 already kept one token
+    }
+    // The spec's range is [0, 2]. A penalty divides positive logits, so 0
+    // cannot be applied as a factor: like 1, it means "no penalty" (clients
+    // commonly send 0 for "unset").
     if (obj->has("repetition_penalty")) {
       s.repetition_penalty =
-          NumberField(obj->get("repetition_penalty"), "repetition_penalty", 0, 2, true);
+          NumberField(obj->get("repetition_penalty"), "repetition_penalty", 0, 2);
+      if (s.repetition_penalty == 0.0) s.repetition_penalty = 1.0;
     }
     if (obj->has("min_p")) s.min_p = NumberField(obj->get("min_p"), "min_p", 0, 1);
     if (obj->has("seed") && !obj->get("seed").isEmpty()) {

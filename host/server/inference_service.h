@@ -35,7 +35,9 @@ struct GenerationInput {
   int64_t max_tokens = 0;
   SamplingParams sampling;
   std::vector<std::string> stop;
-  std::chrono::steady_clock::time_point deadline;
+  // When the job must end (INFERENCE_TIMEOUT): the configured timeout, or the
+  // request's X-Deadline when that comes first.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Receives a job's output; called on the generating thread.
@@ -46,7 +48,9 @@ class GenerationObserver {
   // emit with it (may be empty: a partial UTF-8 character or a held-back
   // possible stop string). Returns false when the consumer is gone.
   virtual bool OnToken(int64_t index, const std::string& text) = 0;
-  // Polled between tokens; true stops the job with stop_reason "cancelled".
+  // Polled between tokens and, every few milliseconds, while the model
+  // evaluates (a long prefill); true stops the job with stop_reason
+  // "cancelled".
   virtual bool Cancelled() = 0;
 };
 
@@ -79,11 +83,15 @@ class InferenceService {
   // the assistant's generation prompt.
   virtual std::string ApplyChatTemplate(const std::vector<ChatMessage>& messages) = 0;
   // Runs one job to completion (never throws: failures come back as results).
-  // Text still held back at the end is delivered with the last token's index.
+  // Each token index is delivered once; text still held back at the end goes
+  // out with the last token.
   virtual GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) = 0;
   // Whether the model is still fully resident on its device (the periodic
   // residency check; false also after a fatal device error). Thread-safe.
   virtual bool Resident() { return facts().resident; }
+  // Device memory held now (0 on the CPU backend), as of the last job.
+  // Thread-safe.
+  virtual uint64_t VramBytesUsed() const { return facts().vram_bytes; }
   // True after a device error that may have left the CUDA context unusable:
   // the worker then drains and exits non-zero so the orchestrator restarts it.
   virtual bool DeviceLost() const { return false; }

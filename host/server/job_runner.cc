@@ -1,6 +1,12 @@
 #include "host/server/job_runner.h"
 
+#include <Poco/DigestEngine.h>
+#include <Poco/SHA2Engine.h>
+
+#include <algorithm>
+
 #include "host/common/logger.h"
+#include "host/server/execute_request.h"
 
 namespace orcd {
 
@@ -13,15 +19,26 @@ std::string JobOutcome(const GenerationResult& r) {
   return IsNormalStop(r) ? "completed" : r.stop_reason;
 }
 
+std::string Sha256Hex(const std::string& text) {
+  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
+  sha.update(text);
+  return Poco::DigestEngine::digestToHex(sha.digest());
+}
+
 GenerationResult RunJob(WorkerState& state, const std::string& job_id, GenerationInput input,
                         GenerationObserver& observer, const std::function<bool()>& client_gone) {
+  // Never the prompt itself (it may hold personal data): its digest and
+  // length identify it well enough to correlate a report.
   LogInfo("execute_start", "job started",
           {{"job_id", job_id},
+           {"prompt_sha256", Sha256Hex(input.prompt)},
+           {"prompt_chars", std::to_string(CountUtf8CodePoints(input.prompt).value_or(-1))},
            {"seed", std::to_string(input.sampling.seed)},
            {"max_tokens", std::to_string(input.max_tokens)}});
-  input.deadline =
+  const auto timeout =
       std::chrono::steady_clock::now() +
       std::chrono::milliseconds(static_cast<int64_t>(state.config.inference_timeout_s * 1000));
+  input.deadline = std::min(input.deadline, timeout);  // a request's X-Deadline may be sooner
   const auto t0 = std::chrono::steady_clock::now();
   GenerationResult result = state.service->Generate(input, observer);
   const double total_ms =
@@ -37,12 +54,21 @@ GenerationResult RunJob(WorkerState& state, const std::string& job_id, Generatio
   jm.decode_tokens_per_second =
       result.decode_ms > 0 ? static_cast<double>(result.tokens_out) * 1000.0 / result.decode_ms : 0;
   state.metrics.RecordJob(jm);
+  const uint64_t vram = state.service->VramBytesUsed();
+  state.metrics.SetVramBytes(vram);
+  // The spec's log field names (WORK-3080).
   LogFields fields = {{"job_id", job_id},
                       {"outcome", jm.outcome},
                       {"stop_reason", result.stop_reason},
-                      {"prompt_tokens", std::to_string(result.prompt_tokens)},
+                      {"tokens_in", std::to_string(result.prompt_tokens)},
                       {"tokens_out", std::to_string(result.tokens_out)},
-                      {"inference_ms", std::to_string(static_cast<int64_t>(total_ms))}};
+                      {"decode_time_ms", std::to_string(static_cast<int64_t>(result.decode_ms))},
+                      {"prefill_time_ms", std::to_string(static_cast<int64_t>(result.prefill_ms))},
+                      {"inference_ms", std::to_string(static_cast<int64_t>(total_ms))},
+                      {"vram_bytes", std::to_string(vram)}};
+  if (result.ttft_ms >= 0) {
+    fields.emplace_back("first_token_ms", std::to_string(static_cast<int64_t>(result.ttft_ms)));
+  }
   if (result.stop_reason == "error") {
     fields.emplace_back("error_code", result.error_code);
     LogError("error", result.error_message, fields);

@@ -1,5 +1,6 @@
-// Runs one job for any endpoint (/execute, /v1/*): deadline, generation,
-// metrics and the execute_start/execute_end log lines. The caller holds the slot.
+// Runs one job for any endpoint (/execute, /v1/*): deadline (the configured
+// timeout, or input.deadline when sooner), generation, metrics and the
+// execute_start/execute_end log lines. The caller holds the slot.
 #ifndef ORCD_HOST_SERVER_JOB_RUNNER_H_
 #define ORCD_HOST_SERVER_JOB_RUNNER_H_
 
@@ -14,6 +15,9 @@ namespace orcd {
 // reason into "client_gone" (the observer saw a failed write).
 GenerationResult RunJob(WorkerState& state, const std::string& job_id, GenerationInput input,
                         GenerationObserver& observer, const std::function<bool()>& client_gone);
+
+// Lower-case hex SHA-256: what the logs carry instead of a prompt.
+std::string Sha256Hex(const std::string& text);
 
 // "completed" for the normal stops, else the stop reason.
 std::string JobOutcome(const GenerationResult& result);

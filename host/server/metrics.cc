@@ -43,7 +43,8 @@ Metrics::Metrics()
     : start_(std::chrono::steady_clock::now()),
       inference_ms_({10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000}),
       ttft_seconds_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}),
-      decode_tps_({1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}) {}
+      decode_tps_({1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}),
+      deadline_remaining_ms_({100, 500, 1000, 5000, 10000, 30000, 60000, 300000}) {}
 
 void Metrics::RecordJob(const JobMetrics& job) {
   std::lock_guard lock(mu_);
@@ -65,6 +66,25 @@ void Metrics::SetVramBytes(uint64_t bytes) {
   vram_bytes_ = bytes;
 }
 
+void Metrics::SetQuantKind(const std::string& quant_kind) {
+  std::lock_guard lock(mu_);
+  quant_kind_ = quant_kind;
+}
+
+void Metrics::RecordUnknownFields(size_t count) {
+  std::lock_guard lock(mu_);
+  unknown_fields_ += count;
+}
+
+void Metrics::RecordDeadlineRemaining(double ms) {
+  std::lock_guard lock(mu_);
+  if (ms <= 0) {
+    ++deadline_expired_;
+  } else {
+    deadline_remaining_ms_.Observe(ms);
+  }
+}
+
 std::string Metrics::Render() const {
   std::lock_guard lock(mu_);
   std::string out;
@@ -74,10 +94,23 @@ std::string Metrics::Render() const {
   }
   Header(&out, "worker_tokens_generated_total", "counter", "Tokens generated.");
   out += "worker_tokens_generated_total " + std::to_string(tokens_generated_) + "\n";
-  Header(&out, "worker_prompt_tokens_total", "counter", "Prompt tokens processed.");
+  Header(&out, "worker_tokens_in_total", "counter", "Prompt tokens processed.");
+  out += "worker_tokens_in_total " + std::to_string(prompt_tokens_) + "\n";
+  Header(&out, "worker_prompt_tokens_total", "counter",
+         "Alias of worker_tokens_in_total (earlier name).");
   out += "worker_prompt_tokens_total " + std::to_string(prompt_tokens_) + "\n";
   Header(&out, "worker_vram_bytes", "gauge", "Device memory held by the worker.");
-  out += "worker_vram_bytes " + std::to_string(vram_bytes_) + "\n";
+  out +=
+      "worker_vram_bytes{quant_kind=\"" + quant_kind_ + "\"} " + std::to_string(vram_bytes_) + "\n";
+  Header(&out, "worker_request_unknown_fields_total", "counter",
+         "Request fields ignored because this worker does not know them.");
+  out += "worker_request_unknown_fields_total " + std::to_string(unknown_fields_) + "\n";
+  Header(&out, "worker_deadline_expired_total", "counter",
+         "Requests whose X-Deadline had passed when they arrived.");
+  out += "worker_deadline_expired_total " + std::to_string(deadline_expired_) + "\n";
+  Header(&out, "worker_deadline_remaining_ms", "histogram",
+         "Time left before a request's X-Deadline when it arrived.");
+  deadline_remaining_ms_.Render("worker_deadline_remaining_ms", &out);
   Header(&out, "worker_uptime_seconds", "gauge", "Seconds since the worker started.");
   out += "worker_uptime_seconds " +
          Num(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()) +

@@ -1,7 +1,9 @@
-// Prometheus metrics (text exposition format 0.0.4). The seed spec's set
-// (worker_vram_bytes, worker_requests_total{outcome}, worker_tokens_generated_total,
+// Prometheus metrics (text exposition format 0.0.4). The spec's set
+// (worker_vram_bytes{quant_kind}, worker_requests_total{outcome},
+// worker_tokens_in_total, worker_tokens_generated_total,
 // worker_inference_duration_ms, worker_uptime_seconds) plus time to first
-// token, prompt tokens and decode tokens/s.
+// token, decode tokens/s, X-Deadline headroom and ignored request fields.
+// worker_prompt_tokens_total is kept as an alias of worker_tokens_in_total.
 #ifndef ORCD_HOST_SERVER_METRICS_H_
 #define ORCD_HOST_SERVER_METRICS_H_
 
@@ -44,6 +46,11 @@ class Metrics {
   void RecordJob(const JobMetrics& job);
   void RecordRejected(const std::string& outcome);  // invalid | busy | shutting_down
   void SetVramBytes(uint64_t bytes);
+  void SetQuantKind(const std::string& quant_kind);
+  // Request fields this worker does not know and ignored.
+  void RecordUnknownFields(size_t count);
+  // Time left before a request's X-Deadline when it arrived (< 0: expired).
+  void RecordDeadlineRemaining(double ms);
   std::string Render() const;
 
  private:
@@ -53,9 +60,13 @@ class Metrics {
   uint64_t tokens_generated_ = 0;
   uint64_t prompt_tokens_ = 0;
   uint64_t vram_bytes_ = 0;
+  std::string quant_kind_;
+  uint64_t unknown_fields_ = 0;
+  uint64_t deadline_expired_ = 0;
   Histogram inference_ms_;
   Histogram ttft_seconds_;
   Histogram decode_tps_;
+  Histogram deadline_remaining_ms_;
 };
 
 }  // namespace orcd

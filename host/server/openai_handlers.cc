@@ -42,8 +42,8 @@ std::string FinishReason(const GenerationResult& r) {
 // Collects text, or streams it as OpenAI chunks ("data: {...}\n\n").
 class OpenAiObserver : public GenerationObserver {
  public:
-  // `client_gone` is polled between tokens when nothing is streamed: a
-  // vanished client is otherwise noticed only at the final write.
+  // `client_gone` is polled between tokens and during the prefill: a
+  // vanished client is otherwise noticed only at the next write.
   OpenAiObserver(JobSlot& slot, std::ostream* stream, std::string chunk_prefix, bool chat,
                  std::function<bool()> client_gone)
       : slot_(slot),
@@ -63,7 +63,7 @@ class OpenAiObserver : public GenerationObserver {
               : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":null}");
   }
   bool Cancelled() override {
-    if (!stream_ && ok_ && client_gone_()) ok_ = false;
+    if (ok_ && client_gone_()) ok_ = false;
     return slot_.cancel_requested() || !ok_;
   }
 
@@ -97,6 +97,12 @@ class ModelsHandler : public Poco::Net::HTTPRequestHandler {
   explicit ModelsHandler(WorkerState& s) : state_(s) {}
   void handleRequest(Poco::Net::HTTPServerRequest&,
                      Poco::Net::HTTPServerResponse& response) override {
+    if (!state_.model_loaded()) {
+      response.set("Retry-After", "1");
+      SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error", "not_ready",
+                      "the model is still loading");
+      return;
+    }
     SendJson(response, HTTPResponse::HTTP_OK,
              "{\"object\":\"list\",\"data\":[{\"id\":" + Q(state_.service->facts().model_name) +
                  ",\"object\":\"model\",\"created\":0,\"owned_by\":\"orcd\"}]}");
@@ -119,10 +125,15 @@ class CompletionHandler : public Poco::Net::HTTPRequestHandler {
 
 void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                                       Poco::Net::HTTPServerResponse& response) {
-  if (state_.shutting_down) {
-    response.set("Retry-After", "5");
-    SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
-                    "shutting_down", "the worker is shutting down");
+  if (!state_.accepting()) {
+    const bool draining = state_.shutting_down;
+    state_.metrics.RecordRejected(draining ? "shutting_down" : "not_ready");
+    response.set("Retry-After", draining ? "5" : "1");
+    SendOpenAiError(
+        response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
+        draining ? "shutting_down" : "not_ready",
+        draining ? "the worker is shutting down"
+                 : "the worker is " + std::string(state_.StatusName()) + ", not ready for jobs");
     return;
   }
   const std::optional<std::string> body = ReadBody(request, response);

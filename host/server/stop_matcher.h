@@ -19,6 +19,8 @@ class StopMatcher {
   // End of generation: releases what was held back (unless stopped).
   std::string Flush();
   bool stopped() const { return stopped_; }
+  // True while text is held back (it may begin a stop string).
+  bool holding() const { return !pending_.empty(); }
 
  private:
   std::vector<std::string> stops_;

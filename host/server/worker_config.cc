@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -76,10 +78,20 @@ void Flatten(const YAML::Node& node, const std::string& prefix, WorkerConfig* co
 
 void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& v) {
   if (key == "worker_id") {
-    if (v.empty()) Bad(key, "must not be empty");
+    if (!IsValidWorkerId(v)) {
+      Bad(key, "'" + v.substr(0, 80) +
+                   "' is neither a UUID nor a name of 1 to 64 characters from [A-Za-z0-9._-]");
+    }
     c->worker_id = v;
   } else if (key == "model.path") {
-    c->model_path = v;
+    // The spec's location form file:/path (or file:///path) names a local file.
+    std::string path = v;
+    if (path.rfind("file://", 0) == 0) {
+      path.erase(0, 7);
+    } else if (path.rfind("file:", 0) == 0) {
+      path.erase(0, 5);
+    }
+    c->model_path = path;
   } else if (key == "model.tokenizer_json") {
     c->tokenizer_json = v;
   } else if (key == "chat.template_file") {
@@ -108,6 +120,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
       Bad(key, "'" + v + "' is not an http(s) URL");
     }
     c->callback_url = v;
+  } else if (key == "server.callback_attempts") {
+    c->callback_attempts = static_cast<int>(ParseInt(key, v, 1, 100));
   } else if (key == "server.max_connections") {
     c->max_connections = static_cast<int>(ParseInt(key, v, 4, 4096));
   } else if (key == "server.header_timeout_s") {
@@ -134,6 +148,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->inference_timeout_s = ParseSeconds(key, v);
   } else if (key == "limits.kv_cache_bytes") {
     c->kv_cache_bytes = ParseInt(key, v, 0, INT64_MAX);
+  } else if (key == "limits.kv_cache_size_mb") {  // the spec's unit (MiB); 0 = auto
+    c->kv_cache_bytes = ParseInt(key, v, 0, int64_t{1} << 30) << 20;
   } else if (key == "limits.shutdown_timeout_s") {
     c->shutdown_timeout_s = ParseSeconds(key, v);
   } else if (key == "logging.level") {
@@ -197,6 +213,14 @@ void ReadAuthTokenFile(WorkerConfig* c) {
   c->auth_token = std::move(token);
 }
 
+bool IsValidWorkerId(const std::string& id) {
+  if (id.empty() || id.size() > 64) return false;
+  const auto alnum = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; };
+  if (!alnum(id[0])) return false;
+  return std::all_of(id.begin(), id.end(),
+                     [&](char ch) { return alnum(ch) || ch == '.' || ch == '_' || ch == '-'; });
+}
+
 namespace {
 
 struct Flag {
@@ -210,6 +234,10 @@ constexpr Flag kFlags[] = {
     {"--gpu-device", "device.gpu"},
     {"--port", "server.port"},
     {"--callback-url", "server.callback_url"},
+    {"--max-tokens-in", "limits.max_input_tokens"},
+    {"--max-tokens-out", "limits.max_output_tokens"},
+    {"--inference-timeout-sec", "limits.inference_timeout_s"},
+    {"--kv-cache-size-mb", "limits.kv_cache_size_mb"},
     {"--device", "device.kind"},
     {"--bind", "server.bind"},
     {"--threads", "device.threads"},
@@ -277,15 +305,27 @@ WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
 
 std::string CommandLineHelp() {
   return "usage: orcd-host --config worker.yaml [overrides]\n"
+         "       orcd-host --worker-id ID --model PATH --gpu-device N --port N "
+         "[--callback-url URL] [overrides]\n"
          "  --config FILE        worker.yaml (see /etc/orcd/worker.yaml for every key)\n"
-         "  --model PATH         model.path\n"
-         "  --worker-id ID       worker_id\n"
+         "  --worker-id ID       worker_id: a UUID, or a name of 1-64 characters from\n"
+         "                       [A-Za-z0-9._-] starting with a letter or digit\n"
+         "  --model PATH         model.path (a GGUF file; file:/path is accepted)\n"
+         "  --gpu-device N       device.gpu (CUDA device index)\n"
+         "  --port N             server.port (0 = any free port; logged at start-up)\n"
+         "  --callback-url URL   server.callback_url: the pool manager's base URL; orcd\n"
+         "                       POSTs {URL}/v2/internal/workers/ready once loaded and\n"
+         "                       accepts jobs only after a 2xx (http://, or https://\n"
+         "                       when built with Poco NetSSL)\n"
+         "  --max-tokens-in N    limits.max_input_tokens (default: context length - 1)\n"
+         "  --max-tokens-out N   limits.max_output_tokens (default 2048)\n"
+         "  --inference-timeout-sec S  limits.inference_timeout_s (default 300)\n"
+         "  --kv-cache-size-mb N limits.kv_cache_size_mb: KV cache cap in MiB; a model\n"
+         "                       whose cache at limits.context_length needs more is\n"
+         "                       refused at start-up (default 0 = sized automatically)\n"
          "  --device cuda|cpu    device.kind (default cuda; never falls back silently)\n"
-         "  --gpu-device N       device.gpu\n"
          "  --threads N          device.threads (CPU backend; 0 = all cores)\n"
          "  --bind ADDR          server.bind (default 127.0.0.1)\n"
-         "  --port N             server.port (0 = any free port)\n"
-         "  --callback-url URL   server.callback_url (POSTed once ready)\n"
          "  --plugin-dir DIR     plugins.dirs (repeatable; replaces the file's list)\n"
          "  --tokenizer-json F   model.tokenizer_json\n"
          "  --auth-token-file F  server.auth_token_file (bearer token for the API)\n"

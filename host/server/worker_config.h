@@ -32,8 +32,9 @@ struct WorkerConfig {
   std::string bind_address = "127.0.0.1";
   // CUDA: replay the one-token decode step as a CUDA graph ("on"/"off").
   std::string cuda_graphs = "on";
-  int port = 8080;           // 0 = any free port (logged at ready)
-  std::string callback_url;  // optional: POSTed once ready
+  int port = 8080;            // 0 = any free port (logged at ready)
+  std::string callback_url;   // optional: the pool manager's base URL (ready callback)
+  int callback_attempts = 6;  // then the worker reports failed and exits 1
   // HTTP hardening: open connections (the oldest not in a handler is closed
   // to admit a new one), and deadlines for a request head, a body, an idle
   // kept-alive connection and a client that stops reading.
@@ -70,13 +71,21 @@ void ValidateWorkerConfig(const WorkerConfig& config);
 // Throws like above, naming the file but never its content.
 void ReadAuthTokenFile(WorkerConfig* config);
 
+// A worker id is a UUID (8-4-4-4-12 hex digits, as the spec's CLI asks) or a
+// name of 1 to 64 characters from [A-Za-z0-9._-] starting with a letter or
+// digit (the spec's own examples, e.g. "worker-abc"): safe in logs, JSON and
+// URLs either way.
+bool IsValidWorkerId(const std::string& id);
+
 // Sets one dotted key ("server.port") from its text form: the single place
 // both worker.yaml and the command line go through. Throws like above.
 void SetConfigValue(WorkerConfig* config, const std::string& key, const std::string& value);
 
-// Command line: --config F plus overrides --worker-id, --model, --gpu-device,
-// --port, --callback-url, --device, --bind, --threads, --log-level,
-// --plugin-dir (repeatable), --tokenizer-json, --auth-token-file.
+// Command line: --config F plus overrides: the spec's --worker-id, --model,
+// --gpu-device, --port, --callback-url, --max-tokens-in, --max-tokens-out,
+// --inference-timeout-sec, --kv-cache-size-mb, and --device, --bind,
+// --threads, --log-level, --plugin-dir (repeatable), --tokenizer-json,
+// --auth-token-file.
 struct CommandLine {
   std::filesystem::path config_path;
   std::vector<std::pair<std::string, std::string>> overrides;  // dotted key, value

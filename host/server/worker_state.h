@@ -1,4 +1,6 @@
-// State shared by the HTTP handlers and the main thread.
+// State shared by the HTTP handlers and the main thread, including the
+// worker's lifecycle phase. The HTTP server runs from the start, so /health
+// reports "starting" (with load progress) before a model exists.
 #ifndef ORCD_HOST_SERVER_WORKER_STATE_H_
 #define ORCD_HOST_SERVER_WORKER_STATE_H_
 
@@ -6,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <string_view>
 
 #include "host/server/inference_service.h"
 #include "host/server/job_slot.h"
@@ -14,26 +17,68 @@
 
 namespace orcd {
 
+// The spec's worker states (WORK-3015) less "busy", which is kReady with a
+// job in the slot. Transitions: starting -> ready (model loaded and, with a
+// callback URL, the pool manager acknowledged it) | failed; ready ->
+// draining (SIGTERM, /shutdown); any -> failed (a fatal error).
+enum class WorkerPhase { kStarting, kReady, kDraining, kFailed };
+
 struct WorkerState {
-  WorkerState(WorkerConfig c, InferenceService* s) : config(std::move(c)), service(s) {}
+  explicit WorkerState(WorkerConfig c) : config(std::move(c)) {}
 
   const WorkerConfig config;
-  InferenceService* const service;
+  // Set once by PublishService; read only after model_loaded() is true.
+  InferenceService* service = nullptr;
   JobSlot slot;
   Metrics metrics;
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  std::atomic<bool> ready{false};
+  std::atomic<int> load_percent{0};
   std::atomic<bool> shutting_down{false};
 
-  // POST /shutdown wakes the main thread through this.
+  void PublishService(InferenceService* s) {
+    service = s;
+    model_loaded_.store(true, std::memory_order_release);
+  }
+  bool model_loaded() const { return model_loaded_.load(std::memory_order_acquire); }
+  WorkerPhase phase() const { return phase_.load(std::memory_order_acquire); }
+  // kReady needs PublishService first.
+  void SetPhase(WorkerPhase p) { phase_.store(p, std::memory_order_release); }
+  // True when /execute and /v1/* may run a job.
+  bool accepting() const {
+    return phase() == WorkerPhase::kReady && !shutting_down && model_loaded();
+  }
+  // "starting" | "ready" | "busy" | "draining" | "failed".
+  std::string_view StatusName() const;
+
+  // POST /shutdown and SIGTERM: stop accepting, wake the main thread.
   void RequestShutdown() {
     shutting_down = true;
+    WorkerPhase expected = WorkerPhase::kReady;
+    phase_.compare_exchange_strong(expected, WorkerPhase::kDraining);
     std::lock_guard lock(mu);
     cv.notify_all();
   }
   std::mutex mu;
   std::condition_variable cv;
+
+ private:
+  std::atomic<WorkerPhase> phase_{WorkerPhase::kStarting};
+  std::atomic<bool> model_loaded_{false};
 };
+
+inline std::string_view WorkerState::StatusName() const {
+  switch (phase()) {
+    case WorkerPhase::kStarting:
+      return shutting_down ? "draining" : "starting";
+    case WorkerPhase::kReady:
+      return slot.busy() ? "busy" : "ready";
+    case WorkerPhase::kDraining:
+      return "draining";
+    case WorkerPhase::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
 
 }  // namespace orcd
 

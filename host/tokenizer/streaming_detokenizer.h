@@ -39,6 +39,8 @@ class StreamingDetokenizer {
   std::string Flush();
   // Drops held bytes and starts a new stream.
   void Reset();
+  // True while bytes of an incomplete character are held.
+  bool holding() const { return !pending_.empty(); }
 
  private:
   const Tokenizer& tokenizer_;

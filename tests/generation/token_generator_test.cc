@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "host/common/status.h"
 #include "host/tokenizer/tokenizer_factory.h"
 
 namespace orcd {
@@ -215,6 +218,70 @@ TEST(TokenGenerator, DebugDelaySlowsEachToken) {
   const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1}, Greedy(4), obs, options);
   EXPECT_EQ(r.tokens_out, 4);
   EXPECT_GE(r.decode_ms, 3 * 20.0) << "three decode steps, each delayed";
+}
+
+// The end of generation releases held-back text with a token of its own:
+// each index reaches the client once, and as many indices as tokens_out.
+TEST(TokenGenerator, HeldBackTextAtEosDoesNotRepeatAnIndex) {
+  std::vector<int32_t> script = Ids("value: END");
+  script.push_back(Qwen2Tokenizer().special_ids().eos);
+  ScriptedModel model(script, Vocab());
+  RecordingObserver obs;
+  const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1}, Greedy(100, {"ENDING"}), obs, {});
+  EXPECT_EQ(r.stop_reason, "eos");
+  EXPECT_EQ(obs.all, "value: END");
+  ASSERT_EQ(static_cast<int64_t>(obs.indices.size()), r.tokens_out);
+  for (size_t i = 0; i < obs.indices.size(); ++i)
+    EXPECT_EQ(obs.indices[i], static_cast<int64_t>(i)) << "no index twice";
+}
+
+// A model whose prefill runs "layers" and asks the stop check between them,
+// as the engine does: a cancel or deadline ends the job inside the prefill.
+class LayeredModel final : public LogitSource {
+ public:
+  explicit LayeredModel(int64_t vocab) : logits_(static_cast<size_t>(vocab)) {}
+  void Reset() override {}
+  std::span<const float> Prefill(std::span<const int32_t>) override {
+    for (layers_run = 0; layers_run < 1000; ++layers_run) {
+      if (check_ && check_()) throw Error(ErrorCode::kStopped, "stopped");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return logits_;
+  }
+  std::span<const float> Decode(int32_t) override { return logits_; }
+  int64_t position() const override { return 1; }
+  int64_t context_length() const override { return 4096; }
+  void SetStopCheck(std::function<bool()> check) override { check_ = std::move(check); }
+  bool has_check() const { return static_cast<bool>(check_); }
+  int layers_run = 0;
+
+ private:
+  std::vector<float> logits_;
+  std::function<bool()> check_;
+};
+
+TEST(TokenGenerator, CancelDuringPrefillStopsBetweenLayers) {
+  LayeredModel model(Vocab());
+  RecordingObserver obs;
+  obs.cancel_after = 0;  // cancelled from the start
+  const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1, 2}, Greedy(5), obs, {});
+  EXPECT_EQ(r.stop_reason, "cancelled");
+  EXPECT_EQ(r.tokens_out, 0);
+  EXPECT_TRUE(obs.indices.empty());
+  EXPECT_LT(model.layers_run, 10) << "stopped at the first check, not after the prefill";
+  EXPECT_FALSE(model.has_check()) << "the check is removed when the job ends";
+}
+
+TEST(TokenGenerator, DeadlineDuringPrefillIsATimeout) {
+  LayeredModel model(Vocab());
+  RecordingObserver obs;
+  GenerationInput in = Greedy(5);
+  in.deadline = Clock::now() + std::chrono::milliseconds(50);
+  const auto t0 = Clock::now();
+  const auto r = GenerateTokens(model, Qwen2Tokenizer(), {1, 2}, in, obs, {});
+  EXPECT_EQ(r.stop_reason, "timeout");
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(500)) << "the prefill alone takes 1 s";
+  EXPECT_GT(model.layers_run, 0);
 }
 
 }  // namespace

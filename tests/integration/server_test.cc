@@ -207,7 +207,8 @@ TEST(Server, SigtermDrainsAndExitsZero) { ExpectGracefulStop(true); }
 TEST(Server, HealthAndMetrics) {
   auto w = StartWorker();
   Json h = Parse(HttpGet(w->port(), "/health").body);
-  EXPECT_EQ(h->getValue<std::string>("status"), "healthy");
+  EXPECT_EQ(h->getValue<std::string>("status"), "ready");
+  EXPECT_TRUE(h->getValue<bool>("healthy"));
   EXPECT_EQ(h->getValue<std::string>("model"), "qwen2-tiny");
   EXPECT_TRUE(h->getValue<bool>("resident"));
   EXPECT_EQ(h->getValue<std::string>("quant_kind"), "F16");

@@ -128,6 +128,20 @@ std::optional<int> WorkerProcess::WaitExit(std::chrono::milliseconds timeout) {
 
 std::string WorkerProcess::Logs() const { return ReadFile(log_path_); }
 
+int WorkerProcess::WaitListening(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string logs = ReadFile(log_path_);
+    if (auto at = logs.find("\"event\":\"listening\""); at != std::string::npos) {
+      const auto p = logs.find("\"port\":\"", at);
+      if (p != std::string::npos) return port_ = std::atoi(logs.c_str() + p + 8);
+    }
+    if (WaitExit(std::chrono::milliseconds(0))) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return 0;
+}
+
 std::pair<int, std::string> WorkerProcess::RunToExit(const std::vector<std::string>& args,
                                                      std::chrono::milliseconds timeout) {
   const std::string log = TempLogPath();
@@ -150,10 +164,11 @@ std::pair<int, std::string> WorkerProcess::RunToExit(const std::vector<std::stri
 namespace {
 
 HttpResponse Send(int port, const std::string& method, const std::string& path,
-                  const std::string* body) {
+                  const std::string* body, const std::map<std::string, std::string>& headers = {}) {
   Poco::Net::HTTPClientSession session("127.0.0.1", static_cast<Poco::UInt16>(port));
   session.setTimeout(Poco::Timespan(30, 0));
   Poco::Net::HTTPRequest request(method, path, Poco::Net::HTTPMessage::HTTP_1_1);
+  for (const auto& [k, v] : headers) request.set(k, v);
   if (body) {
     request.setContentType("application/json");
     request.setContentLength(static_cast<std::streamsize>(body->size()));
@@ -175,8 +190,9 @@ HttpResponse Send(int port, const std::string& method, const std::string& path,
 }  // namespace
 
 HttpResponse HttpGet(int port, const std::string& path) { return Send(port, "GET", path, nullptr); }
-HttpResponse HttpPost(int port, const std::string& path, const std::string& body) {
-  return Send(port, "POST", path, &body);
+HttpResponse HttpPost(int port, const std::string& path, const std::string& body,
+                      const std::map<std::string, std::string>& headers) {
+  return Send(port, "POST", path, &body, headers);
 }
 
 struct SseStream::Impl {
@@ -184,7 +200,8 @@ struct SseStream::Impl {
   std::istream* in = nullptr;
 };
 
-SseStream::SseStream(int port, const std::string& path, const std::string& body)
+SseStream::SseStream(int port, const std::string& path, const std::string& body,
+                     const std::map<std::string, std::string>& headers)
     : impl_(std::make_unique<Impl>()) {
   impl_->session =
       std::make_unique<Poco::Net::HTTPClientSession>("127.0.0.1", static_cast<Poco::UInt16>(port));
@@ -193,6 +210,7 @@ SseStream::SseStream(int port, const std::string& path, const std::string& body)
                                  Poco::Net::HTTPMessage::HTTP_1_1);
   request.setContentType("application/json");
   request.setContentLength(static_cast<std::streamsize>(body.size()));
+  for (const auto& [k, v] : headers) request.set(k, v);
   impl_->session->sendRequest(request) << body;
   Poco::Net::HTTPResponse response;
   impl_->in = &impl_->session->receiveResponse(response);

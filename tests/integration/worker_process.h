@@ -26,6 +26,11 @@ class WorkerProcess {
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   bool ready() const { return port_ > 0; }
+  // For a worker started with wait_ready false: waits for its "listening"
+  // log line (the HTTP server is up before the model loads) and returns the
+  // port, or 0 when it did not come within `timeout`.
+  int WaitListening(std::chrono::milliseconds timeout);
+  pid_t pid() const { return pid_; }
   int port() const { return port_; }
   void Signal(int sig);
   // Exit status, or nullopt if still running after `timeout`.
@@ -50,7 +55,8 @@ struct HttpResponse {
 };
 
 HttpResponse HttpGet(int port, const std::string& path);
-HttpResponse HttpPost(int port, const std::string& path, const std::string& body);
+HttpResponse HttpPost(int port, const std::string& path, const std::string& body,
+                      const std::map<std::string, std::string>& headers = {});
 
 struct SseEvent {
   std::string event;
@@ -60,7 +66,8 @@ struct SseEvent {
 // An open SSE response read event by event.
 class SseStream {
  public:
-  SseStream(int port, const std::string& path, const std::string& body);
+  SseStream(int port, const std::string& path, const std::string& body,
+            const std::map<std::string, std::string>& headers = {});
   ~SseStream();
   int status() const { return status_; }
   const std::string& error_body() const { return error_body_; }

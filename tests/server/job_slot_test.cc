@@ -38,5 +38,30 @@ TEST(JobSlot, CancelBeforeStartCancelsTheJobWhenItStarts) {
   EXPECT_FALSE(slot.cancel_requested());
 }
 
+TEST(JobSlot, CancelForAnEndedJobDoesNotKillALaterJobReusingTheId) {
+  JobSlot slot;
+  ASSERT_TRUE(slot.TryAcquire("reused"));
+  slot.Release();
+  EXPECT_EQ(slot.Cancel("reused"), JobSlot::CancelOutcome::kAlreadyEnded);
+  ASSERT_TRUE(slot.TryAcquire("reused"));
+  EXPECT_FALSE(slot.cancel_requested()) << "the second run of the id must run";
+  EXPECT_EQ(slot.Cancel("reused"), JobSlot::CancelOutcome::kRunning);
+  EXPECT_TRUE(slot.cancel_requested());
+  slot.Release();
+}
+
+JobSlot::Clock::time_point fake_now{};
+JobSlot::Clock::time_point FakeNow() { return fake_now; }
+
+TEST(JobSlot, EarlyCancelsExpire) {
+  JobSlot slot;
+  slot.set_clock_for_testing(&FakeNow);
+  fake_now = JobSlot::Clock::time_point{} + std::chrono::hours(1);
+  EXPECT_EQ(slot.Cancel("racing"), JobSlot::CancelOutcome::kRemembered);
+  fake_now += JobSlot::kEarlyCancelTtl + std::chrono::seconds(1);
+  ASSERT_TRUE(slot.TryAcquire("racing"));
+  EXPECT_FALSE(slot.cancel_requested()) << "a cancel long before the job is stale";
+}
+
 }  // namespace
 }  // namespace orcd

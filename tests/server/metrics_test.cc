@@ -12,12 +12,18 @@ TEST(Metrics, RendersPrometheusText) {
   m.RecordJob({"cancelled", 3, 1, 40.0, -1, 0});
   m.RecordRejected("busy");
   m.SetVramBytes(1234);
+  m.SetQuantKind("Q4_K_M");
+  m.RecordUnknownFields(2);
+  m.RecordDeadlineRemaining(250);
+  m.RecordDeadlineRemaining(-5);
   const std::string t = m.Render();
   for (const char* line :
        {"worker_requests_total{outcome=\"completed\"} 1",
         "worker_requests_total{outcome=\"cancelled\"} 1",
         "worker_requests_total{outcome=\"busy\"} 1", "worker_tokens_generated_total 6",
-        "worker_prompt_tokens_total 13", "worker_vram_bytes 1234",
+        "worker_tokens_in_total 13", "worker_prompt_tokens_total 13",
+        "worker_vram_bytes{quant_kind=\"Q4_K_M\"} 1234", "worker_request_unknown_fields_total 2",
+        "worker_deadline_expired_total 1", "worker_deadline_remaining_ms_count 1",
         "worker_inference_duration_ms_bucket{le=\"50\"} 1",
         "worker_inference_duration_ms_bucket{le=\"250\"} 2",
         "worker_inference_duration_ms_bucket{le=\"+Inf\"} 2",

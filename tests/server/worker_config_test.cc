@@ -98,6 +98,58 @@ TEST(WorkerConfig, CommandLineOverridesTheFile) {
   ASSERT_EQ(c.plugin_dirs.size(), 1u);
 }
 
+// The spec's command line (WORK-3010, WORK-3111), every flag an override.
+TEST(WorkerConfig, TheSpecsCommandLineWorks) {
+  const char* argv[] = {"orcd-host",
+                        "--worker-id",
+                        "3f2c8a1e-9b4d-4c6e-8f00-1234567890ab",
+                        "--model",
+                        "file:/models/m.gguf",
+                        "--gpu-device",
+                        "1",
+                        "--port",
+                        "8001",
+                        "--callback-url",
+                        "http://127.0.0.1:9000",
+                        "--max-tokens-in",
+                        "1000",
+                        "--max-tokens-out",
+                        "512",
+                        "--inference-timeout-sec",
+                        "7.5",
+                        "--kv-cache-size-mb",
+                        "64"};
+  WorkerConfig c = ResolveWorkerConfig(ParseCommandLine(19, argv));
+  EXPECT_EQ(c.worker_id, "3f2c8a1e-9b4d-4c6e-8f00-1234567890ab");
+  EXPECT_EQ(c.model_path, "/models/m.gguf") << "file: locations name a local file";
+  EXPECT_EQ(c.gpu_device, 1);
+  EXPECT_EQ(c.port, 8001);
+  EXPECT_EQ(c.callback_url, "http://127.0.0.1:9000");
+  EXPECT_EQ(c.max_input_tokens, 1000);
+  EXPECT_EQ(c.max_output_tokens, 512);
+  EXPECT_DOUBLE_EQ(c.inference_timeout_s, 7.5);
+  EXPECT_EQ(c.kv_cache_bytes, int64_t{64} << 20);
+}
+
+TEST(WorkerConfig, WorkerIdIsAUuidOrASafeName) {
+  for (const char* ok :
+       {"3F2C8A1E-9B4D-4C6E-8F00-1234567890AB", "worker-abc", "w7", "pool.gpu0_1"}) {
+    EXPECT_TRUE(IsValidWorkerId(ok)) << ok;
+  }
+  for (const std::string& bad : std::vector<std::string>{"", "-lead", "has space", "quote\"", "a/b",
+                                                         "tab\t", std::string(65, 'a')}) {
+    EXPECT_FALSE(IsValidWorkerId(bad)) << bad;
+  }
+  const char* argv[] = {"orcd-host", "--model", "/m", "--worker-id", "not valid"};
+  try {
+    ResolveWorkerConfig(ParseCommandLine(5, argv));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("neither a UUID nor a name"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(WorkerConfig, CommandLineErrors) {
   const char* unknown[] = {"orcd-host", "--bogus"};
   EXPECT_THROW(ParseCommandLine(2, unknown), Error);
