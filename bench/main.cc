@@ -18,6 +18,8 @@ constexpr Subcommand kSubcommands[] = {
      &orcd::bench::run_tokenizer},
     {"model", "load time, prefill and decode tok/s, TTFT of one model on the engine",
      &orcd::bench::run_model},
+    {"sample", "CPU sampler ms per token on a vocabulary of synthetic logits",
+     &orcd::bench::run_sample},
 };
 
 void usage(std::FILE* out) {

@@ -20,6 +20,9 @@ int run_tokenizer(const Args& args);
 //                  [--activations q8|f32]
 int run_model(const Args& args);
 
+// orcd-bench sample [--json] [--vocab N] [--tokens N] [--repeat R] [--logits llm|flat] [--seed S]
+int run_sample(const Args& args);
+
 }  // namespace orcd::bench
 
 #endif  // ORCD_BENCH_SUBCOMMANDS_H_
