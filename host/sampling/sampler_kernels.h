@@ -1,8 +1,8 @@
-// The sampler's passes over a whole vocabulary, with an AVX2 version of each
-// chosen at run time and a portable one (the tests hold them equal). They
-// compute exactly what the scalar code would: float products and
-// differences, the same exp as std::exp (see ExpMatchesLibm), double
-// quotients.
+// The sampler's passes over a whole vocabulary: portable ones, and AVX2 (and
+// AVX-512 for the two heaviest) versions chosen at run time (sampler_simd.h;
+// the tests hold them equal). They compute exactly what the scalar code
+// would: float products and differences, the same exp as std::exp (see
+// ExpMatchesLibm), double quotients.
 #ifndef ORCD_HOST_SAMPLING_SAMPLER_KERNELS_H_
 #define ORCD_HOST_SAMPLING_SAMPLER_KERNELS_H_
 
