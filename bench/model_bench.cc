@@ -38,6 +38,7 @@ struct Options {
   std::string activations = "q8";
   std::string device = "cpu";
   std::string cuda_graphs = "on";
+  std::string cuda_prefill = "f16";
   std::vector<std::filesystem::path> plugin_dirs;
 };
 
@@ -46,7 +47,7 @@ void usage(std::FILE* out) {
                "usage: orcd-bench model --model M.gguf [--json] [--threads N] [--prompt N]\n"
                "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
                "                        [--activations q8|f32] [--device cpu|cuda]\n"
-               "                        [--cuda-graphs on|off]\n"
+               "                        [--cuda-graphs on|off] [--cuda-prefill f16|f32]\n"
                "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
                "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
                "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
@@ -54,6 +55,8 @@ void usage(std::FILE* out) {
                "  --activations q8|f32  decode activations before quantized weights (default q8)\n"
                "  --device cpu|cuda     backend (default cpu; cuda: GPU 0)\n"
                "  --cuda-graphs on|off  replay the decode step as a CUDA graph (default on)\n"
+               "  --cuda-prefill f16|f32  quantized prefill on tensor cores (f16, default) or\n"
+               "                        the quant plugins' f32 kernel\n"
                "cuda adds to the JSON: vram_bytes, cuda_graphs, decode_graph_kernels (the\n"
                "launches one replay stands for), device_copy_gb_s (measured device-to-device\n"
                "copy) and bandwidth_fraction (decode_weight_gb_s / device_copy_gb_s).\n"
@@ -113,11 +116,12 @@ int run_model(const Args& args) {
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
       o.threads < 0 || o.context < 0 || (o.activations != "q8" && o.activations != "f32") ||
       (o.device != "cpu" && o.device != "cuda") ||
-      (o.cuda_graphs != "on" && o.cuda_graphs != "off")) {
-    std::fprintf(
-        stderr,
-        "orcd-bench model: --model is required; counts must be positive; "
-        "--activations is q8 or f32; --device is cpu or cuda; --cuda-graphs is on or off\n");
+      (o.cuda_graphs != "on" && o.cuda_graphs != "off") ||
+      (o.cuda_prefill != "f16" && o.cuda_prefill != "f32")) {
+    std::fprintf(stderr,
+                 "orcd-bench model: --model is required; counts must be positive; "
+                 "--activations is q8 or f32; --device is cpu or cuda; --cuda-graphs is on or off; "
+                 "--cuda-prefill is f16 or f32\n");
     usage(stderr);
     return 2;
   }
@@ -130,6 +134,7 @@ int run_model(const Args& args) {
     eo.threads = o.threads;
     eo.q8_decode_activations = o.activations == "q8";
     eo.cuda_graphs = o.cuda_graphs == "on";
+    eo.cuda_f16_prefill = o.cuda_prefill == "f16";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
     const double load_start = now_seconds();
     std::unique_ptr<engine::Engine> e = engine::Engine::Load(o.model, registry, eo);
@@ -169,6 +174,7 @@ int run_model(const Args& args) {
       const double copy_gbps = d.usable ? d.copy_gbps : NAN;
       cuda_json = ",\"vram_bytes\":" + std::to_string(info.vram_bytes) +
                   ",\"cuda_graphs\":" + (b->graphs_on() ? "true" : "false") +
+                  ",\"cuda_prefill\":" + json_string(o.cuda_prefill) +
                   ",\"decode_graph_kernels\":" + std::to_string(b->decode_graph_kernels()) +
                   ",\"device_copy_gb_s\":" + json_number(copy_gbps) + ",\"bandwidth_fraction\":" +
                   json_number(bytes_per_token * decode_tps / 1e9 / copy_gbps);

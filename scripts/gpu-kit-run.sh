@@ -42,11 +42,12 @@ if "$kit/bin/orcd-synth" --shape qwen2-0.5b --out "$qwen" \
   step bench_cuda 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
     --plugin-dir "$kit/plugins" --prompt 512 --gen 128
   cp "$out/bench_cuda.log" "$out/bench_cuda.json"
-  # What the decode graph and the 8-bit activations each bring.
+  # What the decode graph, and the 8-bit decode activations with the
+  # tensor-core prefill, bring.
   step bench_cuda_eager 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
     --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --cuda-graphs off
   step bench_cuda_f32 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
-    --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --activations f32
+    --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --activations f32 --cuda-prefill f32
   rm -f "$qwen"
 else
   failed+=(synth)

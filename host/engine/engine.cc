@@ -108,10 +108,11 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   cuda_ = std::make_unique<cuda::CudaBackend>(std::move(runtime));
   cuda_->set_q8_activations(options.q8_decode_activations);
   cuda_->set_graphs(options.cuda_graphs);
+  cuda_->set_f16_prefill(options.cuda_f16_prefill);
   // Everything the model will hold, checked before the first allocation.
   const uint64_t kv_bytes = KvCache::BytesFor(plan_.kv_states, context_length, options.kv_type);
   cuda_->CheckFits(cuda::CudaBackend::WeightBytes(*weights_) + kv_bytes +
-                   cuda::CudaBackend::ScratchBytes(bound_));
+                   cuda_->ScratchBytes(bound_));
   cuda_->UploadWeights(*weights_, options.weight_chunk_bytes, options.load_progress);
   kv_ = std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, cuda_.get());
   cuda_->Prepare(bound_, context_length);

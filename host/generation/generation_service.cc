@@ -129,11 +129,11 @@ class GenerationService final : public InferenceService {
     options.gpu_index = config.gpu_device;
     options.cuda_stream = device.stream();  // the host context's stream (null on CPU)
     options.weight_chunk_bytes = static_cast<uint64_t>(config.weight_chunk_bytes);
+    options.cuda_graphs = config.cuda_graphs == "on";
     const bool on_cuda = config.device == "cuda";
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     if (!on_cuda) TouchWeights(*gguf, progress);
     engine_ = engine::Engine::Load(config.model_path, registry, options);
-    options.cuda_graphs = config.cuda_graphs == "on";
     residency_interval_ = std::chrono::seconds(config.residency_check_seconds);
 
     const engine::ModelInfo& info = engine_->info();

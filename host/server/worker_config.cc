@@ -106,10 +106,10 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->cpu_decode_activations = OneOf(key, v, {"q8", "f32"});
   } else if (key == "device.weight_chunk_bytes") {
     c->weight_chunk_bytes = ParseInt(key, v, 4096, int64_t{1} << 30);
-  } else if (key == "device.residency_check_seconds") {
-    c->residency_check_seconds = static_cast<int>(ParseInt(key, v, 0, 86400));
   } else if (key == "device.cuda_graphs") {
     c->cuda_graphs = OneOf(key, v, {"on", "off"});
+  } else if (key == "device.residency_check_seconds") {
+    c->residency_check_seconds = static_cast<int>(ParseInt(key, v, 0, 86400));
   } else if (key == "server.bind") {
     if (v.empty()) Bad(key, "must not be empty");
     c->bind_address = v;

@@ -28,10 +28,10 @@ struct WorkerConfig {
   // /health re-checks that the weights are still device memory (0 = never).
   int64_t weight_chunk_bytes = 1 << 20;
   int residency_check_seconds = 60;
-  // server
-  std::string bind_address = "127.0.0.1";
   // CUDA: replay the one-token decode step as a CUDA graph ("on"/"off").
   std::string cuda_graphs = "on";
+  // server
+  std::string bind_address = "127.0.0.1";
   int port = 8080;            // 0 = any free port (logged at ready)
   std::string callback_url;   // optional: the pool manager's base URL (ready callback)
   int callback_attempts = 6;  // then the worker reports failed and exits 1

@@ -10,7 +10,9 @@
 // models gives ~1e-6; a wrong index, mask or scale gives > 1e-2 (no sliding
 // window: 0.2). F16 files: <= 2e-3, because the CUDA backend rounds
 // activations to f16 before F16 GEMMs (cuBLAS, as llama.cpp does) and the CPU
-// keeps f32: 2^-11 per operand, measured 4.5e-4..5.1e-4.
+// keeps f32: 2^-11 per operand, measured 4.5e-4..5.1e-4. The same bound for
+// quantized weights' tensor-core prefill (weights dequantized to f16 too);
+// the other cases keep it off (EngineOptions::cuda_f16_prefill).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -30,6 +32,7 @@ struct Case {
   int64_t max_batch;
   engine::KvType kv_type;
   double bound = 1e-4;
+  bool f16_prefill = false;  // quantized prefill on tensor cores (f16 operands)
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -41,6 +44,7 @@ TEST_P(CudaEmulatedVsCpu, LogitsAgree) {
   const Golden golden = LoadGolden(c.golden);
   engine::EngineOptions options;
   options.q8_decode_activations = false;
+  options.cuda_f16_prefill = c.f16_prefill;
   options.max_batch = c.max_batch;
   options.kv_type = c.kv_type;
   auto cpu = LoadFixtureEngine(c.model, options);
@@ -68,6 +72,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"gpt2_layer_norm_gelu_positions", "gpt2-tiny.F16", "gpt2-tiny.F16", 5,
              engine::KvType::kF16, 2e-3},
         Case{"qwen2_q4_0", "qwen2-tiny.Q4_0", "qwen2-tiny.Q4_0", 512, engine::KvType::kF16},
+        // Prefill through dequantized f16 chunks and the GEMM: weights and
+        // activations rounded to f16, as for F16 files.
+        Case{"phi3_f16_prefill", "phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", 512, engine::KvType::kF16,
+             2e-3, true},
         Case{"stories_odd_widths", "real/stories260K", "real/stories260K", 9,
              engine::KvType::kF32}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });

@@ -59,12 +59,35 @@ TEST(CudaGpu, LogitsAgreeWithTheCpuBackend) {
   engine::EngineOptions cpu_options;
   cpu_options.q8_decode_activations = false;
   auto cpu = LoadFixtureEngine("gptoss-tiny.MXFP4_MOE", cpu_options);
-  auto gpu = LoadOnGpu("gptoss-tiny.MXFP4_MOE");
+  engine::EngineOptions gpu_options;  // f32 activations and prefill here too
+  gpu_options.q8_decode_activations = false;
+  gpu_options.cuda_f16_prefill = false;
+  auto gpu = LoadOnGpu("gptoss-tiny.MXFP4_MOE", gpu_options);
   const auto a = TeacherForcedLogits(*cpu, golden.prompt, golden.greedy);
   const auto b = TeacherForcedLogits(*gpu, golden.prompt, golden.greedy);
   const RowStats s = CompareRows(b, a, golden.vocab);
   std::printf("gpu vs cpu: rel rms median %.3e max %.3e\n", s.median, s.max);
   EXPECT_LE(s.max, 1e-3);
+}
+
+// The default GPU path (8-bit decode activations, tensor-core prefill, decode
+// graphs) against the same file on the GPU with all three off: within the
+// roundings they add (the goldens' quantized tolerance covers the same).
+TEST(CudaGpu, FastPathsStayWithinTheirRoundings) {
+  ORCD_REQUIRE_GPU();
+  const Golden golden = LoadGolden("qwen2-tiny.Q4_K_M");
+  engine::EngineOptions plain;
+  plain.q8_decode_activations = false;
+  plain.cuda_f16_prefill = false;
+  plain.cuda_graphs = false;
+  auto slow = LoadOnGpu("qwen2-tiny.Q4_K_M", plain);
+  auto fast = LoadOnGpu("qwen2-tiny.Q4_K_M");
+  const auto a = TeacherForcedLogits(*slow, golden.prompt, golden.greedy);
+  const auto b = TeacherForcedLogits(*fast, golden.prompt, golden.greedy);
+  const RowStats s = CompareRows(b, a, golden.vocab);
+  std::printf("fast vs plain gpu: rel rms median %.3e max %.3e\n", s.median, s.max);
+  EXPECT_LE(s.max, 3e-2);
+  EXPECT_GT(fast->cuda_backend()->graph_replays(), 0u);
 }
 
 // No atomics, fixed launch shapes: two runs give the same bits.

@@ -33,19 +33,49 @@ uint64_t MoeFloats(const MoeShape& m) {
   return static_cast<uint64_t>(m.pairs * (2 * m.f + m.d + 2));
 }
 
+// Whether a quantized weight's matmul in `phase` may take the tensor-core
+// prefill (DequantizedGemm).
+bool TensorCorePrefill(const BoundPhase& phase, const BoundInstruction& insn) {
+  return insn.opcode == ORCD_OP_MATMUL && phase.row_capacity >= kTensorCorePrefillTokens &&
+         !DenseTypeSupported(insn.weights[0]->type);
+}
+
 // Halves of the largest activation block a 16-bit GEMM converts: rows x the
-// weight's columns, over the MATMUL / LOGITS instructions with such weights.
-uint64_t GemmOperandHalves(const BoundPlan& plan) {
+// weight's columns, over the MATMUL / LOGITS instructions with F16 / BF16
+// weights (and quantized ones when the f16 prefill is on).
+uint64_t GemmOperandHalves(const BoundPlan& plan, bool f16_prefill) {
   uint64_t most = 0;
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
       if (insn.opcode != ORCD_OP_MATMUL && insn.opcode != ORCD_OP_LOGITS) continue;
       const WeightRef& w = *insn.weights[0];
-      if (w.type != 1 && w.type != 30) continue;  // F16, BF16
+      const bool half = w.type == 1 || w.type == 30;  // F16, BF16
+      if (!half && !(f16_prefill && TensorCorePrefill(phase, insn))) continue;
       most = std::max(most, static_cast<uint64_t>(phase.row_capacity * w.cols()));
     }
   }
   return most;
+}
+
+// The f16 prefill's chunk: up to 16 Mi weight values (64 MiB f32 + 32 MiB
+// f16), at least one row of the widest quantized weight; 0 when no matmul
+// takes that path.
+constexpr int64_t kPrefillChunkElements = int64_t{16} << 20;
+int64_t PrefillChunkElements(const BoundPlan& plan, bool f16_prefill) {
+  if (!f16_prefill) return 0;
+  int64_t widest = 0;
+  for (const BoundPhase& phase : plan.phases) {
+    for (const BoundInstruction& insn : phase.instructions) {
+      if (TensorCorePrefill(phase, insn)) widest = std::max(widest, insn.weights[0]->cols());
+    }
+  }
+  return widest == 0 ? 0 : std::max(widest, kPrefillChunkElements);
+}
+
+// Bytes of PrefillScratch for `elements`: f32 + f16 values and a row id per
+// row of the narrowest (32-column) weight.
+uint64_t PrefillScratchBytes(int64_t elements) {
+  return static_cast<uint64_t>(elements) * 6 + static_cast<uint64_t>(elements / 32 + 1) * 4;
 }
 
 // 32-value runs of 8-bit activations one decode step's matvec needs at once:
@@ -133,13 +163,15 @@ uint64_t CudaBackend::WeightBytes(const WeightTable& weights) {
   return lo ? static_cast<uint64_t>(hi - lo) : 0;
 }
 
-uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) {
+uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) const {
   int64_t arena = 0;
   for (const BoundPhase& phase : plan.phases) arena = std::max(arena, phase.arena_floats);
   const uint64_t vocab = static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab);
   const auto padded = static_cast<uint64_t>(SortPadding(static_cast<int64_t>(vocab)));
   return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
-         padded * 8 + GemmOperandHalves(plan) * 2 + static_cast<uint64_t>(RowCapacity(plan)) * 8 +
+         padded * 8 + GemmOperandHalves(plan, f16_prefill_on_) * 2 +
+         PrefillScratchBytes(PrefillChunkElements(plan, f16_prefill_on_)) +
+         static_cast<uint64_t>(RowCapacity(plan)) * 8 +
          static_cast<uint64_t>(Q8Runs(plan)) * sizeof(orcd_q8_x32) +
          static_cast<uint64_t>(AttentionPartialFloats(plan, kMaxKvSplits * 64)) * 4 +
          sizeof(StepValues);
@@ -227,7 +259,19 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   sample_ids_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
   penalized_capacity_ = std::max<int64_t>(context_length, 1);
   penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4, &VramUsage::other);
-  if (const uint64_t halves = GemmOperandHalves(plan); halves > 0)
+  if (const int64_t elements = PrefillChunkElements(plan, f16_prefill_on_); elements > 0) {
+    prefill_buffer_ = Make(PrefillScratchBytes(elements), &VramUsage::scratch);
+    auto* base = prefill_buffer_.get<uint8_t>();
+    prefill_.elements = elements;
+    prefill_.f32 = reinterpret_cast<float*>(base);
+    prefill_.f16 = reinterpret_cast<uint16_t*>(base + elements * 4);
+    prefill_.row_ids = reinterpret_cast<int32_t*>(base + elements * 6);
+    std::vector<int32_t> ids(static_cast<size_t>(elements / 32 + 1));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+    runtime_->CopyToDevice(prefill_.row_ids, ids.data(), ids.size() * sizeof(int32_t));
+    runtime_->Synchronize();  // `ids` is pageable and about to go
+  }
+  if (const uint64_t halves = GemmOperandHalves(plan, f16_prefill_on_); halves > 0)
     gemm_operand_ = Make(halves * 2, &VramUsage::scratch);
   decode_graph_.reset();
   eager_decode_steps_ = 0;

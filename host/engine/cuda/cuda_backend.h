@@ -40,6 +40,20 @@ struct MoeScratch {
   float* down = nullptr;
 };
 
+// Scratch of the tensor-core prefill (DequantizedGemm): a chunk of a
+// quantized weight's rows dequantized to f32 then f16, and row ids 0, 1, ...
+// for the plugins' get_rows.
+struct PrefillScratch {
+  int64_t elements = 0;  // per chunk; 0 = the f16 prefill is off
+  float* f32 = nullptr;
+  uint16_t* f16 = nullptr;
+  int32_t* row_ids = nullptr;
+};
+
+// Tokens from which a quantized weight's matmul takes the tensor-core path
+// (below, the plugin's tiled kernel). Unmeasured: a GPU decides the best value.
+constexpr int64_t kTensorCorePrefillTokens = 16;
+
 class CudaBackend : public DeviceExecution, public KvMemory {
  public:
   explicit CudaBackend(std::shared_ptr<DeviceRuntime> runtime);
@@ -47,7 +61,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
 
   // Bytes the model needs on the device besides the KV cache.
   static uint64_t WeightBytes(const WeightTable& weights);
-  static uint64_t ScratchBytes(const BoundPlan& plan);
+  uint64_t ScratchBytes(const BoundPlan& plan) const;
   // Throws kOutOfMemory ("INSUFFICIENT_VRAM": required and available bytes)
   // unless `required` bytes are free. Allocates nothing.
   void CheckFits(uint64_t required);
@@ -69,6 +83,10 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // Room for the largest f16/bf16 copy of a GEMM's activations.
   uint16_t* gemm_operand() const { return gemm_operand_.get<uint16_t>(); }
   const MoeScratch& moe() const { return moe_; }
+  const PrefillScratch& prefill_scratch() const { return prefill_; }
+  // Quantized weights' prefill on tensor cores (default on; off: the quant
+  // plugins' tiled f32 matmul). Set before Prepare.
+  void set_f16_prefill(bool on) { f16_prefill_on_ = on; }
   // The split-KV attention's partial results (AttentionArgs::partial).
   float* attention_partial() const { return attention_partial_.get<float>(); }
   // Scratch for one step's 8-bit activations (QuantizedInput), in runs of 32.
@@ -114,7 +132,9 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   VramUsage usage_;
   DeviceBuffer weights_;
   DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_, gemm_operand_;
-  DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_, attention_partial_;
+  DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_, attention_partial_, prefill_buffer_;
+  PrefillScratch prefill_;
+  bool f16_prefill_on_ = true;
   int64_t sample_padded_ = 0, penalized_capacity_ = 0;
   MoeScratch moe_;
   int64_t row_capacity_ = 0;

@@ -3,7 +3,10 @@
 // the backend's stream), the host's F32/F16/BF16 through the dense matvec
 // (one token) or the runtime's GEMM (cuBLAS on the GPU; many tokens). One
 // token with a quantized weight takes 8-bit activations (matvec_q8) unless
-// the backend's q8 path is off.
+// the backend's q8 path is off; many tokens take tensor cores (dequantized
+// f16 chunks and the GEMM) unless the backend's f16 prefill is off.
+#include <algorithm>
+
 #include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/row_lookup_checks.h"
 #include "host/plugins/host_services.h"
@@ -25,6 +28,34 @@ const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn
       b.kernels().quantize_q8(x, x_stride, n_rows, w.cols(), b.q8_activations(), b.stream()));
   return b.q8_activations();
 }
+
+namespace {
+
+// Prefill with a quantized weight on tensor cores, as llama.cpp does without
+// its MMQ kernels: the weight's rows are dequantized in chunks (the plugin's
+// get_rows, then f16) and multiplied by the runtime's f16 GEMM (cuBLAS),
+// activations rounded to f16 once. y rows [r, r + chunk) of every token are
+// column-major C at y + r, ldc y_stride.
+void DequantizedGemm(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                     const uint8_t* rows, int64_t n_rows, const float* x, int64_t n_tokens,
+                     float* y, int64_t y_stride) {
+  CudaBackend& b = Backend(ctx);
+  const PrefillScratch& s = b.prefill_scratch();
+  const int64_t cols = w.cols();
+  CheckLaunch(ctx, insn, b.kernels().to_half(x, b.gemm_operand(), n_tokens * cols, 1, b.stream()));
+  const int64_t chunk = std::max<int64_t>(1, s.elements / cols);
+  for (int64_t r = 0; r < n_rows; r += chunk) {
+    const int64_t n = std::min(chunk, n_rows - r);
+    ThrowIfPluginError(w.quant->cuda->get_rows(rows + static_cast<uint64_t>(r) * w.row_bytes, cols,
+                                               s.row_ids, n, s.f32, b.stream()),
+                       insn.label);
+    CheckLaunch(ctx, insn, b.kernels().to_half(s.f32, s.f16, n * cols, 1, b.stream()));
+    b.runtime().Gemm(true, n, n_tokens, cols, GemmType::kF16, s.f16, cols, b.gemm_operand(), cols,
+                     y + r, y_stride);
+  }
+}
+
+}  // namespace
 
 void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                       int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens, float* y,
@@ -57,6 +88,10 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
     CheckLaunch(ctx, insn,
                 b.kernels().dense_matvec_ids(w.type, rows, n_rows, w.cols(), 0, nullptr, n_tokens,
                                              1, x, w.cols(), y, y_stride, b.stream()));
+    return;
+  }
+  if (n_tokens >= kTensorCorePrefillTokens && b.prefill_scratch().elements >= w.cols()) {
+    DequantizedGemm(ctx, insn, w, rows, n_rows, x, n_tokens, y, y_stride);
     return;
   }
   const orcd_quant_cuda_ops& ops = *w.quant->cuda;
