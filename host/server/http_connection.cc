@@ -10,7 +10,10 @@ namespace {
 
 constexpr size_t kReadChunkBytes = 16 * 1024;
 constexpr size_t kMaxReadPerCallBytes = 64 * 1024;  // fairness between connections
-constexpr size_t kMaxLingerBytes = 1 << 20;
+// Input drained after an error answer before closing, so that a client still
+// sending a refused body (e.g. 2 MiB over the 1 MiB limit) reads the answer
+// instead of a reset; bounded, as is the linger time.
+constexpr size_t kMaxLingerBytes = 8 << 20;
 // Empty lines tolerated before a request line (RFC 9112 §2.2).
 constexpr size_t kMaxLeadingEmptyLines = 4;
 

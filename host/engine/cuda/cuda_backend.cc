@@ -57,19 +57,22 @@ uint64_t GemmOperandHalves(const BoundPlan& plan, bool f16_prefill) {
   return most;
 }
 
-// The f16 prefill's chunk: up to 16 Mi weight values (64 MiB f32 + 32 MiB
-// f16), at least one row of the widest quantized weight; 0 when no matmul
-// takes that path.
+// The f16 prefill's chunk: the largest such weight, capped at 16 Mi values
+// (64 MiB f32 + 32 MiB f16), at least one row of the widest; 0 when no
+// matmul takes that path.
 constexpr int64_t kPrefillChunkElements = int64_t{16} << 20;
 int64_t PrefillChunkElements(const BoundPlan& plan, bool f16_prefill) {
   if (!f16_prefill) return 0;
-  int64_t widest = 0;
+  int64_t widest = 0, largest = 0;
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
-      if (TensorCorePrefill(phase, insn)) widest = std::max(widest, insn.weights[0]->cols());
+      if (!TensorCorePrefill(phase, insn)) continue;
+      const WeightRef& w = *insn.weights[0];
+      widest = std::max(widest, w.cols());
+      largest = std::max(largest, w.cols() * w.rows());
     }
   }
-  return widest == 0 ? 0 : std::max(widest, kPrefillChunkElements);
+  return std::max(widest, std::min(largest, kPrefillChunkElements));
 }
 
 // Bytes of PrefillScratch for `elements`: f32 + f16 values and a row id per

@@ -94,6 +94,16 @@ ORCD_QUANT_HD NibblePairSums nibble_pair_sums(int lo, int hi, const Q8x32& x, in
   return {dot4(hi, xh, dot4(lo, xl, 0)), sum4(xh, sum4(xl, 0))};
 }
 
+// The same for the 5-bit legacy types (Q5_0, Q5_1): nibbles from qs, fifth
+// bits from the 32-bit qh (both 2-byte aligned in their blocks).
+ORCD_QUANT_HD NibblePairSums five_bit_pair_sums(const uint8_t* qs, const uint8_t* qh_bytes,
+                                                const Q8x32& x, int part) {
+  const int q = load_int_a2(qs + 4 * part);
+  const uint32_t qh = static_cast<uint32_t>(load_int_a2(qh_bytes));
+  return nibble_pair_sums(low_nibbles(q) | fifth_bits(qh, 4 * part),
+                          high_nibbles(q) | fifth_bits(qh, 16 + 4 * part), x, part);
+}
+
 // Detects T::kQ8Parts (C++17: the CUDA sources are not C++20).
 template <class T, class = void>
 struct has_q8_dot {

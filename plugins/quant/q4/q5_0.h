@@ -31,11 +31,7 @@ struct Q5_0 : NibblePairs32Layout {
 
   static constexpr int kQ8Parts = 4;
   ORCD_QUANT_HD static float dot_q8(const Block& b, int part, const Q8x32* x) {
-    const int q = load_int_a2(b.qs + 4 * part);
-    const uint32_t qh = static_cast<uint32_t>(load_int_a2(b.qh));
-    const NibblePairSums s =
-        nibble_pair_sums(low_nibbles(q) | fifth_bits(qh, 4 * part),
-                         high_nibbles(q) | fifth_bits(qh, 16 + 4 * part), x[0], part);
+    const NibblePairSums s = five_bit_pair_sums(b.qs, b.qh, x[0], part);
     return fp16_to_f32(b.d) * x[0].d * static_cast<float>(s.qx - 16 * s.x);
   }
 };
