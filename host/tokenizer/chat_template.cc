@@ -30,7 +30,7 @@ std::optional<ChatTemplate> RecogniseTemplate(std::string_view text) {
     return ChatTemplate{ChatFormat::kHarmony, ""};
   }
   if (Contains(text, "<|user|>") && Contains(text, "<|end|>")) {
-    return ChatTemplate{ChatFormat::kPhi3, ""};
+    return ChatTemplate{ChatFormat::kRoleTags, ""};
   }
   return std::nullopt;
 }
@@ -64,7 +64,7 @@ void RenderPhi3(std::span<const ChatTurn> turns, std::string& out) {
     std::string_view role = turn.role;
     if (role == "developer") role = "system";
     if (role != "system" && role != "user" && role != "assistant") {
-      UnsupportedRole(ChatFormat::kPhi3, turn.role);
+      UnsupportedRole(ChatFormat::kRoleTags, turn.role);
     }
     out.append("<|").append(role).append("|>\n").append(turn.content).append("<|end|>\n");
   }
@@ -89,8 +89,8 @@ std::string_view ChatFormatName(ChatFormat format) {
   switch (format) {
     case ChatFormat::kChatMl:
       return "chatml";
-    case ChatFormat::kPhi3:
-      return "phi3";
+    case ChatFormat::kRoleTags:
+      return "role-tags";
     case ChatFormat::kHarmony:
       return "harmony";
   }
@@ -98,7 +98,7 @@ std::string_view ChatFormatName(ChatFormat format) {
 }
 
 std::optional<ChatFormat> ParseChatFormat(std::string_view name) {
-  for (ChatFormat f : {ChatFormat::kChatMl, ChatFormat::kPhi3, ChatFormat::kHarmony}) {
+  for (ChatFormat f : {ChatFormat::kChatMl, ChatFormat::kRoleTags, ChatFormat::kHarmony}) {
     if (ChatFormatName(f) == name) return f;
   }
   return std::nullopt;
@@ -197,7 +197,7 @@ std::string RenderChat(const ChatTemplate& chat_template, std::span<const ChatTu
       RenderChatMl(chat_template, turns, out);
       if (add_generation_prompt) out.append("<|im_start|>assistant\n");
       break;
-    case ChatFormat::kPhi3:
+    case ChatFormat::kRoleTags:
       RenderPhi3(turns, out);
       if (add_generation_prompt) out.append("<|assistant|>\n");
       break;

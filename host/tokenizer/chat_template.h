@@ -8,7 +8,7 @@
 //   chatml  (Qwen2)   <|im_start|>{role}\n{content}<|im_end|>\n ...
 //                     generation prompt "<|im_start|>assistant\n". Qwen2 adds
 //                     a default system message when the first is not one.
-//   phi3              <|{role}|>\n{content}<|end|>\n ...   (developer -> system)
+//   role-tags (Phi-3)  <|{role}|>\n{content}<|end|>\n ...   (developer -> system)
 //                     generation prompt "<|assistant|>\n".
 //   harmony (gpt-oss) <|start|>{role}<|message|>{content}<|end|> ...
 //                     assistant history:
@@ -37,9 +37,9 @@ class JinjaTemplate;
 }
 class GgufFile;
 
-enum class ChatFormat { kChatMl, kPhi3, kHarmony };
+enum class ChatFormat { kChatMl, kRoleTags, kHarmony };
 
-// "chatml", "phi3", "harmony".
+// "chatml", "role-tags" (<|role|>\n...<|end|>), "harmony".
 std::string_view ChatFormatName(ChatFormat format);
 // The inverse; nullopt for another name.
 std::optional<ChatFormat> ParseChatFormat(std::string_view name);

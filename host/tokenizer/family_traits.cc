@@ -22,7 +22,7 @@ std::optional<FamilyTraits> FindFamilyTraits(const PluginRegistry& registry,
       throw Error(ErrorCode::kPluginRefused,
                   "plugin '" + (claim.plugin ? claim.plugin->name : std::string("?")) +
                       "' declares chat format '" + std::string(format) + "' for '" +
-                      std::string(architecture) + "' (known: chatml, phi3, harmony)");
+                      std::string(architecture) + "' (known: chatml, role-tags, harmony)");
     }
     FamilyTraits t;
     t.chat_format = *parsed;

@@ -16,7 +16,7 @@ void Compile(const orcd::sdk::ModelReader& model, orcd::sdk::PlanWriter& plan) {
 // tokenizer strips the whitespace after its chat tokens.
 constexpr orcd_chat_defaults kChatDefaults[] = {
     {sizeof(orcd_chat_defaults), "qwen2", "chatml", "You are a helpful assistant.", 0},
-    {sizeof(orcd_chat_defaults), "phi3", "phi3", "", 1},
+    {sizeof(orcd_chat_defaults), "phi3", "role-tags", "", 1},
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ TEST(ChatTemplate, ChatMlWithQwen2DefaultSystem) {
 TEST(ChatTemplate, Phi3) {
   const std::vector<ChatTurn> turns = {
       {"system", "Be brief."}, {"user", "Hi"}, {"assistant", "Hello!"}, {"user", "2+2?"}};
-  EXPECT_EQ(RenderChat({ChatFormat::kPhi3, ""}, turns, true),
+  EXPECT_EQ(RenderChat({ChatFormat::kRoleTags, ""}, turns, true),
             "<|system|>\nBe brief.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\nHello!<|end|>\n"
             "<|user|>\n2+2?<|end|>\n<|assistant|>\n");
 }
@@ -54,7 +54,7 @@ TEST(ChatTemplate, Harmony) {
 TEST(ChatTemplate, UnsupportedRoleIsNamed) {
   const std::vector<ChatTurn> turns = {{"tool", "{}"}};
   try {
-    RenderChat({ChatFormat::kPhi3, ""}, turns, true);
+    RenderChat({ChatFormat::kRoleTags, ""}, turns, true);
     ADD_FAILURE() << "tool role accepted by phi3";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
@@ -73,7 +73,7 @@ TEST(ChatTemplate, ChosenFromTemplateTextInTheGguf) {
   const ChatTemplate qwen2 = Select(VocabGguf("qwen2"));
   EXPECT_EQ(qwen2.format, ChatFormat::kChatMl);
   EXPECT_EQ(qwen2.default_system, "You are a helpful assistant.");
-  EXPECT_EQ(Select(VocabGguf("phi-3")).format, ChatFormat::kPhi3);
+  EXPECT_EQ(Select(VocabGguf("phi-3")).format, ChatFormat::kRoleTags);
   // Unrecognised text falls back to the architecture.
   const std::optional<FamilyTraits> gpt_oss = PluginFamilyTraits("gpt-oss");
   ASSERT_TRUE(gpt_oss.has_value()) << "the gpt plugin declares gpt-oss's chat defaults";
@@ -83,7 +83,7 @@ TEST(ChatTemplate, ChosenFromTemplateTextInTheGguf) {
 
 TEST(ChatTemplate, ChosenFromTheArchitectureWhenTheGgufHasNone) {
   EXPECT_EQ(Select(Model("qwen2-tiny.F16.gguf")).format, ChatFormat::kChatMl);
-  EXPECT_EQ(Select(Model("phi3-tiny.Q4_K_M.gguf")).format, ChatFormat::kPhi3);
+  EXPECT_EQ(Select(Model("phi3-tiny.Q4_K_M.gguf")).format, ChatFormat::kRoleTags);
   EXPECT_EQ(Select(Model("gptoss-tiny.F16.gguf")).format, ChatFormat::kHarmony);
   EXPECT_EQ(Select(VocabGguf("gpt-oss")).format, ChatFormat::kHarmony);
   try {

@@ -306,7 +306,7 @@ typedef struct orcd_plan_builder_ops {
 typedef struct orcd_chat_defaults {
   uint32_t struct_size;
   const char* architecture;   /* one of the plugin's architectures */
-  const char* chat_format;    /* "chatml" | "phi3" | "harmony" */
+  const char* chat_format;    /* "chatml" | "role-tags" | "harmony" */
   const char* default_system; /* system prompt when none is given; NULL or "" = none */
   /* 1: the family's HF tokenizer strips whitespace after its chat special
    * tokens (rstrip), which GGUF has no field for (Phi-3). */
