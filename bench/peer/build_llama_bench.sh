@@ -5,14 +5,9 @@
 # is not). Prints the path of the binary. Usage: build_llama_bench.sh [DIR]
 set -euo pipefail
 dir=${1:-/tmp/orcd-peer}
-mkdir -p "$dir"
+. "$(dirname "$0")/llama_source.sh"
+fetch_llama_source "$dir"
 cd "$dir"
-if [ ! -d node_modules/node-llama-cpp ]; then
-  npm install --no-audit --no-fund --ignore-scripts node-llama-cpp@3.22.1 >&2
-fi
-if [ ! -d llama.cpp ]; then
-  git clone -q node_modules/node-llama-cpp/llama/gitRelease.bundle llama.cpp >&2
-fi
 cmake -S llama.cpp -B llama.cpp/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
   -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
   -DBUILD_SHARED_LIBS=OFF >&2

@@ -1,21 +1,17 @@
 #!/usr/bin/env bash
-# The peer for GPU figures, step 1 (here): llama.cpp's source, from the git
-# bundle the node-llama-cpp npm package ships (as build_llama_bench.sh gets
-# it), trimmed to what llama-bench with the CUDA backend needs (ggml core, the
-# CPU and CUDA backends, libllama, common, vendor, tools/llama-bench) and
+# The peer for GPU figures, step 1 (here): llama.cpp's source (llama_source.sh,
+# as for build_llama_bench.sh), trimmed to what llama-bench with the CUDA
+# backend needs (ggml core, the CPU and CUDA backends, libllama, common,
+# vendor, tools/llama-bench) and
 # packed as OUT (default gpu-kit/peer/llama.cpp.tar.xz, a few MiB). Step 2
 # runs on the GPU machine: bench/peer/gpu_side_by_side.sh (bench/README.md).
 set -euo pipefail
 out=$(realpath -m "${1:-gpu-kit/peer/llama.cpp.tar.xz}")
 work=${ORCD_PEER_DIR:-/tmp/orcd-peer}
-mkdir -p "$work" "$(dirname "$out")"
+. "$(dirname "$0")/llama_source.sh"
+fetch_llama_source "$work"
+mkdir -p "$(dirname "$out")"
 cd "$work"
-if [ ! -d node_modules/node-llama-cpp ]; then
-  npm install --no-audit --no-fund --ignore-scripts node-llama-cpp@3.22.1 >&2
-fi
-if [ ! -d llama.cpp ]; then
-  git clone -q node_modules/node-llama-cpp/llama/gitRelease.bundle llama.cpp >&2
-fi
 rm -rf trimmed && mkdir -p trimmed/llama.cpp
 src=llama.cpp
 dst=trimmed/llama.cpp
