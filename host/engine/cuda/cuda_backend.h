@@ -82,6 +82,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   int32_t* position_ids() const { return positions_.get<int32_t>(); }
   // Room for the largest f16/bf16 copy of a GEMM's activations.
   uint16_t* gemm_operand() const { return gemm_operand_.get<uint16_t>(); }
+  uint64_t gemm_operand_bytes() const { return gemm_operand_.bytes(); }
   const MoeScratch& moe() const { return moe_; }
   const PrefillScratch& prefill_scratch() const { return prefill_; }
   // Quantized weights' prefill on tensor cores (default on; off: the quant

@@ -90,7 +90,10 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
                                              1, x, w.cols(), y, y_stride, b.stream()));
     return;
   }
-  if (n_tokens >= kTensorCorePrefillTokens && b.prefill_scratch().elements >= w.cols()) {
+  // The scratch was sized for the MATMULs that take this path (a LOGITS over
+  // many rows may not fit it: it keeps the plugin's kernel).
+  if (n_tokens >= kTensorCorePrefillTokens && b.prefill_scratch().elements >= w.cols() &&
+      static_cast<uint64_t>(n_tokens * w.cols()) * 2 <= b.gemm_operand_bytes()) {
     DequantizedGemm(ctx, insn, w, rows, n_rows, x, n_tokens, y, y_stride);
     return;
   }
