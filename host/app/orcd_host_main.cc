@@ -18,6 +18,7 @@
 #include "host/device/device_context.h"
 #include "host/generation/generation_service.h"
 #include "host/plugins/host_services.h"
+#include "host/plugins/plugin_listing.h"
 #include "host/plugins/plugin_registry.h"
 #include "host/plugins/plugin_search_path.h"
 #include "host/server/ready_callback.h"
@@ -166,6 +167,11 @@ int Run(int argc, char** argv) {
       std::printf("orcd-host %s (CUDA backend %s)\n", ORCD_VERSION,
                   CudaBackendBuilt() ? "built" : "not built");
       return 0;
+    }
+    if (cl.list_plugins) {
+      const WorkerConfig listed = ApplyCommandLine(cl);
+      return PrintPluginListing(listed.plugin_dirs.empty() ? DefaultPluginDirs()
+                                                           : listed.plugin_dirs);
     }
     config = ResolveWorkerConfig(cl);
   } catch (const Error& e) {

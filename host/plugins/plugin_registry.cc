@@ -1,11 +1,14 @@
 #include "host/plugins/plugin_registry.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/dll/shared_library.hpp>
 #include <system_error>
 
 #include "host/common/logger.h"
 #include "host/gguf/ggml_type_traits.h"
+#include "host/plugins/plugin_file_safety.h"
 #include "host/plugins/plugin_validation.h"
 
 namespace orcd {
@@ -57,6 +60,10 @@ bool PluginRegistry::Refuse(const std::filesystem::path& path, const std::string
 }
 
 bool PluginRegistry::LoadFile(const std::filesystem::path& path) {
+  // Before dlopen: opening runs the library's constructors.
+  if (std::string reason = UnsafePluginFileReason(path, ::geteuid()); !reason.empty()) {
+    return Refuse(path, reason);
+  }
   auto library = std::make_unique<Library>();
   try {
     // rtld_local keeps each plugin's symbols to itself; rtld_now surfaces

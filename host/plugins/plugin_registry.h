@@ -4,7 +4,10 @@
 // taken in byte order of their names. The first plugin to claim a name (an
 // architecture or a ggml type) keeps it; later claims are logged and ignored.
 // A file that fails any check is refused with a log line naming the file and
-// the reason, and scanning goes on.
+// the reason, and scanning goes on. The first check is who could have written
+// it: a file, or the directory it is listed in, that is owned by another user
+// than root or the one running the host, or is group- or world-writable, is
+// refused before it is opened (plugin_file_safety.h).
 #ifndef ORCD_HOST_PLUGINS_PLUGIN_REGISTRY_H_
 #define ORCD_HOST_PLUGINS_PLUGIN_REGISTRY_H_
 
@@ -51,6 +54,8 @@ class PluginRegistry {
   // (logged at debug level).
   void LoadDirectories(const std::vector<std::filesystem::path>& dirs);
   // Loads one file; returns false (and records why) when it is refused.
+  // The file and its directory must pass UnsafePluginFileReason for the
+  // user running the host.
   bool LoadFile(const std::filesystem::path& path);
 
   const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }

@@ -269,6 +269,8 @@ CommandLine ParseCommandLine(int argc, const char* const* argv) {
       cl.help = true;
     } else if (arg == "--version") {
       cl.version = true;
+    } else if (arg == "--list-plugins") {
+      cl.list_plugins = true;
     } else if (arg == "--config" || arg == "-c") {
       cl.config_path = take();
     } else {
@@ -283,7 +285,7 @@ CommandLine ParseCommandLine(int argc, const char* const* argv) {
   return cl;
 }
 
-WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
+WorkerConfig ApplyCommandLine(const CommandLine& cl) {
   WorkerConfig config = cl.config_path.empty() ? WorkerConfig{} : LoadWorkerConfig(cl.config_path);
   bool plugin_dirs_overridden = false;
   for (const auto& [key, value] : cl.overrides) {
@@ -298,6 +300,11 @@ WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
       throw Error(e.code(), std::string("command line: ") + e.what());
     }
   }
+  return config;
+}
+
+WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
+  WorkerConfig config = ApplyCommandLine(cl);
   ValidateWorkerConfig(config);
   ReadAuthTokenFile(&config);
   return config;
@@ -330,6 +337,9 @@ std::string CommandLineHelp() {
          "  --tokenizer-json F   model.tokenizer_json\n"
          "  --auth-token-file F  server.auth_token_file (bearer token for the API)\n"
          "  --log-level LEVEL    logging.level (debug|info|warn|error)\n"
+         "  --list-plugins       print every plugin found in the plugin directories (name,\n"
+         "                       ABI, architectures or quant types served) and every\n"
+         "                       refused file with the reason, then exit (no model needed)\n"
          "  --version            print the version and exit\n";
 }
 

@@ -91,9 +91,13 @@ struct CommandLine {
   std::vector<std::pair<std::string, std::string>> overrides;  // dotted key, value
   bool help = false;
   bool version = false;
+  bool list_plugins = false;  // print the plugins found and refused, then exit
 };
 // Throws orcd::Error(kInvalidArgument) on an unknown flag or a missing value.
 CommandLine ParseCommandLine(int argc, const char* const* argv);
+// File (when given) then overrides, without validation: enough for
+// --list-plugins, which needs no model.
+WorkerConfig ApplyCommandLine(const CommandLine& command_line);
 // File (when given) then overrides, then validation; reads
 // server.auth_token_file into auth_token.
 WorkerConfig ResolveWorkerConfig(const CommandLine& command_line);

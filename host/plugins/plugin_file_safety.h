@@ -1,0 +1,31 @@
+// Who may have written a plugin before the worker runs it.
+//
+// A plugin is code the worker runs with its own privileges, so a plugin file,
+// and the directory it is listed in, must be writable by nobody but root and
+// the user the worker runs as; otherwise whoever can write there can run code
+// as the service (the rule sshd's StrictModes and sudo apply to their
+// configuration). A file or directory that is owned by another user, or is
+// group- or world-writable, is refused.
+#ifndef ORCD_HOST_PLUGINS_PLUGIN_FILE_SAFETY_H_
+#define ORCD_HOST_PLUGINS_PLUGIN_FILE_SAFETY_H_
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+namespace orcd {
+
+// "" when `path` (symlinks followed) is owned by root or `trusted_uid` and is
+// neither group- nor world-writable; otherwise why not, naming the path, its
+// owner or mode, and the fix.
+std::string UnsafePathReason(const std::filesystem::path& path, uid_t trusted_uid);
+
+// UnsafePathReason for a plugin file, then for the directory it is listed in,
+// then, when the file is a symlink, for the directory of the file it points
+// to: replacing any of them replaces the code that runs.
+std::string UnsafePluginFileReason(const std::filesystem::path& file, uid_t trusted_uid);
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_PLUGINS_PLUGIN_FILE_SAFETY_H_
