@@ -205,7 +205,12 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "orcd-host: %s\n", e.what());
     return kExitStartupFailed;
   }
-  const std::string uri = "http://" + config.bind_address + ":" + std::to_string(server->port());
+  const std::string uri = AdvertisedUri(config, server->port());
+  if (!config.callback_url.empty() && config.advertise_url.empty() &&
+      (config.bind_address == "0.0.0.0" || config.bind_address == "::")) {
+    LogWarn("advertise_url_unset", "bound to a wildcard address: the pool manager is sent " + uri +
+                                       ", which it cannot dial; set server.advertise_url");
+  }
   LogInfo("listening", "HTTP server up; loading the model",
           {{"uri", uri}, {"port", std::to_string(server->port())}});
 

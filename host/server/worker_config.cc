@@ -120,6 +120,11 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
       Bad(key, "'" + v + "' is not an http(s) URL");
     }
     c->callback_url = v;
+  } else if (key == "server.advertise_url") {
+    if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
+      Bad(key, "'" + v + "' is not an http(s) URL");
+    }
+    c->advertise_url = v;
   } else if (key == "server.callback_attempts") {
     c->callback_attempts = static_cast<int>(ParseInt(key, v, 1, 100));
   } else if (key == "server.max_connections") {
@@ -234,6 +239,7 @@ constexpr Flag kFlags[] = {
     {"--gpu-device", "device.gpu"},
     {"--port", "server.port"},
     {"--callback-url", "server.callback_url"},
+    {"--advertise-url", "server.advertise_url"},
     {"--max-tokens-in", "limits.max_input_tokens"},
     {"--max-tokens-out", "limits.max_output_tokens"},
     {"--inference-timeout-sec", "limits.inference_timeout_s"},
@@ -310,6 +316,11 @@ WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
   return config;
 }
 
+std::string AdvertisedUri(const WorkerConfig& config, int port) {
+  if (!config.advertise_url.empty()) return config.advertise_url;
+  return "http://" + config.bind_address + ":" + std::to_string(port);
+}
+
 std::string CommandLineHelp() {
   return "usage: orcd-host --config worker.yaml [overrides]\n"
          "       orcd-host --worker-id ID --model PATH --gpu-device N --port N "
@@ -324,6 +335,8 @@ std::string CommandLineHelp() {
          "                       POSTs {URL}/v2/internal/workers/ready once loaded and\n"
          "                       accepts jobs only after a 2xx (http://, or https://\n"
          "                       when built with Poco NetSSL)\n"
+         "  --advertise-url URL  server.advertise_url: the uri registered with the pool\n"
+         "                       manager (default http://BIND:PORT; in a pod, the pod IP)\n"
          "  --max-tokens-in N    limits.max_input_tokens (default: context length - 1)\n"
          "  --max-tokens-out N   limits.max_output_tokens (default 2048)\n"
          "  --inference-timeout-sec S  limits.inference_timeout_s (default 300)\n"

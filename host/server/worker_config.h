@@ -32,8 +32,11 @@ struct WorkerConfig {
   std::string cuda_graphs = "on";
   // server
   std::string bind_address = "127.0.0.1";
-  int port = 8080;            // 0 = any free port (logged at ready)
-  std::string callback_url;   // optional: the pool manager's base URL (ready callback)
+  int port = 8080;           // 0 = any free port (logged at ready)
+  std::string callback_url;  // optional: the pool manager's base URL (ready callback)
+  // The uri this worker registers and logs; empty = http://{bind}:{port}. Set
+  // it where the bind address is not what clients dial (0.0.0.0 in a pod).
+  std::string advertise_url;
   int callback_attempts = 6;  // then the worker reports failed and exits 1
   // HTTP hardening: open connections (the oldest not in a handler is closed
   // to admit a new one), and deadlines for a request head, a body, an idle
@@ -102,6 +105,10 @@ WorkerConfig ApplyCommandLine(const CommandLine& command_line);
 // server.auth_token_file into auth_token.
 WorkerConfig ResolveWorkerConfig(const CommandLine& command_line);
 std::string CommandLineHelp();
+
+// The uri the worker registers with the pool manager and logs: advertise_url,
+// else http://{bind}:{port}.
+std::string AdvertisedUri(const WorkerConfig& config, int port);
 
 }  // namespace orcd
 

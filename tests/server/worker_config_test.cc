@@ -98,6 +98,20 @@ TEST(WorkerConfig, CommandLineOverridesTheFile) {
   ASSERT_EQ(c.plugin_dirs.size(), 1u);
 }
 
+// In a pod the worker binds 0.0.0.0, which the pool manager cannot dial: the
+// registered uri is the advertised one (deploy/kubernetes passes the pod IP).
+TEST(WorkerConfig, AdvertisedUriReplacesTheBindAddress) {
+  WorkerConfig c = ParseWorkerConfig("server: {bind: 0.0.0.0, port: 8080}", "w.yaml");
+  EXPECT_EQ(AdvertisedUri(c, 8080), "http://0.0.0.0:8080") << "default: bind and port";
+  const char* argv[] = {
+      "orcd-host",           "--model", "/m.gguf", "--bind", "0.0.0.0", "--advertise-url",
+      "http://10.1.2.3:8080"};
+  c = ResolveWorkerConfig(ParseCommandLine(7, argv));
+  EXPECT_EQ(AdvertisedUri(c, 8080), "http://10.1.2.3:8080");
+  EXPECT_NE(ErrorOf("server: {advertise_url: 10.1.2.3:8080}").find("'server.advertise_url'"),
+            std::string::npos);
+}
+
 // The spec's command line (WORK-3010, WORK-3111), every flag an override.
 TEST(WorkerConfig, TheSpecsCommandLineWorks) {
   const char* argv[] = {"orcd-host",
