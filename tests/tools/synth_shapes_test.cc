@@ -47,7 +47,7 @@ TEST(SynthShapes, GptOss20bMatchesThePublishedFile) {
 // Every matrix's rows fit its type's blocks, and the Q4_K_M shapes use only
 // types the quant plugins serve.
 TEST(SynthShapes, EveryShapeIsWellFormed) {
-  for (const char* name : {"qwen2-0.5b", "phi3-mini", "gpt-oss-20b"}) {
+  for (const char* name : {"qwen3-tiny", "qwen2-0.5b", "phi3-mini", "gpt-oss-20b"}) {
     const std::optional<ModelShape> s = MakeShape(name, 0);
     ASSERT_TRUE(s.has_value()) << name;
     for (const TensorSpec& t : s->tensors) {

@@ -131,7 +131,7 @@ TEST(PluginFileSafety, RootOrTheServiceUserMayOwnAPlugin) {
     owner = kOtherUid;
   }
   EXPECT_EQ(UnsafePathReason(file, owner), "");
-  EXPECT_NE(UnsafePathReason(file, owner + 1), "");           // neither root nor the service user
+  EXPECT_NE(UnsafePathReason(file, owner + 1), "");  // neither root nor the service user
   EXPECT_NE(UnsafePathReason(plugins.dir() / "missing.so", owner).find("cannot check"),
             std::string::npos);
 }

@@ -42,14 +42,16 @@ void Usage(std::FILE* f) {
                "                  [--vocab VOCAB.gguf]\n"
                "  --shape    %s\n"
                "             demo: qwen2, 2 layers, d 64, the real Qwen2 vocabulary (~16 MB)\n"
+               "             qwen3-tiny: qwen3 (q/k norms, heads of 32), 2 layers, d 64, the\n"
+               "             Qwen2 vocabulary; served by the SDK's example plugin only\n"
                "             qwen2-0.5b: Qwen2.5-0.5B-Instruct shapes, Q4_K_M type mix\n"
                "             phi3-mini: Phi-3-mini-4k-instruct shapes, Q4_K_M type mix\n"
                "             gpt-oss-20b: the published MXFP4 MoE file's shapes and types\n"
                "             (~12 GB, held in memory while written)\n"
-               "  --type     demo weights (default q8_0)\n"
+               "  --type     demo and qwen3-tiny weights (default q8_0)\n"
                "  --vocab    GGUF whose tokenizer.* keys are copied (default: the fixture\n"
                "             vocabulary for the shape's family under\n"
-               "             %s; required for demo, optional otherwise)\n"
+               "             %s; required for demo and qwen3-tiny, optional otherwise)\n"
                "weights are random (N(0, 0.02)): the text they produce is noise.\n"
                "exit status: 0 ok, 1 error, 2 usage\n",
                ShapeNames(), ORCD_SYNTH_VOCAB_DIR);

@@ -100,6 +100,46 @@ ModelShape Demo(uint32_t demo_type) {
   return s;
 }
 
+// A tiny qwen3 (served by no bundled plugin: sdk/examples/qwen3 is the
+// out-of-tree one) with the family's traits: per-head q/k norm gains, no
+// biases, heads wider than embedding / heads (4 x 32 over 64), tied head.
+ModelShape Qwen3Tiny(uint32_t type) {
+  ModelShape s;
+  s.shape = "qwen3-tiny";
+  s.architecture = "qwen3";
+  s.name = "orcd-qwen3-tiny";
+  s.file_type = type == ORCD_TYPE_F16 ? kFileTypeF16 : kFileTypeQ8_0;
+  s.context_length = 2048;
+  s.n_embd = 64;
+  s.n_layer = 2;
+  s.n_head = 4;
+  s.n_head_kv = 2;
+  s.head_dim = 32;
+  s.n_ff = 128;
+  s.n_vocab = 151936;  // Qwen3 keeps Qwen2's vocabulary
+  s.rope_freq_base = 1000000.0f;
+  s.needs_vocab_file = true;
+  TensorList t(&s.tensors);
+  const int64_t d = s.n_embd, q = int64_t{s.n_head} * s.head_dim;
+  const int64_t kv = int64_t{s.n_head_kv} * s.head_dim;
+  t.Matrix("token_embd.weight", d, s.n_vocab, type);
+  t.Norm("output_norm.weight", d);
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    t.Norm(Blk(l, "attn_norm.weight"), d);
+    t.Matrix(Blk(l, "attn_q.weight"), d, q, type);
+    t.Norm(Blk(l, "attn_q_norm.weight"), s.head_dim);
+    t.Matrix(Blk(l, "attn_k.weight"), d, kv, type);
+    t.Norm(Blk(l, "attn_k_norm.weight"), s.head_dim);
+    t.Matrix(Blk(l, "attn_v.weight"), d, kv, type);
+    t.Matrix(Blk(l, "attn_output.weight"), q, d, type);
+    t.Norm(Blk(l, "ffn_norm.weight"), d);
+    t.Matrix(Blk(l, "ffn_gate.weight"), d, s.n_ff, type);
+    t.Matrix(Blk(l, "ffn_up.weight"), d, s.n_ff, type);
+    t.Matrix(Blk(l, "ffn_down.weight"), s.n_ff, d, type);
+  }
+  return s;
+}
+
 // Qwen2.5-0.5B-Instruct as llama-quantize writes Q4_K_M: rows of 896 are not
 // K-quant compatible, so Q4_K becomes Q5_0 and Q6_K becomes Q8_0 there; the
 // tied token_embd is treated as the output tensor (Q6_K -> Q8_0).
@@ -223,12 +263,13 @@ ModelShape GptOss20B() {
 
 std::optional<ModelShape> MakeShape(const std::string& shape, uint32_t demo_type) {
   if (shape == "demo") return Demo(demo_type);
+  if (shape == "qwen3-tiny") return Qwen3Tiny(demo_type);
   if (shape == "qwen2-0.5b") return Qwen2_05B();
   if (shape == "phi3-mini") return Phi3Mini();
   if (shape == "gpt-oss-20b") return GptOss20B();
   return std::nullopt;
 }
 
-const char* ShapeNames() { return "demo | qwen2-0.5b | phi3-mini | gpt-oss-20b"; }
+const char* ShapeNames() { return "demo | qwen3-tiny | qwen2-0.5b | phi3-mini | gpt-oss-20b"; }
 
 }  // namespace orcd::synth

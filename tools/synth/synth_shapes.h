@@ -26,7 +26,7 @@ struct TensorSpec {
 };
 
 struct ModelShape {
-  std::string shape;         // "demo", "qwen2-0.5b", "phi3-mini", "gpt-oss-20b"
+  std::string shape;         // "demo", "qwen3-tiny", "qwen2-0.5b", "phi3-mini", ...
   std::string architecture;  // general.architecture
   std::string name;          // general.name
   uint32_t file_type = 0;    // general.file_type (llama_ftype)
@@ -45,8 +45,8 @@ struct ModelShape {
   std::vector<TensorSpec> tensors;
 };
 
-// "demo" (F16 or Q8_0 weights: `demo_type`), "qwen2-0.5b", "phi3-mini",
-// "gpt-oss-20b"; nullopt for an unknown shape.
+// "demo" and "qwen3-tiny" (F16 or Q8_0 weights: `demo_type`), "qwen2-0.5b",
+// "phi3-mini", "gpt-oss-20b"; nullopt for an unknown shape.
 std::optional<ModelShape> MakeShape(const std::string& shape, uint32_t demo_type);
 
 // The names MakeShape accepts, for usage text.
