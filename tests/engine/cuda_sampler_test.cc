@@ -35,6 +35,11 @@ TEST(CudaSampler, ChoosesWhatTheCpuSamplerChooses) {
       {"small top-k, hot", {1.5, 1.0, 5, 1.0, 0.0, 14}},
       {"min-p alone", {1.0, 1.0, 0, 1.0, 0.2, 15}},
       {"greedy after a penalty", {0.0, 1.5, 0, 1.0, 0.0, 16}},
+      // Tiny temperatures are inside the API's range and mean greedy (their
+      // limit): logits * 1e38 overflow to inf (NaN softmax without care), and
+      // 1/1e-45 is past FLT_MAX itself.
+      {"temperature 1e-38, scaled logits overflow", {1e-38, 1.3, 0, 0.9, 0.0, 17}},
+      {"temperature 1e-45, 1/T overflows", {1e-45, 1.0, 0, 1.0, 0.0, 18}},
   };
   for (const char* model : {"real/stories260K", "qwen2-tiny.Q4_K_M"}) {
     const Golden golden = LoadGolden(model);
@@ -58,7 +63,7 @@ TEST(CudaSampler, ChoosesWhatTheCpuSamplerChooses) {
             device_side->DecodeSample(on_host, engine::SampleRequest::From(device.NextDraw()));
       }
       // Not a constant stream: the draws exercised the distribution.
-      if (c.config.temperature > 0.0 && c.config.top_k != 5) {
+      if (c.config.temperature > 1e-3 && c.config.top_k != 5) {
         EXPECT_GT(std::set<int32_t>(chosen.begin(), chosen.end()).size(), 2u) << c.name;
       }
     }

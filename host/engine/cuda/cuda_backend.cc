@@ -1,6 +1,7 @@
 #include "host/engine/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -347,7 +348,9 @@ int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const Sa
   a.penalized = penalized_.get<int32_t>();
   a.n_penalized = penalize ? n_penalized : 0;
   a.penalty = static_cast<float>(r.repetition_penalty);
-  a.inv_temperature = r.temperature > 0.0 ? static_cast<float>(1.0 / r.temperature) : 0.0f;
+  // 1/T past FLT_MAX (T below ~3e-39) is the greedy limit, as on the CPU.
+  const float inv_t = r.temperature > 0.0 ? static_cast<float>(1.0 / r.temperature) : 0.0f;
+  a.inv_temperature = std::isfinite(inv_t) ? inv_t : 0.0f;
   a.top_k = r.top_k;
   a.top_p = r.top_p;
   a.min_p = r.min_p;

@@ -62,6 +62,28 @@ __device__ __forceinline__ int64_t block_min_index(int64_t* slots, int64_t mine)
   return result;
 }
 
+// The first index of the largest of v[0, n) (std::max_element's choice: NaN
+// never wins over an earlier value). Every thread calls.
+__device__ __forceinline__ int64_t block_argmax(const float* v, int64_t n, int64_t* slots) {
+  __shared__ int64_t result;
+  int64_t begin, end;
+  chunk(n, &begin, &end);
+  int64_t best = begin < end ? begin : -1;
+  for (int64_t i = begin + 1; i < end; ++i) best = v[best] < v[i] ? i : best;
+  slots[threadIdx.x] = best;
+  __syncthreads();
+  if (threadIdx.x == 0) {  // chunks in order: an equal later maximum does not replace
+    int64_t winner = -1;
+    for (unsigned t = 0; t < blockDim.x; ++t) {
+      const int64_t c = slots[t];
+      if (c >= 0 && (winner < 0 || v[winner] < v[c])) winner = c;
+    }
+    result = winner;
+  }
+  __syncthreads();
+  return result;
+}
+
 __global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
   __shared__ double part[kSamplerThreads];
   __shared__ int64_t slots[kSamplerThreads];
@@ -105,6 +127,14 @@ __global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
   }
   if (greedy) {
     if (threadIdx.x == 0) *a.out = ids[0];
+    return;
+  }
+  // Scaled logits past FLT_MAX (a tiny temperature), or NaN: no softmax. As
+  // the CPU sampler does, the limit of temperature -> 0 is the greedy choice
+  // over the penalized logits (the overflowed keys tie, so ids[0] is not it).
+  if (!isfinite(keys[0])) {
+    const int64_t best = block_argmax(a.logits, n, slots);
+    if (threadIdx.x == 0) *a.out = static_cast<int32_t>(best);
     return;
   }
 
