@@ -1,7 +1,8 @@
 // The out-of-tree architecture plugin (sdk/examples/qwen3), built against the
 // installed SDK, serves a qwen3 model: its logits, prefill and decode, equal
-// an independent double-precision forward pass (qwen3_reference.cc) and its
-// greedy generation follows that reference token for token. The same
+// an independent double-precision forward pass (qwen3_reference.cc) on the
+// CPU backend and on the CUDA backend's emulated device, and its greedy
+// generation follows that reference token for token. The same
 // comparison tells a plugin that skipped the q/k norms or paired RoPE
 // dimensions the llama way apart from a correct one.
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <random>
 
 #include "host/common/status.h"
+#include "host/engine/cuda/device_runtime.h"
 #include "host/engine/engine.h"
 #include "host/gguf/gguf_writer.h"
 #include "host/plugins/host_services.h"
@@ -22,10 +24,10 @@ namespace orcd::testing {
 namespace {
 
 // F32 weights, an F32 KV cache and f32 activations against double loops:
-// rounding alone stays near 1e-5 on logits up to ~7 (measured 3.7e-6); 2e-4
-// leaves room for another summation order, while the departures checked
-// below move logits by whole units (measured 5.5 without the q/k norms, 7.8
-// with llama's RoPE pairing).
+// rounding alone stays near 1e-5 on logits up to ~7 (measured 3.7e-6 on the
+// CPU, 5.8e-6 on the emulated CUDA device); 2e-4 leaves room for another
+// summation order, while the departures checked below move logits by whole
+// units (measured 5.5 without the q/k norms, 7.8 with llama's RoPE pairing).
 constexpr double kTolerance = 2e-4;
 
 Qwen3Weights RandomQwen3() {
@@ -121,8 +123,13 @@ class Qwen3Example : public ::testing::Test {
     WriteQwen3Gguf(weights_, model_);
   }
 
-  std::unique_ptr<engine::Engine> Load(const std::filesystem::path& model) {
+  // The CPU backend, or the CUDA backend on the emulated device (the GPU
+  // kernels run on the host), so a plugin's plan is checked on both.
+  std::unique_ptr<engine::Engine> Load(const std::filesystem::path& model,
+                                       const std::string& device = "cpu") {
     engine::EngineOptions options;
+    options.device = device;
+    if (device == "cuda") options.device_runtime = engine::cuda::CreateEmulatedRuntime(64 << 20);
     options.threads = 2;
     options.context_length = 64;
     options.kv_type = engine::KvType::kF32;  // the reference keeps K and V exact
@@ -146,18 +153,30 @@ TEST_F(Qwen3Example, ServesTheQwen3Architecture) {
   EXPECT_EQ(engine->info().vocab, weights_.n_vocab);
 }
 
-TEST_F(Qwen3Example, PrefillAndDecodeLogitsMatchTheReference) {
-  const std::vector<int32_t> prompt = {5, 17, 42, 3, 88, 61, 9, 30, 71, 2, 55, 14};
-  const std::vector<int32_t> forced = {7, 90, 33, 46};
-  auto engine = Load(model_);
-  const std::span<const float> rows = engine->Prefill(prompt, engine::LogitRows::kAll);
-  std::vector<double> ours(rows.begin(), rows.end());
-  for (int32_t token : forced) {
-    const std::span<const float> row = engine->Decode(token);
-    ours.insert(ours.end(), row.begin(), row.end());
+const std::vector<int32_t> kPrompt = {5, 17, 42, 3, 88, 61, 9, 30, 71, 2, 55, 14};
+const std::vector<int32_t> kForced = {7, 90, 33, 46};
+
+// The prompt as one prefill (every row), then one decode step per forced token.
+std::vector<double> TeacherForced(engine::Engine& engine) {
+  const std::span<const float> rows = engine.Prefill(kPrompt, engine::LogitRows::kAll);
+  std::vector<double> out(rows.begin(), rows.end());
+  for (int32_t token : kForced) {
+    const std::span<const float> row = engine.Decode(token);
+    out.insert(out.end(), row.begin(), row.end());
   }
-  std::vector<int32_t> sequence = prompt;
-  sequence.insert(sequence.end(), forced.begin(), forced.end());
+  return out;
+}
+
+std::vector<int32_t> TeacherForcedSequence() {
+  std::vector<int32_t> sequence = kPrompt;
+  sequence.insert(sequence.end(), kForced.begin(), kForced.end());
+  return sequence;
+}
+
+TEST_F(Qwen3Example, PrefillAndDecodeLogitsMatchTheReference) {
+  auto engine = Load(model_);
+  const std::vector<double> ours = TeacherForced(*engine);
+  const std::vector<int32_t> sequence = TeacherForcedSequence();
   const std::vector<double> reference = Qwen3ReferenceLogits(weights_, sequence);
   ASSERT_EQ(ours.size(), reference.size());
   EXPECT_LE(MaxAbsDiff(ours, reference), kTolerance);
@@ -169,6 +188,14 @@ TEST_F(Qwen3Example, PrefillAndDecodeLogitsMatchTheReference) {
       MaxAbsDiff(ours, Qwen3ReferenceLogits(weights_, sequence, {.neox_rope = false}));
   EXPECT_GT(without_qk_norm, 500 * kTolerance);
   EXPECT_GT(llama_rope, 500 * kTolerance);
+}
+
+TEST_F(Qwen3Example, EmulatedCudaBackendMatchesTheReference) {
+  auto engine = Load(model_, "cuda");
+  const std::vector<double> ours = TeacherForced(*engine);
+  const std::vector<double> reference = Qwen3ReferenceLogits(weights_, TeacherForcedSequence());
+  ASSERT_EQ(ours.size(), reference.size());
+  EXPECT_LE(MaxAbsDiff(ours, reference), kTolerance);
 }
 
 TEST_F(Qwen3Example, GreedyGenerationFollowsTheReference) {
