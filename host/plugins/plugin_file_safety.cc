@@ -1,5 +1,6 @@
 #include "host/plugins/plugin_file_safety.h"
 
+#include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
 
@@ -30,6 +31,44 @@ std::string OctalMode(mode_t mode) {
   return text;
 }
 
+// Whether group `gid` has exactly one member, `owner` (a Debian-style user
+// private group, what a umask of 002 makes files writable by): then a
+// group-writable file is writable by its owner alone. Debian's sshd applies
+// the same rule (user-group-modes). Counted over primary and supplementary
+// memberships; a group with no members (setgid binaries' groups) or one
+// unknown to the group database does not qualify.
+bool IsPrivateGroupOf(gid_t gid, uid_t owner) {
+  std::vector<char> buffer(16384);
+  group entry{};
+  group* found = nullptr;
+  if (getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+    return false;
+  }
+  passwd owner_entry{};
+  passwd* owner_found = nullptr;
+  std::vector<char> owner_buffer(16384);
+  if (getpwuid_r(owner, &owner_entry, owner_buffer.data(), owner_buffer.size(), &owner_found) !=
+          0 ||
+      owner_found == nullptr) {
+    return false;
+  }
+  for (char** member = found->gr_mem; *member != nullptr; ++member) {
+    if (std::strcmp(*member, owner_found->pw_name) != 0) return false;
+  }
+  int primary_members = 0;
+  setpwent();  // the host loads plugins on one thread, before serving
+  while (passwd* user = getpwent()) {
+    if (user->pw_gid != gid) continue;
+    if (user->pw_uid != owner) {
+      endpwent();
+      return false;
+    }
+    ++primary_members;
+  }
+  endpwent();
+  return primary_members > 0 || found->gr_mem[0] != nullptr;
+}
+
 }  // namespace
 
 std::string UnsafePathReason(const std::filesystem::path& path, uid_t trusted_uid) {
@@ -43,7 +82,9 @@ std::string UnsafePathReason(const std::filesystem::path& path, uid_t trusted_ui
            ", not root or the service user " + DescribeUser(trusted_uid) +
            " (another user could replace the code the worker runs)";
   }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  const bool group_is_owners_alone =
+      (st.st_mode & S_IWGRP) != 0 && IsPrivateGroupOf(st.st_gid, st.st_uid);
+  if ((st.st_mode & S_IWOTH) != 0 || ((st.st_mode & S_IWGRP) != 0 && !group_is_owners_alone)) {
     const char* who = (st.st_mode & S_IWOTH) != 0 ? "world-writable" : "group-writable";
     return std::string(what) + path.string() + " is " + who + " (mode " + OctalMode(st.st_mode) +
            "); fix with: chmod go-w " + path.string();

@@ -5,7 +5,10 @@
 // the user the worker runs as; otherwise whoever can write there can run code
 // as the service (the rule sshd's StrictModes and sudo apply to their
 // configuration). A file or directory that is owned by another user, or is
-// group- or world-writable, is refused.
+// world-writable, or group-writable by a group with members other than its
+// owner, is refused. (A user private group, whose only member is the owner, is
+// what a umask of 002 — Debian's default for ordinary users — gives a build
+// tree: its files are writable by the owner alone, as Debian's sshd accepts.)
 #ifndef ORCD_HOST_PLUGINS_PLUGIN_FILE_SAFETY_H_
 #define ORCD_HOST_PLUGINS_PLUGIN_FILE_SAFETY_H_
 

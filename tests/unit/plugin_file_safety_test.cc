@@ -5,7 +5,10 @@
 // tests run as root, who could write anything anyway.
 #include "host/plugins/plugin_file_safety.h"
 
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/plugins/host_services.h"
@@ -56,10 +59,36 @@ TEST(PluginFileSafety, PackagedModesLoad) {
   EXPECT_TRUE(registry.refused().empty());
 }
 
+// Group-writable counts as writable by others when the group is not the
+// owner's alone; a gid unknown to the group database is such a group. Only
+// root may give a file to a group it is not in.
+bool GiveToSharedGroup(const fs::path& path) {
+  return ::geteuid() == 0 && ::chown(path.c_str(), static_cast<uid_t>(-1), kOtherUid) == 0;
+}
+
+// Whether `gid`'s only member is `uid` (primary or supplementary): a user
+// private group, as Debian creates one per user.
+bool IsUserPrivateGroup(gid_t gid, uid_t uid) {
+  const group* g = ::getgrgid(gid);
+  const passwd* user = ::getpwuid(uid);
+  if (g == nullptr || user == nullptr || user->pw_gid != gid) return false;
+  const std::string name = user->pw_name;
+  for (char** m = g->gr_mem; *m != nullptr; ++m) {
+    if (name != *m) return false;
+  }
+  ::setpwent();
+  bool alone = true;
+  while (const passwd* p = ::getpwent()) alone = alone && (p->pw_gid != gid || p->pw_uid == uid);
+  ::endpwent();
+  return alone;
+}
+
 TEST(PluginFileSafety, GroupOrWorldWritableFileIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a file to a shared group needs root";
   for (const auto& [mode, word] : {std::pair{0664, "group-writable"}, {0646, "world-writable"}}) {
     PluginDir plugins;
     const fs::path file = plugins.Add("good_arch", "arch.so");
+    ASSERT_TRUE(GiveToSharedGroup(file));
     fs::permissions(file, fs::perms(mode));
     PluginRegistry registry(HostServices());
     registry.LoadDirectories({plugins.dir()});
@@ -73,10 +102,12 @@ TEST(PluginFileSafety, GroupOrWorldWritableFileIsRefused) {
 // Whoever can write the directory can swap a safe file for their own, so a
 // writable directory refuses everything in it, even /tmp-like sticky ones.
 TEST(PluginFileSafety, WritableDirectoryRefusesEveryFileInIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a directory to a shared group needs root";
   for (int mode : {0775, 01777}) {
     PluginDir plugins;
     plugins.Add("good_arch", "arch.so");
     plugins.Add("good_quant", "quant.so");
+    ASSERT_TRUE(GiveToSharedGroup(plugins.dir()));
     fs::permissions(plugins.dir(), fs::perms(mode));
     PluginRegistry registry(HostServices());
     registry.LoadDirectories({plugins.dir()});
@@ -87,6 +118,26 @@ TEST(PluginFileSafety, WritableDirectoryRefusesEveryFileInIt) {
           << r.reason;
     }
   }
+}
+
+// A umask of 002 (Debian's default for ordinary users) leaves a build tree
+// group-writable by the user's private group, whose only member is the user:
+// writable by the owner alone, so it loads (as Debian's sshd accepts it).
+TEST(PluginFileSafety, WritableByTheOwnersPrivateGroupLoads) {
+  PluginDir plugins;
+  const fs::path file = plugins.Add("good_arch", "arch.so");
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  if (!IsUserPrivateGroup(st.st_gid, st.st_uid)) {
+    GTEST_SKIP() << "gid " << st.st_gid << " is not a private group of uid " << st.st_uid
+                 << " on this machine";
+  }
+  fs::permissions(file, fs::perms(0664));
+  fs::permissions(plugins.dir(), fs::perms(0775));
+  PluginRegistry registry(HostServices());
+  registry.LoadDirectories({plugins.dir()});
+  EXPECT_EQ(registry.plugins().size(), 1u);
+  EXPECT_TRUE(registry.refused().empty()) << registry.refused()[0].reason;
 }
 
 TEST(PluginFileSafety, SymlinkIntoAWritableDirectoryIsRefused) {
