@@ -11,12 +11,16 @@
 // land within that of a boundary (~1e-7 of the mass) to change the pick.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "engine_test_support.h"
 #include "golden.h"
+#include "host/engine/cuda/op_kernels.h"
 #include "host/sampling/sampler.h"
 
 namespace orcd::testing {
@@ -65,6 +69,77 @@ TEST(CudaSampler, ChoosesWhatTheCpuSamplerChooses) {
       // Not a constant stream: the draws exercised the distribution.
       if (c.config.temperature > 1e-3 && c.config.top_k != 5) {
         EXPECT_GT(std::set<int32_t>(chosen.begin(), chosen.end()).size(), 2u) << c.name;
+      }
+    }
+  }
+}
+
+// The kernel alone, on rows shaped like a trained model's and unlike one, at a
+// vocabulary of Qwen2.5's order: only ids within ln(vocab) + 26 ln 2 nats of
+// the top are sorted, the rest summed as a tail. A peaked row (a few hundred
+// candidates out of 40,000) exercises that; a flat row (every id a
+// candidate) the whole sort; a row with ties the id order. Same seeded draws
+// as the CPU sampler, same tokens.
+TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRows) {
+  constexpr int64_t kVocab = 40000;
+  int64_t padded = 1;
+  while (padded < kVocab) padded <<= 1;
+  std::mt19937 gen(7);
+  std::normal_distribution<float> noise(0.0f, 1.0f);
+  std::vector<std::pair<const char*, std::vector<float>>> rows;
+  std::vector<float> peaked(kVocab), flat(kVocab), ties(kVocab);
+  for (int64_t i = 0; i < kVocab; ++i) {
+    peaked[i] = i % 157 == 3 ? 12.0f + 3.0f * noise(gen) : -20.0f + 4.0f * noise(gen);
+    flat[i] = 0.5f * noise(gen);
+    ties[i] = static_cast<float>(static_cast<int>(4.0f * noise(gen)));
+  }
+  rows.emplace_back("peaked", peaked);
+  rows.emplace_back("flat", flat);
+  rows.emplace_back("ties", ties);
+  const std::vector<SamplerCase> cases = {
+      {"temperature 0.7", {0.7, 1.0, 0, 1.0, 0.0, 21}},
+      {"top-p 0.9 and a penalty", {0.8, 1.3, 0, 0.9, 0.0, 22}},
+      {"top-k 50", {1.0, 1.0, 50, 1.0, 0.0, 23}},
+      {"top-k past the candidates", {1.0, 1.0, 30000, 1.0, 0.0, 24}},
+      {"min-p 0.05", {1.2, 1.0, 0, 1.0, 0.05, 25}},
+      {"hot", {3.0, 1.0, 0, 0.95, 0.0, 26}},
+  };
+  const auto& kernels = engine::cuda::EmulatedOpKernels();
+  std::vector<float> keys(padded);
+  std::vector<int32_t> ids(padded);
+  for (const auto& [row_name, row] : rows) {
+    for (const SamplerCase& c : cases) {
+      Sampler host(c.config), device(c.config);
+      std::set<int32_t> chosen;
+      for (int step = 0; step < 6; ++step) {
+        const SampleDraw draw = device.NextDraw();
+        const std::vector<int32_t> penalized(draw.penalized.begin(), draw.penalized.end());
+        std::vector<float> logits = row;  // the kernel penalizes in place
+        int32_t out = -1;
+        engine::cuda::SampleArgs a{};
+        a.logits = logits.data();
+        a.vocab = kVocab;
+        a.padded = padded;
+        a.keys = keys.data();
+        a.ids = ids.data();
+        a.penalized = penalized.data();
+        a.n_penalized =
+            c.config.repetition_penalty != 1.0 ? static_cast<int64_t>(penalized.size()) : 0;
+        a.penalty = static_cast<float>(c.config.repetition_penalty);
+        a.inv_temperature = static_cast<float>(1.0 / c.config.temperature);
+        a.top_k = c.config.top_k;
+        a.top_p = c.config.top_p;
+        a.min_p = c.config.min_p;
+        a.uniform = draw.uniform;
+        a.out = &out;
+        ASSERT_EQ(kernels.sample(a, nullptr), 0);
+        const int32_t on_host = host.Sample(row);
+        ASSERT_EQ(out, on_host) << row_name << ", " << c.name << ", step " << step;
+        device.Record(out);
+        chosen.insert(out);
+      }
+      if (c.config.top_k != 50 || std::string(row_name) != "peaked") {
+        EXPECT_GT(chosen.size(), 1u) << row_name << ", " << c.name << ": draws exercised nothing";
       }
     }
   }

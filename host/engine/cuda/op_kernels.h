@@ -76,7 +76,7 @@ struct MoeRouteArgs {
 struct SampleArgs {
   float* logits;  // [vocab]
   int64_t vocab;
-  int64_t padded;            // a power of two >= vocab: the sort's size
+  int64_t padded;            // a power of two >= vocab: keys/ids hold this many
   float* keys;               // [padded] scratch
   int32_t* ids;              // [padded] scratch
   const int32_t* penalized;  // distinct generated ids

@@ -4,9 +4,14 @@
 // top-p, min-p, then the pick for a uniform draw the host makes from the job's
 // seeded generator. Only the chosen id crosses to the host.
 //
-// One CTA: a bitonic sort of the padded vocabulary in global scratch, then
-// per-thread contiguous chunks for the sums and scans (thread 0 combines the
-// 1024 chunk sums in order). The result equals the CPU's choice except where
+// One CTA. Only the candidates are sorted: the scaled logits within
+// ln(vocab) + 26 ln 2 nats of the largest (candidate_nats), compacted into
+// global scratch and bitonic-sorted; the rest enter the sums as one tail term
+// (under 2^-26 of the mass). On a trained model's peaked rows that is
+// hundreds or thousands of ids instead of the whole padded vocabulary
+// (262,144 for Qwen2.5: 171 passes over 2 MiB from one SM), and never more
+// than it. Sums and scans use per-thread contiguous chunks (thread 0
+// combines the 1024 chunk sums in order). The result equals the CPU's choice except where
 // a draw falls within an ulp of a boundary (device expf and summation order).
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
@@ -84,30 +89,25 @@ __device__ __forceinline__ int64_t block_argmax(const float* v, int64_t n, int64
   return result;
 }
 
-__global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
-  __shared__ double part[kSamplerThreads];
-  __shared__ int64_t slots[kSamplerThreads];
-  const int64_t n = a.vocab;
-  float* keys = a.keys;
-  int32_t* ids = a.ids;
-
-  // Repetition penalty (the ids are distinct), then temperature.
-  for (int64_t i = threadIdx.x; i < a.n_penalized; i += blockDim.x) {
-    float& l = a.logits[a.penalized[i]];
-    l = l > 0 ? l / a.penalty : l * a.penalty;
+// The largest of the per-thread values (NaN never wins). Every thread calls.
+__device__ __forceinline__ float block_max(double* part, float mine) {
+  __shared__ float result;
+  part[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double best = -INFINITY;
+    for (unsigned t = 0; t < blockDim.x; ++t) best = part[t] > best ? part[t] : best;
+    result = static_cast<float>(best);
   }
   __syncthreads();
-  const bool greedy = a.inv_temperature <= 0.0f;
-  for (int64_t i = threadIdx.x; i < a.padded; i += blockDim.x) {
-    keys[i] = i < n ? (greedy ? a.logits[i] : a.logits[i] * a.inv_temperature) : -INFINITY;
-    ids[i] = i < n ? static_cast<int32_t>(i) : INT32_MAX;
-  }
-  __syncthreads();
+  return result;
+}
 
-  // Bitonic sort of `padded` (a power of two) candidates into `before` order.
-  for (int64_t k = 2; k <= a.padded; k <<= 1) {
+// Bitonic sort of keys/ids[0, size) (size a power of two) into `before` order.
+__device__ __forceinline__ void bitonic_sort(float* keys, int32_t* ids, int64_t size) {
+  for (int64_t k = 2; k <= size; k <<= 1) {
     for (int64_t j = k >> 1; j > 0; j >>= 1) {
-      for (int64_t i = threadIdx.x; i < a.padded; i += blockDim.x) {
+      for (int64_t i = threadIdx.x; i < size; i += blockDim.x) {
         const int64_t l = i ^ j;
         if (l <= i) continue;
         const bool first_half = (i & k) == 0;
@@ -125,31 +125,121 @@ __global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
       __syncthreads();
     }
   }
-  if (greedy) {
-    if (threadIdx.x == 0) *a.out = ids[0];
+}
+
+// Candidates worth sorting: scaled logits within kCandidateNats(n) of the
+// largest. Every other one has exp(key - max) < 1 / (n * 2^26), so all of
+// them together hold under 2^-26 (1.5e-8) of the softmax mass: less than the
+// rounding of the float probabilities themselves. Their mass still enters
+// the sums (as one tail term); only a draw landing inside it, or a top-p
+// within 1.5e-8 of 1, could have chosen among them.
+__device__ __forceinline__ float candidate_nats(int64_t n) {
+  return logf(static_cast<float>(n)) + 26.0f * 0.6931472f;
+}
+
+struct Candidates {
+  int64_t count;      // compacted into keys/ids[0, count), then sorted
+  double tail;        // sum of exp(key - max) over the rest
+  bool not_a_number;  // a NaN scaled logit: no softmax
+};
+
+// Compacts the candidates (id order within each thread's chunk, chunks in
+// thread order), pads them to a power of two and sorts them.
+__device__ __forceinline__ Candidates sort_candidates(const SampleArgs& a, float max_key,
+                                                      double* part) {
+  __shared__ int nan_seen;
+  if (threadIdx.x == 0) nan_seen = 0;
+  __syncthreads();
+  const float floor = max_key - candidate_nats(a.vocab);
+  int64_t begin, end;
+  chunk(a.vocab, &begin, &end);
+  int64_t mine = 0;
+  double tail = 0.0;
+  for (int64_t i = begin; i < end; ++i) {
+    const float k = a.logits[i] * a.inv_temperature;
+    if (k >= floor) {
+      ++mine;
+    } else if (k < floor) {
+      tail += expf(k - max_key);
+    } else {
+      nan_seen = 1;
+    }
+  }
+  Candidates c;
+  const double count = exclusive_prefix(part, static_cast<double>(mine));
+  int64_t at = static_cast<int64_t>(part[threadIdx.x]);
+  __syncthreads();  // every thread has its offset before part is reused
+  c.tail = exclusive_prefix(part, tail);
+  c.count = static_cast<int64_t>(count);
+  c.not_a_number = nan_seen != 0;
+  for (int64_t i = begin; i < end; ++i) {
+    const float k = a.logits[i] * a.inv_temperature;
+    if (k >= floor) {
+      a.keys[at] = k;
+      a.ids[at] = static_cast<int32_t>(i);
+      ++at;
+    }
+  }
+  int64_t size = 1;
+  while (size < c.count) size <<= 1;
+  for (int64_t i = c.count + threadIdx.x; i < size; i += blockDim.x) {
+    a.keys[i] = -INFINITY;
+    a.ids[i] = INT32_MAX;
+  }
+  __syncthreads();
+  bitonic_sort(a.keys, a.ids, size);
+  return c;
+}
+
+__global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
+  __shared__ double part[kSamplerThreads];
+  __shared__ int64_t slots[kSamplerThreads];
+  const int64_t n = a.vocab;
+  float* keys = a.keys;
+  int32_t* ids = a.ids;
+
+  // Repetition penalty (the ids are distinct), then temperature.
+  for (int64_t i = threadIdx.x; i < a.n_penalized; i += blockDim.x) {
+    float& l = a.logits[a.penalized[i]];
+    l = l > 0 ? l / a.penalty : l * a.penalty;
+  }
+  __syncthreads();
+  if (a.inv_temperature <= 0.0f) {  // greedy after the penalty
+    const int64_t best = block_argmax(a.logits, n, slots);
+    if (threadIdx.x == 0) *a.out = static_cast<int32_t>(best);
     return;
   }
-  // Scaled logits past FLT_MAX (a tiny temperature), or NaN: no softmax. As
-  // the CPU sampler does, the limit of temperature -> 0 is the greedy choice
-  // over the penalized logits (the overflowed keys tie, so ids[0] is not it).
-  if (!isfinite(keys[0])) {
+  int64_t begin, end;
+  chunk(n, &begin, &end);
+  float local_max = -INFINITY;
+  for (int64_t i = begin; i < end; ++i) {
+    const float k = a.logits[i] * a.inv_temperature;
+    local_max = k > local_max ? k : local_max;
+  }
+  const float max_key = block_max(part, local_max);
+  // Scaled logits past FLT_MAX (a tiny temperature): no softmax. As the CPU
+  // sampler does, the limit of temperature -> 0 is the greedy choice over the
+  // penalized logits.
+  const Candidates candidates =
+      isfinite(max_key) ? sort_candidates(a, max_key, part) : Candidates{0, 0.0, true};
+  if (!isfinite(max_key) || candidates.not_a_number) {
     const int64_t best = block_argmax(a.logits, n, slots);
     if (threadIdx.x == 0) *a.out = static_cast<int32_t>(best);
     return;
   }
 
-  // Softmax over the top-k survivors (keys become probabilities).
-  int64_t count = a.top_k > 0 && a.top_k < n ? a.top_k : n;
-  const float max_key = keys[0];
-  __syncthreads();  // every thread has read the max before keys[0] becomes a probability
-  int64_t begin, end;
+  // Softmax over the top-k survivors (keys become probabilities); survivors
+  // outside the candidates count as the tail's mass.
+  const int64_t survivors = a.top_k > 0 && a.top_k < n ? a.top_k : n;
+  int64_t count = survivors < candidates.count ? survivors : candidates.count;
+  bool with_tail = count < survivors;
   chunk(count, &begin, &end);
   double local = 0.0;
   for (int64_t i = begin; i < end; ++i) {
     keys[i] = expf(keys[i] - max_key);
     local += keys[i];
   }
-  const double sum = exclusive_prefix(part, local);
+  const double sum = exclusive_prefix(part, local) + (with_tail ? candidates.tail : 0.0);
   for (int64_t i = begin; i < end; ++i) keys[i] = static_cast<float>(keys[i] / sum);
   __syncthreads();
 
@@ -167,6 +257,7 @@ __global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
       }
     }
     keep = block_min_index(slots, keep);
+    if (keep != INT64_MAX) with_tail = false;
     count = keep == INT64_MAX ? count : (keep > 1 ? keep : 1);
   }
   if (a.min_p > 0.0) {  // probabilities sorted descending: cut at the first below the floor
@@ -181,13 +272,14 @@ __global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
     }
     cut = block_min_index(slots, cut);
     if (cut != INT64_MAX) count = cut;
+    with_tail = false;  // the tail's probabilities are all below any practical floor
   }
 
   // The pick: the first candidate whose running mass exceeds uniform * total.
   chunk(count, &begin, &end);
   local = 0.0;
   for (int64_t i = begin; i < end; ++i) local += keys[i];
-  const double total = exclusive_prefix(part, local);
+  const double total = exclusive_prefix(part, local) + (with_tail ? candidates.tail / sum : 0.0);
   const double r = a.uniform * total;
   double acc = part[threadIdx.x];
   int64_t pick = INT64_MAX;
