@@ -107,7 +107,11 @@ class GenerationService final : public InferenceService {
     try {
       chat_template_ = SelectChatTemplate(*gguf, selection.family ? &*selection.family : nullptr,
                                           {.template_file = config.chat_template_file});
-      LogInfo("chat_template", "chat template selected", {{"origin", chat_template_->origin}});
+      LogInfo("chat_template", "chat template selected",
+              {{"origin", chat_template_->origin},
+               {"output_format", std::string(ChatOutputFormatName(chat_template_->output_format))},
+               {"tool_arguments",
+                chat_template_->message_options.arguments_as_objects ? "object" : "string"}});
     } catch (const Error& e) {                         // e.g. gpt2: completions only
       if (e.code() != ErrorCode::kUnsupported) throw;  // a bad chat.template_file
       LogInfo("model_load_progress",
@@ -193,21 +197,31 @@ class GenerationService final : public InferenceService {
   }
   int64_t max_prompt_tokens() const override { return max_prompt_tokens_; }
 
-  int64_t CountTokens(const std::string& text) override {
-    return static_cast<int64_t>(Encode(text).size());
+  int64_t CountTokens(const std::string& text, bool add_special_tokens) override {
+    return static_cast<int64_t>(Encode(text, add_special_tokens).size());
   }
 
-  std::string ApplyChatTemplate(const std::vector<ChatMessage>& messages) override {
+  ChatPrompt ApplyChatTemplate(const ChatRequest& request) override {
     if (!chat_template_) {
       throw Error(ErrorCode::kUnsupported,
                   "model '" + facts_.model_name + "' has no chat template; use /v1/completions");
     }
-    std::vector<ChatTurn> turns;
-    turns.reserve(messages.size());
-    for (const ChatMessage& m : messages) turns.push_back({m.role, m.content});
-    return PromptForEncoding(*chat_template_,
-                             RenderChat(*chat_template_, turns, /*add_generation_prompt=*/true),
-                             tokenizer_->add_bos());
+    if (!chat_template_->jinja && !request.tools.is_none()) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "tools: this model has no chat template of its own, and its default " +
+                      std::string(ChatFormatName(chat_template_->format)) +
+                      " format has no place for tools");
+    }
+    ChatRenderInput input;
+    input.messages = PrepareTemplateMessages(request.messages, chat_template_->message_options);
+    input.tools = request.tools;
+    input.add_generation_prompt = true;
+    input.extra = request.kwargs;
+    ChatPrompt prompt;
+    prompt.text = RenderChat(*chat_template_, input);
+    prompt.add_special_tokens = chat_template_->add_special_tokens();
+    prompt.output_format = chat_template_->output_format;
+    return prompt;
   }
 
   GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) override {
@@ -217,7 +231,7 @@ class GenerationService final : public InferenceService {
     } update_vram{this};
     GenerationResult result;
     try {
-      const std::vector<int32_t> prompt = Encode(input.prompt);
+      const std::vector<int32_t> prompt = Encode(input.prompt, input.add_special_tokens);
       result.prompt_tokens = static_cast<int64_t>(prompt.size());
       if (prompt.empty()) {
         return Failed(result, "INVALID_REQUEST", "the prompt encodes to no tokens");
@@ -245,8 +259,8 @@ class GenerationService final : public InferenceService {
  private:
   // Control tokens written in the prompt (e.g. <|im_start|>) are meant as
   // such: chat prompts rendered by ApplyChatTemplate depend on it.
-  std::vector<int32_t> Encode(const std::string& text) const {
-    return tokenizer_->Encode(text, /*add_special=*/true, /*parse_special=*/true);
+  std::vector<int32_t> Encode(const std::string& text, bool add_special_tokens) const {
+    return tokenizer_->Encode(text, add_special_tokens, /*parse_special=*/true);
   }
 
   // Read on the generating thread (the backend's accounting is not

@@ -125,7 +125,12 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   }
   result.prefill_ms = MsSince(t_start);
 
-  StreamingDetokenizer detokenizer(tokenizer);
+  DetokenizerOptions detokenizer_options;
+  for (const std::string& text : input.render_special) {
+    const std::vector<TokenId> ids = tokenizer.Encode(text, false, /*parse_special=*/true);
+    if (ids.size() == 1) detokenizer_options.render_special_ids.push_back(ids[0]);
+  }
+  StreamingDetokenizer detokenizer(tokenizer, std::move(detokenizer_options));
   StopMatcher stops(input.stop);
   const auto t_decode = Clock::now();
   int64_t index = -1;  // of the last token produced

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "host/chat/jinja/value.h"
+#include "host/chat/output/chat_output_format.h"
 #include "host/server/execute_request.h"
 
 namespace orcd {
@@ -32,6 +34,13 @@ struct ModelFacts {
 
 struct GenerationInput {
   std::string prompt;  // already templated when it came through /v1/chat
+  // Encode with the vocabulary's BOS/EOS rule. False for a prompt a chat
+  // template rendered: the template wrote the BOS it wants (transformers
+  // encodes its output without special tokens).
+  bool add_special_tokens = true;
+  // Control tokens whose text the output keeps (the chat output parser reads
+  // them, e.g. gpt-oss's <|channel|>); others are dropped from the text.
+  std::vector<std::string> render_special;
   int64_t max_tokens = 0;
   SamplingParams sampling;
   std::vector<std::string> stop;
@@ -67,21 +76,34 @@ struct GenerationResult {
   double ttft_ms = -1;
 };
 
-struct ChatMessage {
-  std::string role;  // system | user | assistant | developer | tool
-  std::string content;
+// A /v1/chat/completions conversation as the chat template receives it.
+struct ChatRequest {
+  // The messages as sent (dicts in their key order; text parts joined).
+  jinja::Value messages = jinja::Value::List({});
+  jinja::Value tools = jinja::Value::None();  // a list, or None (none, or tool_choice "none")
+  // Further template variables: reasoning_effort, chat_template_kwargs.
+  jinja::Dict kwargs;
+};
+
+// The rendered conversation and how to read the model's answer.
+struct ChatPrompt {
+  std::string text;
+  bool add_special_tokens = false;  // see GenerationInput
+  ChatOutputFormat output_format = ChatOutputFormat::kPlain;
 };
 
 class InferenceService {
  public:
   virtual ~InferenceService() = default;
   virtual const ModelFacts& facts() const = 0;
-  virtual int64_t CountTokens(const std::string& text) = 0;
+  virtual int64_t CountTokens(const std::string& text, bool add_special_tokens = true) = 0;
   // Prompt length in tokens after the service's own rules (BOS etc.).
   virtual int64_t max_prompt_tokens() const = 0;
-  // Renders a conversation with the model family's chat template, ending with
-  // the assistant's generation prompt.
-  virtual std::string ApplyChatTemplate(const std::vector<ChatMessage>& messages) = 0;
+  // Renders a conversation with the model's chat template, ending with the
+  // assistant's generation prompt. Throws orcd::Error (kUnsupported: no
+  // template; kInvalidArgument or a jinja::TemplateError: the template
+  // refuses the conversation).
+  virtual ChatPrompt ApplyChatTemplate(const ChatRequest& request) = 0;
   // Runs one job to completion (never throws: failures come back as results).
   // Each token index is delivered once; text still held back at the end goes
   // out with the last token.

@@ -13,6 +13,7 @@
 #include "host/server/http_exchange.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
+#include "host/server/openai_chat_output.h"
 #include "host/server/openai_request.h"
 
 namespace orcd {
@@ -35,8 +36,9 @@ std::string NewId(const char* prefix) {
   return std::string(prefix) + std::to_string(std::time(nullptr)) + "-" + std::to_string(++counter);
 }
 
-std::string FinishReason(const GenerationResult& r) {
-  return r.stop_reason == "max_tokens" || r.stop_reason == "context_full" ? "length" : "stop";
+std::string FinishReason(const GenerationResult& r, bool tool_calls) {
+  if (r.stop_reason == "max_tokens" || r.stop_reason == "context_full") return "length";
+  return tool_calls ? "tool_calls" : "stop";
 }
 
 // Collects text, or streams it as OpenAI chunks ("data: {...}\n\n").
@@ -52,7 +54,17 @@ class OpenAiObserver : public GenerationObserver {
         chat_(chat),
         client_gone_(std::move(client_gone)) {}
 
+  // Chat: generated text goes through the format's parser into `output`.
+  void SetChatOutput(ChatOutputParser* parser, OpenAiChatOutput* output) {
+    parser_ = parser;
+    output_ = output;
+  }
+
   bool OnToken(int64_t, const std::string& text) override {
+    if (parser_ != nullptr) {
+      parser_->Push(text, *output_);
+      return ok_;
+    }
     if (!stream_) {
       text_ += text;
       return true;
@@ -90,6 +102,8 @@ class OpenAiObserver : public GenerationObserver {
   std::function<bool()> client_gone_;
   bool ok_ = true;
   std::string text_;
+  ChatOutputParser* parser_ = nullptr;
+  OpenAiChatOutput* output_ = nullptr;
 };
 
 class ModelsHandler : public Poco::Net::HTTPRequestHandler {
@@ -147,8 +161,21 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   OpenAiRequest& req = std::get<OpenAiRequest>(parsed);
   GenerationInput input;
+  ChatOutputFormat output_format = ChatOutputFormat::kPlain;
   try {
-    input.prompt = chat_ ? state_.service->ApplyChatTemplate(req.messages) : req.prompt;
+    if (chat_) {
+      ChatPrompt prompt = state_.service->ApplyChatTemplate(req.chat_request);
+      input.prompt = std::move(prompt.text);
+      input.add_special_tokens = prompt.add_special_tokens;
+      output_format = prompt.output_format;
+      if (req.tools_enabled || output_format == ChatOutputFormat::kHarmony) {
+        for (const std::string_view token : ChatOutputMarkupTokens(output_format)) {
+          input.render_special.emplace_back(token);
+        }
+      }
+    } else {
+      input.prompt = req.prompt;
+    }
   } catch (const Error& e) {  // a role the template has no place for, or no template at all
     state_.metrics.RecordRejected("invalid");
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
@@ -158,7 +185,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.max_tokens = req.max_tokens;
   input.sampling = req.sampling;
   input.stop = req.stop;
-  if (const int64_t n = state_.service->CountTokens(input.prompt);
+  if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
                     "context_length_exceeded",
@@ -191,12 +218,21 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   OpenAiObserver observer(state_.slot, stream, head + ",\"choices\":[", chat_,
                           [&request] { return ClientDisconnected(request); });
-  if (req.stream && chat_) {
-    observer.Chunk(
-        "{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":0,\"finish_reason\":null}");
+  const std::unique_ptr<ChatOutputParser> parser =
+      MakeChatOutputParser(output_format, req.tools_enabled);
+  OpenAiChatOutput chat_output;
+  if (chat_) {
+    if (req.stream) {
+      chat_output = OpenAiChatOutput([&observer](const std::string& c) { observer.Chunk(c); });
+      observer.Chunk(
+          "{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":0,\"finish_reason\":"
+          "null}");
+    }
+    observer.SetChatOutput(parser.get(), &chat_output);
   }
   const GenerationResult r =
       RunJob(state_, id, std::move(input), observer, [&] { return !observer.ok(); });
+  if (chat_) parser->Finish(chat_output);
   const std::string usage = ",\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
                             ",\"completion_tokens\":" + std::to_string(r.tokens_out) +
                             ",\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) +
@@ -212,7 +248,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     }
     return;
   }
-  const std::string finish = Q(FinishReason(r));
+  const std::string finish = Q(FinishReason(r, chat_output.has_tool_calls()));
   if (req.stream) {
     observer.Data(
         head + ",\"choices\":[" +
@@ -223,8 +259,8 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   const std::string choice =
-      chat_ ? "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":" + Q(observer.text()) +
-                  "},\"logprobs\":null,\"finish_reason\":" + finish + "}"
+      chat_ ? "{\"index\":0,\"message\":" + chat_output.MessageJson() +
+                  ",\"logprobs\":null,\"finish_reason\":" + finish + "}"
             : "{\"text\":" + Q(observer.text()) +
                   ",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}";
   SendJson(response, HTTPResponse::HTTP_OK, head + ",\"choices\":[" + choice + "]" + usage + "}");

@@ -4,6 +4,7 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
+#include "host/server/openai_chat_request.h"
 #include "host/server/request_validation.h"
 
 namespace orcd {
@@ -19,45 +20,6 @@ double Num(const Poco::JSON::Object::Ptr& o, const char* k, double lo, double hi
   return Present(o, k) ? NumberField(o->get(k), k, lo, hi) : dflt;
 }
 
-// A message's content: a string, null, or an array of text parts.
-std::string Content(const Poco::JSON::Object::Ptr& m, const std::string& field) {
-  if (!Present(m, "content")) return "";
-  const Var& v = m->get("content");
-  if (v.isString()) return v.convert<std::string>();
-  auto parts = m->getArray("content");
-  if (!parts) FailField(field, "must be a string or an array of text parts");
-  std::string text;
-  for (size_t p = 0; p < parts->size(); ++p) {
-    const std::string part_field = field + "[" + std::to_string(p) + "]";
-    auto part = parts->getObject(static_cast<unsigned>(p));
-    if (!part || !part->has("type") || !part->get("type").isString() ||
-        part->getValue<std::string>("type") != "text") {
-      FailField(part_field, "must be a text part (only text parts are supported)");
-    }
-    if (!part->has("text")) FailField(part_field + ".text", "is required");
-    text += StringField(part->get("text"), part_field + ".text");
-  }
-  return text;
-}
-
-std::vector<ChatMessage> Messages(const Poco::JSON::Object::Ptr& o) {
-  auto msgs = o->getArray("messages");
-  if (!msgs || msgs->size() == 0) FailField("messages", "must be a non-empty array");
-  std::vector<ChatMessage> out;
-  for (size_t k = 0; k < msgs->size(); ++k) {
-    const std::string field = "messages[" + std::to_string(k) + "]";
-    auto m = msgs->getObject(static_cast<unsigned>(k));
-    if (!m || !m->has("role") || !m->get("role").isString()) {
-      FailField(field, "needs a string role");
-    }
-    ChatMessage cm;
-    cm.role = m->getValue<std::string>("role");
-    cm.content = Content(m, field + ".content");
-    out.push_back(std::move(cm));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::string& body, bool chat,
@@ -70,7 +32,9 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
     if (Present(o, "stream")) r.stream = BoolField(o->get("stream"), "stream");
     if (Present(o, "n")) IntegerField(o->get("n"), "n", 1, 1);
     if (chat) {
-      r.messages = Messages(o);
+      ParsedChatFields fields = ParseChatFields(body);
+      r.chat_request = std::move(fields.request);
+      r.tools_enabled = fields.tools_enabled;
     } else {
       if (!Present(o, "prompt") || !o->get("prompt").isString())
         FailField("prompt", "must be a string");

@@ -16,8 +16,9 @@ struct OpenAiRequest {
   bool chat = false;
   bool stream = false;
   std::string model;
-  std::string prompt;                 // completions
-  std::vector<ChatMessage> messages;  // chat
+  std::string prompt;          // completions
+  ChatRequest chat_request;    // chat
+  bool tools_enabled = false;  // chat: parse tool calls in the output
   int64_t max_tokens = 0;
   SamplingParams sampling;
   std::vector<std::string> stop;

@@ -115,6 +115,7 @@ ChatTemplate JinjaChatTemplate(std::string_view text, const FamilyTraits* family
                         : ChatTemplate{});
   t.jinja = std::make_shared<const jinja::JinjaTemplate>(jinja::JinjaTemplate::Parse(text));
   t.origin = std::move(origin);
+  t.output_format = DetectChatOutputFormat(text);
   return t;
 }
 
@@ -143,7 +144,11 @@ ChatTemplate SelectChatTemplate(std::optional<std::string_view> template_text,
               {{"reason", e.what()}});
     }
   }
-  if (family != nullptr) return ChatTemplate{family->chat_format, family->default_system};
+  if (family != nullptr) {
+    ChatTemplate t{family->chat_format, family->default_system};
+    if (t.format == ChatFormat::kHarmony) t.output_format = ChatOutputFormat::kHarmony;
+    return t;
+  }
   throw Error(ErrorCode::kUnsupported,
               "no chat template for architecture '" + std::string(architecture) + "': " +
                   (template_text ? "its tokenizer.chat_template cannot be used"
@@ -166,6 +171,12 @@ ChatTemplate SelectChatTemplate(const GgufFile& gguf, const FamilyTraits* family
   }
   t.bos_token = GgufTokenText(gguf, "tokenizer.ggml.bos_token_id");
   t.eos_token = GgufTokenText(gguf, "tokenizer.ggml.eos_token_id");
+  if (t.jinja) {
+    ChatRenderInput tokens;
+    tokens.bos_token = t.bos_token;
+    tokens.eos_token = t.eos_token;
+    t.message_options = ProbeTemplateMessageOptions(*t.jinja, tokens);
+  }
   return t;
 }
 
@@ -227,16 +238,6 @@ std::string RenderChat(const ChatTemplate& chat_template, const ChatRenderInput&
   if (!with_tokens.bos_token) with_tokens.bos_token = chat_template.bos_token;
   if (!with_tokens.eos_token) with_tokens.eos_token = chat_template.eos_token;
   return chat_template.jinja->Render(ChatVariables(with_tokens));
-}
-
-std::string PromptForEncoding(const ChatTemplate& chat_template, std::string prompt,
-                              bool tokenizer_adds_bos) {
-  const std::optional<std::string>& bos = chat_template.bos_token;
-  if (chat_template.jinja && tokenizer_adds_bos && bos && !bos->empty() &&
-      prompt.compare(0, bos->size(), *bos) == 0) {
-    prompt.erase(0, bos->size());
-  }
-  return prompt;
 }
 
 }  // namespace orcd

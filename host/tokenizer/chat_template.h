@@ -16,8 +16,9 @@
 //                     prompt "<|start|>assistant".
 //
 // The C++ formats never write BOS: the tokenizer's add-BOS rule adds it
-// (encode with add_special and parse_special). A Jinja template writes what it
-// writes; PromptForEncoding drops a leading BOS the tokenizer would add again.
+// (encode with add_special and parse_special). A Jinja template writes the
+// BOS it wants: its output is encoded with parse_special and without
+// add_special, as transformers encodes it (ChatTemplate::add_special_tokens).
 #ifndef ORCD_HOST_TOKENIZER_CHAT_TEMPLATE_H_
 #define ORCD_HOST_TOKENIZER_CHAT_TEMPLATE_H_
 
@@ -29,6 +30,8 @@
 #include <string_view>
 
 #include "host/chat/chat_variables.h"
+#include "host/chat/output/chat_output_format.h"
+#include "host/chat/template_messages.h"
 
 namespace orcd {
 
@@ -61,6 +64,15 @@ struct ChatTemplate {
   // bos_token / eos_token as the Jinja template sees them (nullopt: undefined).
   std::optional<std::string> bos_token;
   std::optional<std::string> eos_token;
+  // How the model writes tool calls and reasoning: recognised from the Jinja
+  // template's text; harmony for the C++ harmony format; else plain.
+  ChatOutputFormat output_format = ChatOutputFormat::kPlain;
+  // How the Jinja template wants assistant tool calls (found by a probe).
+  TemplateMessageOptions message_options;
+
+  // Whether the prompt is encoded with the vocabulary's BOS/EOS rule: only
+  // for the C++ formats, which write no BOS.
+  bool add_special_tokens() const { return jinja == nullptr; }
 };
 
 struct ChatTurn {
@@ -96,12 +108,6 @@ std::string RenderChat(const ChatTemplate& chat_template, std::span<const ChatTu
 // The same with the full render input (messages as template values, tools,
 // extra variables). Without a Jinja template only role/content are used.
 std::string RenderChat(const ChatTemplate& chat_template, const ChatRenderInput& input);
-
-// The rendered prompt as the tokenizer should see it: transformers encodes a
-// Jinja template's output without adding special tokens, so when the
-// tokenizer will add BOS itself, a BOS the template wrote is dropped.
-std::string PromptForEncoding(const ChatTemplate& chat_template, std::string prompt,
-                              bool tokenizer_adds_bos);
 
 }  // namespace orcd
 

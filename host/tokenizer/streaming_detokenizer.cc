@@ -1,5 +1,7 @@
 #include "host/tokenizer/streaming_detokenizer.h"
 
+#include <algorithm>
+
 #include "host/tokenizer/utf8.h"
 
 namespace orcd {
@@ -8,7 +10,11 @@ StreamingDetokenizer::StreamingDetokenizer(const Tokenizer& tokenizer, Detokeniz
     : tokenizer_(tokenizer), options_(options) {}
 
 std::string StreamingDetokenizer::Push(TokenId id) {
-  if (!options_.render_special && tokenizer_.IsSpecial(id)) return {};
+  if (!options_.render_special && tokenizer_.IsSpecial(id) &&
+      std::find(options_.render_special_ids.begin(), options_.render_special_ids.end(), id) ==
+          options_.render_special_ids.end()) {
+    return {};
+  }
   std::string piece = tokenizer_.TokenToPiece(id);
   if (piece.empty()) return {};
   if (at_stream_start_) {

@@ -11,7 +11,8 @@
 // still-incomplete sequence at the end into one U+FFFD. Never throws on any
 // token id (ids outside the vocabulary render as nothing).
 //
-// Special tokens (control, unknown) are skipped unless render_special is set.
+// Special tokens (control, unknown) are skipped unless render_special is set
+// or they are among render_special_ids (markup a chat output parser reads).
 // For SentencePiece vocabularies the dummy-prefix space is removed from the
 // start of the stream (decode_strips_leading_space()).
 #ifndef ORCD_HOST_TOKENIZER_STREAMING_DETOKENIZER_H_
@@ -19,6 +20,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "host/tokenizer/tokenizer.h"
 
@@ -26,6 +28,7 @@ namespace orcd {
 
 struct DetokenizerOptions {
   bool render_special = false;
+  std::vector<TokenId> render_special_ids;
 };
 
 class StreamingDetokenizer {

@@ -109,16 +109,28 @@ TEST(GenerationService, PromptOverTheLimitIsAnErrorResultNotACrash) {
   EXPECT_EQ(ok.stop_reason, "max_tokens");
 }
 
+ChatRequest UserSays(const std::string& text) {
+  jinja::Dict m;
+  m.Set("role", jinja::Value("user"));
+  m.Set("content", jinja::Value(text));
+  ChatRequest r;
+  r.messages = jinja::Value::List({jinja::Value::FromDict(std::move(m))});
+  return r;
+}
+
 TEST(GenerationService, ChatTemplateFollowsTheModelFamily) {
   Loaded qwen = Load("qwen2-tiny.F16.gguf");
-  const std::string chat = qwen.service->ApplyChatTemplate({{"user", "Hi"}});
+  const ChatPrompt prompt = qwen.service->ApplyChatTemplate(UserSays("Hi"));
+  const std::string& chat = prompt.text;
+  // The plugin's C++ default format writes no BOS: the vocabulary's rule adds it.
+  EXPECT_TRUE(prompt.add_special_tokens);
   EXPECT_NE(chat.find("<|im_start|>user\nHi<|im_end|>\n"), std::string::npos) << chat;
   EXPECT_TRUE(chat.ends_with("<|im_start|>assistant\n")) << chat;
   // Control tokens written by the template are single tokens, not text.
   EXPECT_LT(qwen.service->CountTokens("<|im_start|>"), 3);
 
   Loaded phi = Load("phi3-tiny.Q4_K_M.gguf");
-  EXPECT_EQ(phi.service->ApplyChatTemplate({{"user", "Hi"}}),
+  EXPECT_EQ(phi.service->ApplyChatTemplate(UserSays("Hi")).text,
             "<|user|>\nHi<|end|>\n<|assistant|>\n");
 }
 

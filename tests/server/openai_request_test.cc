@@ -88,8 +88,71 @@ TEST(OpenAiRequest, AcceptsTheUsualShapes) {
           {"role":"assistant","content":null}]})",
       true, Limits());
   ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(parts));
-  EXPECT_EQ(std::get<OpenAiRequest>(parts).messages[0].content, "ab");
-  EXPECT_EQ(std::get<OpenAiRequest>(parts).messages[1].content, "");
+  const jinja::ValueList& messages = std::get<OpenAiRequest>(parts).chat_request.messages.AsList();
+  EXPECT_EQ(messages[0].AsDict().Find("content")->AsString(), "ab");
+  EXPECT_TRUE(messages[1].AsDict().Find("content")->is_none()) << "null stays null";
+}
+
+constexpr const char* kTools =
+    R"(,"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}])";
+
+TEST(OpenAiRequest, ToolsAndToolChoiceReachTheTemplate) {
+  auto r = ParseOpenAiRequest(Chat(kTools), true, Limits());
+  ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(r)) << std::get<ValidationError>(r).message;
+  const OpenAiRequest& ok = std::get<OpenAiRequest>(r);
+  EXPECT_TRUE(ok.tools_enabled);
+  ASSERT_TRUE(ok.chat_request.tools.is_list());
+  // Key order kept: templates print tools with tojson.
+  const jinja::Dict& function =
+      ok.chat_request.tools.AsList()[0].AsDict().Find("function")->AsDict();
+  EXPECT_EQ(function.entries()[0].first, "name");
+  EXPECT_EQ(function.entries()[1].first, "parameters");
+
+  auto none =
+      ParseOpenAiRequest(Chat(std::string(kTools) + R"(,"tool_choice":"none")"), true, Limits());
+  ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(none));
+  EXPECT_FALSE(std::get<OpenAiRequest>(none).tools_enabled);
+  EXPECT_TRUE(std::get<OpenAiRequest>(none).chat_request.tools.is_none()) << "withdrawn";
+
+  auto named = ParseOpenAiRequest(
+      Chat(std::string(kTools) +
+           R"(,"tool_choice":{"type":"function","function":{"name":"get_weather"}})"),
+      true, Limits());
+  EXPECT_TRUE(std::holds_alternative<OpenAiRequest>(named));
+}
+
+TEST(OpenAiRequest, ReasoningEffortAndTemplateKwargsBecomeTemplateVariables) {
+  auto r = ParseOpenAiRequest(
+      Chat(R"(,"reasoning_effort":"high","chat_template_kwargs":{"enable_thinking":false})"), true,
+      Limits());
+  ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(r)) << std::get<ValidationError>(r).message;
+  const jinja::Dict& kwargs = std::get<OpenAiRequest>(r).chat_request.kwargs;
+  ASSERT_NE(kwargs.Find("reasoning_effort"), nullptr);
+  EXPECT_EQ(kwargs.Find("reasoning_effort")->AsString(), "high");
+  ASSERT_NE(kwargs.Find("enable_thinking"), nullptr);
+  EXPECT_FALSE(kwargs.Find("enable_thinking")->AsBool());
+}
+
+TEST(OpenAiRequest, MalformedToolFieldsNameTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {Chat(R"(,"tools":{})"), "tools"},
+      {Chat(R"(,"tools":[{"type":"function","function":{"name":""}}])"), "tools[0].function.name"},
+      {Chat(R"(,"tools":[{"type":"retrieval"}])"), "tools[0].type"},
+      {Chat(R"(,"tool_choice":"required")"), "tool_choice"},
+      {Chat(R"(,"tool_choice":"sometimes")"), "tool_choice"},
+      {Chat(std::string(kTools) +
+            R"(,"tool_choice":{"type":"function","function":{"name":"other"}})"),
+       "tool_choice.function.name"},
+      {Chat(R"(,"reasoning_effort":"extreme")"), "reasoning_effort"},
+      {Chat(R"(,"chat_template_kwargs":{"messages":[]})"), "chat_template_kwargs.messages"},
+      {R"({"messages":[{"role":"assistant","tool_calls":[{"type":"function"}]}]})",
+       "messages[0].tool_calls[0].function"},
+  };
+  for (const auto& [body, field] : cases) {
+    auto r = ParseOpenAiRequest(body, true, Limits());
+    ASSERT_TRUE(std::holds_alternative<ValidationError>(r)) << "accepted: " << body;
+    EXPECT_EQ(std::get<ValidationError>(r).field, field) << body;
+  }
 }
 
 TEST(RequestValidation, WidenOutOfRangeIntegers) {
