@@ -8,6 +8,8 @@ packages=(
   libpoco-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev
   libgtest-dev libgmock-dev libpcre2-dev
   curl python3 clang-format
+  libsystemd-dev  # sd_notify: orcd-host under a Type=notify systemd unit
+  file lintian    # scripts/package-test.sh: dpkg-shlibdeps (through CPack) and lintian
 )
 # The OpenAI-client test runs the `openai` npm package: node and npm from
 # Debian unless the machine already has them.

@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "host/app/systemd_notify.h"
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/device/device_context.h"
@@ -213,6 +214,7 @@ int Run(int argc, char** argv) {
   }
   LogInfo("listening", "HTTP server up; loading the model",
           {{"uri", uri}, {"port", std::to_string(server->port())}});
+  NotifySystemdStatus("loading " + config.model_path.string());
 
   std::unique_ptr<DeviceContext> device;
   std::unique_ptr<PluginRegistry> registry;
@@ -240,6 +242,7 @@ int Run(int argc, char** argv) {
               {"device", config.device},
               {"model_path", config.model_path.string()}});
     std::fprintf(stderr, "orcd-host: %s: %s\n", StartupErrorCode(e).c_str(), e.what());
+    NotifySystemdStatus(StartupErrorCode(e) + ": " + e.what());
     return kExitStartupFailed;
   }
   load_watcher.reset();
@@ -264,8 +267,10 @@ int Run(int argc, char** argv) {
           {{"uri", uri},
            {"port", std::to_string(server->port())},
            {"vram_bytes", std::to_string(service->VramBytesUsed())}});
+  NotifySystemdReady("ready on " + uri);
 
   WaitForShutdown(state, signals);
+  NotifySystemdStopping("draining");
   Drain(state);
   server->Stop();
   const bool device_lost = service->DeviceLost();
