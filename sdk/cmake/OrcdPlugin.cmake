@@ -4,6 +4,8 @@
 # CUDA_SOURCES are compiled only when the CUDA language is enabled; the plugin
 # then gets ORCD_PLUGIN_HAS_CUDA=1. Output: orcd-plugin-<name>.so in
 # ORCD_PLUGIN_OUTPUT_DIR (or ORCD_TEST_PLUGIN_OUTPUT_DIR for TEST_ONLY).
+# Installed (unless NO_INSTALL) to ORCD_PLUGIN_SUBDIR in the install component
+# ORCD_PLUGIN_INSTALL_COMPONENT (default runtime; orcd's own are "plugins").
 function(orcd_add_plugin name)
   cmake_parse_arguments(ARG "TEST_ONLY;NO_INSTALL" "" "SOURCES;CUDA_SOURCES" ${ARGN})
   set(target orcd_plugin_${name})
@@ -42,7 +44,11 @@ function(orcd_add_plugin name)
       if(NOT DEFINED ORCD_PLUGIN_SUBDIR)
         set(ORCD_PLUGIN_SUBDIR lib/orcd/plugins)
       endif()
-      install(TARGETS ${target} LIBRARY DESTINATION ${ORCD_PLUGIN_SUBDIR} COMPONENT runtime)
+      if(NOT DEFINED ORCD_PLUGIN_INSTALL_COMPONENT)
+        set(ORCD_PLUGIN_INSTALL_COMPONENT runtime)
+      endif()
+      install(TARGETS ${target} LIBRARY DESTINATION ${ORCD_PLUGIN_SUBDIR}
+              COMPONENT ${ORCD_PLUGIN_INSTALL_COMPONENT})
     endif()
   endif()
 endfunction()
