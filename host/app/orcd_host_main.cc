@@ -226,11 +226,12 @@ int Run(int argc, char** argv) {
     registry->LoadDirectories(config.plugin_dirs.empty() ? DefaultPluginDirs()
                                                          : config.plugin_dirs);
     LogInfo("model_load_start", "loading model", {{"device_name", device->info().name}});
-    service = CreateGenerationService(config, *registry, *device, [&state](int percent) {
-      state.load_percent = percent;
-      LogInfo("model_load_progress", "loading", {{"percent", std::to_string(percent)}});
-      DebugLoadDelay();
-    });
+    service = CreateGenerationService(
+        GenerationOptionsFrom(config), *registry, *device, [&state](int percent) {
+          state.load_percent = percent;
+          LogInfo("model_load_progress", "loading", {{"percent", std::to_string(percent)}});
+          DebugLoadDelay();
+        });
     LogInfo("model_load_complete", "model loaded",
             {{"quant_kind", service->facts().quant_kind},
              {"vram_bytes", std::to_string(service->facts().vram_bytes)},

@@ -96,7 +96,7 @@ std::chrono::milliseconds DebugTokenDelay() {
 
 class GenerationService final : public InferenceService {
  public:
-  GenerationService(const WorkerConfig& config, const PluginRegistry& registry,
+  GenerationService(const GenerationOptions& config, const PluginRegistry& registry,
                     DeviceContext& device, const LoadProgress& progress) {
     progress(0);
     const std::unique_ptr<GgufFile> gguf = GgufFile::Open(config.model_path);
@@ -128,12 +128,12 @@ class GenerationService final : public InferenceService {
     engine::EngineOptions options;
     options.device = config.device;
     options.threads = config.threads;
-    options.q8_decode_activations = config.cpu_decode_activations == "q8";
+    options.q8_decode_activations = config.q8_decode_activations;
     options.context_length = config.context_length;
-    options.gpu_index = config.gpu_device;
+    options.gpu_index = config.gpu_index;
     options.cuda_stream = device.stream();  // the host context's stream (null on CPU)
-    options.weight_chunk_bytes = static_cast<uint64_t>(config.weight_chunk_bytes);
-    options.cuda_graphs = config.cuda_graphs == "on";
+    options.weight_chunk_bytes = config.weight_chunk_bytes;
+    options.cuda_graphs = config.cuda_graphs;
     const bool on_cuda = config.device == "cuda";
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     if (!on_cuda) TouchWeights(*gguf, progress);
@@ -296,7 +296,7 @@ class GenerationService final : public InferenceService {
 
 }  // namespace
 
-std::unique_ptr<InferenceService> CreateGenerationService(const WorkerConfig& config,
+std::unique_ptr<InferenceService> CreateGenerationService(const GenerationOptions& config,
                                                           const PluginRegistry& registry,
                                                           DeviceContext& device,
                                                           const LoadProgress& progress) {

@@ -8,17 +8,17 @@
 #include <memory>
 
 #include "host/device/device_context.h"
+#include "host/generation/generation_options.h"
+#include "host/generation/inference_service.h"
 #include "host/plugins/plugin_registry.h"
-#include "host/server/inference_service.h"
-#include "host/server/worker_config.h"
 
 namespace orcd {
 
 using LoadProgress = std::function<void(int percent)>;
 
-// Loads config.model_path. Throws orcd::Error (kModelInvalid, kUnsupported,
+// Loads options.model_path. Throws orcd::Error (kModelInvalid, kUnsupported,
 // kOutOfMemory with required vs available bytes, kDevice).
-std::unique_ptr<InferenceService> CreateGenerationService(const WorkerConfig& config,
+std::unique_ptr<InferenceService> CreateGenerationService(const GenerationOptions& config,
                                                           const PluginRegistry& registry,
                                                           DeviceContext& device,
                                                           const LoadProgress& progress);

@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "host/common/status.h"
+#include "host/generation/stop_matcher.h"
 #include "host/sampling/sampler.h"
-#include "host/server/stop_matcher.h"
 #include "host/tokenizer/streaming_detokenizer.h"
 
 namespace orcd {

@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "host/generation/inference_service.h"
 #include "host/sampling/sampler.h"
-#include "host/server/inference_service.h"
 #include "host/tokenizer/tokenizer.h"
 
 namespace orcd {

@@ -5,6 +5,7 @@
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPServerResponse.h>
 
+#include "host/server/execute_request.h"
 #include "host/server/worker_state.h"
 
 namespace orcd {

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "host/server/inference_service.h"
+#include "host/generation/inference_service.h"
 
 namespace orcd {
 

@@ -7,8 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "host/generation/inference_service.h"
 #include "host/server/execute_request.h"
-#include "host/server/inference_service.h"
 
 namespace orcd {
 

@@ -316,6 +316,24 @@ WorkerConfig ResolveWorkerConfig(const CommandLine& cl) {
   return config;
 }
 
+GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
+  GenerationOptions o;
+  o.model_path = config.model_path;
+  o.tokenizer_json = config.tokenizer_json;
+  o.chat_template_file = config.chat_template_file;
+  o.device = config.device;
+  o.gpu_index = config.gpu_device;
+  o.threads = config.threads;
+  o.q8_decode_activations = config.cpu_decode_activations == "q8";
+  o.weight_chunk_bytes = static_cast<uint64_t>(config.weight_chunk_bytes);
+  o.cuda_graphs = config.cuda_graphs == "on";
+  o.residency_check_seconds = config.residency_check_seconds;
+  o.context_length = config.context_length;
+  o.max_input_tokens = config.max_input_tokens;
+  o.kv_cache_bytes = config.kv_cache_bytes;
+  return o;
+}
+
 std::string AdvertisedUri(const WorkerConfig& config, int port) {
   if (!config.advertise_url.empty()) return config.advertise_url;
   return "http://" + config.bind_address + ":" + std::to_string(port);

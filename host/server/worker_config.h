@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "host/generation/generation_options.h"
+
 namespace orcd {
 
 struct WorkerConfig {
@@ -105,6 +107,9 @@ WorkerConfig ApplyCommandLine(const CommandLine& command_line);
 // server.auth_token_file into auth_token.
 WorkerConfig ResolveWorkerConfig(const CommandLine& command_line);
 std::string CommandLineHelp();
+
+// The generation service's options from the worker's configuration.
+GenerationOptions GenerationOptionsFrom(const WorkerConfig& config);
 
 // The uri the worker registers with the pool manager and logs: advertise_url,
 // else http://{bind}:{port}.

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string_view>
 
-#include "host/server/inference_service.h"
+#include "host/generation/inference_service.h"
 #include "host/server/job_slot.h"
 #include "host/server/metrics.h"
 #include "host/server/worker_config.h"

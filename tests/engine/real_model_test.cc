@@ -62,7 +62,8 @@ struct Served {
 };
 
 // The generation service orcd-host runs, on the CPU as the demo runs it.
-Served Serve(WorkerConfig config) {
+Served Serve(const WorkerConfig& worker) {
+  GenerationOptions config = GenerationOptionsFrom(worker);
   config.device = "cpu";
   config.threads = 2;
   Served s;

@@ -31,7 +31,7 @@ struct Loaded {
 };
 
 Loaded Load(const std::string& model, int64_t context = 256, int64_t max_input = 0) {
-  WorkerConfig config;
+  GenerationOptions config;
   config.model_path = Fixture(model);
   config.device = "cpu";
   config.threads = 2;

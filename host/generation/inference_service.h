@@ -1,8 +1,9 @@
 // What the HTTP layer needs from the model: facts for /health and one
-// generation at a time. The implementation (engine + tokenizer + sampler)
-// lives in host/generation/; tests may substitute their own.
-#ifndef ORCD_HOST_SERVER_INFERENCE_SERVICE_H_
-#define ORCD_HOST_SERVER_INFERENCE_SERVICE_H_
+// generation at a time. Generation owns this interface (the server depends on
+// generation, never the reverse); GenerationService implements it (engine +
+// tokenizer + sampler) and the server's tests substitute their own.
+#ifndef ORCD_HOST_GENERATION_INFERENCE_SERVICE_H_
+#define ORCD_HOST_GENERATION_INFERENCE_SERVICE_H_
 
 #include <chrono>
 #include <cstdint>
@@ -11,7 +12,7 @@
 
 #include "host/chat/jinja/value.h"
 #include "host/chat/output/chat_output_format.h"
-#include "host/server/execute_request.h"
+#include "host/generation/sampling_params.h"
 
 namespace orcd {
 
@@ -121,4 +122,4 @@ class InferenceService {
 
 }  // namespace orcd
 
-#endif  // ORCD_HOST_SERVER_INFERENCE_SERVICE_H_
+#endif  // ORCD_HOST_GENERATION_INFERENCE_SERVICE_H_

@@ -1,4 +1,4 @@
-#include "host/server/stop_matcher.h"
+#include "host/generation/stop_matcher.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 // Stop strings on generated text: matches across token boundaries, holds back
 // text that might be the start of a stop string, and never emits the stop
 // text itself.
-#ifndef ORCD_HOST_SERVER_STOP_MATCHER_H_
-#define ORCD_HOST_SERVER_STOP_MATCHER_H_
+#ifndef ORCD_HOST_GENERATION_STOP_MATCHER_H_
+#define ORCD_HOST_GENERATION_STOP_MATCHER_H_
 
 #include <string>
 #include <vector>
@@ -30,4 +30,4 @@ class StopMatcher {
 
 }  // namespace orcd
 
-#endif  // ORCD_HOST_SERVER_STOP_MATCHER_H_
+#endif  // ORCD_HOST_GENERATION_STOP_MATCHER_H_

@@ -1,5 +1,5 @@
 // Stop strings across token boundaries; the stop text is never emitted.
-#include "host/server/stop_matcher.h"
+#include "host/generation/stop_matcher.h"
 
 #include <gtest/gtest.h>
 

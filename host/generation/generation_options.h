@@ -1,0 +1,31 @@
+// What the generation service is configured with, in its own terms: the
+// server builds it from worker.yaml (GenerationOptionsFrom in
+// host/server/worker_config.h), tests and tools directly.
+#ifndef ORCD_HOST_GENERATION_GENERATION_OPTIONS_H_
+#define ORCD_HOST_GENERATION_GENERATION_OPTIONS_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace orcd {
+
+struct GenerationOptions {
+  std::filesystem::path model_path;
+  std::filesystem::path tokenizer_json;      // optional HF tokenizer.json
+  std::filesystem::path chat_template_file;  // optional; replaces the GGUF's template
+  std::string device = "cuda";               // "cuda" | "cpu"
+  int gpu_index = 0;
+  int threads = 0;                        // CPU backend; 0 = one per core
+  bool q8_decode_activations = true;      // one-token matmuls on 8-bit activations
+  uint64_t weight_chunk_bytes = 1 << 20;  // CUDA upload chunk
+  bool cuda_graphs = true;                // CUDA: replay the decode step as a graph
+  int residency_check_seconds = 60;       // CUDA: 0 = never
+  int64_t context_length = 0;             // 0 = the model's trained context
+  int64_t max_input_tokens = 0;           // 0 = context_length - 1
+  int64_t kv_cache_bytes = 0;             // 0 = no cap beyond context_length's need
+};
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_GENERATION_GENERATION_OPTIONS_H_
