@@ -126,6 +126,7 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   result.prefill_ms = MsSince(t_start);
 
   DetokenizerOptions detokenizer_options;
+  detokenizer_options.continues_text = true;  // the output follows the prompt's text
   for (const std::string& text : input.render_special) {
     const std::vector<TokenId> ids = tokenizer.Encode(text, false, /*parse_special=*/true);
     if (ids.size() == 1) detokenizer_options.render_special_ids.push_back(ids[0]);

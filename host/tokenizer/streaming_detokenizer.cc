@@ -19,7 +19,10 @@ std::string StreamingDetokenizer::Push(TokenId id) {
   if (piece.empty()) return {};
   if (at_stream_start_) {
     at_stream_start_ = false;
-    if (tokenizer_.decode_strips_leading_space() && piece.front() == ' ') piece.erase(0, 1);
+    if (!options_.continues_text && tokenizer_.decode_strips_leading_space() &&
+        piece.front() == ' ') {
+      piece.erase(0, 1);
+    }
   }
   pending_ += piece;
 

@@ -14,7 +14,8 @@
 // Special tokens (control, unknown) are skipped unless render_special is set
 // or they are among render_special_ids (markup a chat output parser reads).
 // For SentencePiece vocabularies the dummy-prefix space is removed from the
-// start of the stream (decode_strips_leading_space()).
+// start of the stream (decode_strips_leading_space()), unless the stream
+// continues earlier text (DetokenizerOptions::continues_text).
 #ifndef ORCD_HOST_TOKENIZER_STREAMING_DETOKENIZER_H_
 #define ORCD_HOST_TOKENIZER_STREAMING_DETOKENIZER_H_
 
@@ -29,6 +30,11 @@ namespace orcd {
 struct DetokenizerOptions {
   bool render_special = false;
   std::vector<TokenId> render_special_ids;
+  // The stream continues text already there (a generation after its prompt):
+  // a SentencePiece token's leading space is then a real space ("Lily and
+  // Ben" + "▁were" is " were"), kept as llama.cpp's server keeps it (it
+  // renders each generated token whole).
+  bool continues_text = false;
 };
 
 class StreamingDetokenizer {

@@ -67,6 +67,9 @@ TEST(StreamingDetokenizer, SpmDropsOnlyTheDummyPrefixSpace) {
   EXPECT_EQ(d.Push(15043), " Hello");  // later: the space is text
   d.Reset();
   EXPECT_EQ(d.Push(15043), "Hello");
+  // A generation continues its prompt: the first token's space is text.
+  StreamingDetokenizer continuation(llama, {.continues_text = true});
+  EXPECT_EQ(continuation.Push(15043), " Hello");
 }
 
 TEST(StreamingDetokenizer, IdsOutsideTheVocabularyRenderNothing) {
