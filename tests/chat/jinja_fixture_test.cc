@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "chat_test_support.h"
 #include "host/chat/chat_variables.h"
 #include "host/chat/jinja/jinja_template.h"
 #include "host/chat/jinja/json_value.h"
@@ -24,15 +25,6 @@ namespace orcd::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path ChatFixtures() { return fs::path(ORCD_FIXTURES_DIR) / "chat"; }
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Poco::JSON with object key order kept, as Python's json.load keeps it.
 Poco::JSON::Object::Ptr ParseObject(const std::string& text) {

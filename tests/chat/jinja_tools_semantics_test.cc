@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "chat_test_support.h"
 #include "host/chat/jinja/jinja_template.h"
 #include "host/chat/jinja/json_value.h"
 
@@ -23,20 +24,6 @@ struct RenderCase {
   std::string_view source;
   std::optional<std::string_view> expected;  // nullopt: jinja2 raises
 };
-
-jinja::RenderOptions FixedClock() {
-  jinja::RenderOptions o;
-  o.now = [] {
-    std::tm t{};
-    t.tm_year = 124;
-    t.tm_mon = 6;
-    t.tm_mday = 26;
-    t.tm_wday = 5;
-    t.tm_yday = 207;
-    return t;
-  };
-  return o;
-}
 
 // The variables of the second table: tools as OpenAI requests carry them.
 constexpr std::string_view kMoreVariables =
@@ -238,12 +225,12 @@ TEST(JinjaSemantics, ToolsAndStringsMatchJinja2) {
     SCOPED_TRACE(c.source);
     if (c.expected) {
       try {
-        EXPECT_EQ(JinjaTemplate::Parse(c.source).Render(vars.AsDict(), FixedClock()), *c.expected);
+        EXPECT_EQ(JinjaTemplate::Parse(c.source).Render(vars.AsDict(), FixtureDate()), *c.expected);
       } catch (const TemplateError& e) {
         ADD_FAILURE() << e.what();
       }
     } else {
-      EXPECT_THROW(JinjaTemplate::Parse(c.source).Render(vars.AsDict(), FixedClock()),
+      EXPECT_THROW(JinjaTemplate::Parse(c.source).Render(vars.AsDict(), FixtureDate()),
                    TemplateError);
     }
   }

@@ -5,6 +5,7 @@
 // conversation sent by an OpenAI client reaches the model as the model's
 // authors intended. Tolerance: none (byte-exact).
 #include "host/chat/template_messages.h"
+#include "chat_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -23,16 +24,11 @@
 namespace orcd {
 namespace {
 
+using testing::ChatFixtures;
+using testing::FixtureDate;
+using testing::ReadFile;
+
 namespace fs = std::filesystem;
-
-fs::path ChatFixtures() { return fs::path(ORCD_FIXTURES_DIR) / "chat"; }
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct Fixture {
   jinja::JinjaTemplate chat_template;
@@ -58,21 +54,6 @@ ChatRenderInput Case(const std::string& case_name) {
   }
   ADD_FAILURE() << "no case " << case_name;
   return {};
-}
-
-// The same fixed date the fixtures were rendered with (2024-07-26).
-jinja::RenderOptions FixtureDate() {
-  jinja::RenderOptions o;
-  o.now = [] {
-    std::tm t{};
-    t.tm_year = 124;
-    t.tm_mon = 6;
-    t.tm_mday = 26;
-    t.tm_wday = 5;
-    t.tm_yday = 207;
-    return t;
-  };
-  return o;
 }
 
 TEST(TemplateMessages, ProbeFindsWhichArgumentShapeATemplateTakes) {
