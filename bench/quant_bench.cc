@@ -1,7 +1,9 @@
 // orcd-bench quant: matvec (one token) bandwidth of every quant type, in GB/s
 // of weight bytes, on the CPU (one thread, then all threads splitting rows as
 // the host does) and, when built and present, on the CUDA device (also as a
-// fraction of the device's measured copy bandwidth).
+// fraction of the device's measured copy bandwidth). The CPU path is the f32
+// matmul or, with --activations q8, matvec_q8 (the decode path); --variant
+// picks a CPU kernel variant other than this CPU's best (A/B in one process).
 #include <algorithm>
 #include <barrier>
 #include <cmath>
@@ -24,9 +26,11 @@ namespace {
 
 struct Options {
   bool json = false;
-  std::vector<std::string> types;  // empty: all
-  int threads = 0;                 // 0: hardware concurrency
-  double min_time = 0.3;           // seconds per measurement
+  std::vector<std::string> types;   // empty: all
+  int threads = 0;                  // 0: hardware concurrency
+  double min_time = 0.3;            // seconds per measurement
+  std::string activations = "f32";  // f32 | q8
+  std::string variant = "best";     // best | portable | avx2 | avx512-vnni
 };
 
 struct Matrix {
@@ -51,7 +55,10 @@ void usage(std::FILE* out) {
   std::fprintf(
       out,
       "usage: orcd-bench quant [--json] [--types T1,T2,...] [--threads N] [--min-time S]\n"
-      "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n");
+      "                        [--activations f32|q8] [--variant best|portable|avx2|avx512-vnni]\n"
+      "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n"
+      "  q8: the CPU decode path (x rounded to 8 bits, matvec_q8); types without it are left "
+      "out.\n");
 }
 
 // rows x cols of the type: 16 distinct random rows quantized by the reference
@@ -77,12 +84,18 @@ Matrix make_matrix(const quant::CpuKernels& k, int64_t rows, int64_t cols, std::
 
 // Seconds per matvec on `threads` threads, each taking a contiguous row range
 // (offset w and y by whole rows, as the host does).
-double time_cpu_matvec(const orcd_quant_cpu_ops& ops, const Matrix& m, const quant::CpuKernels& k,
-                       int threads, double min_time) {
+double time_cpu_matvec(const orcd_quant_cpu_ops& ops, bool q8, const Matrix& m,
+                       const quant::CpuKernels& k, int threads, double min_time) {
   const int64_t row_bytes = m.cols / k.block_elems * k.block_bytes;
-  std::vector<float> x(static_cast<size_t>(m.cols), 0.5f), y(static_cast<size_t>(m.rows));
+  std::vector<float> x(static_cast<size_t>(m.cols)), y(static_cast<size_t>(m.rows));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f + 0.25f * static_cast<float>(i % 7);
   auto run_range = [&](int64_t r0, int64_t r1) {
-    ops.matmul(m.w.data() + r0 * row_bytes, r1 - r0, m.cols, x.data(), 1, y.data() + r0, r1 - r0);
+    const uint8_t* w = m.w.data() + r0 * row_bytes;
+    if (q8) {
+      ops.matvec_q8(w, r1 - r0, m.cols, x.data(), y.data() + r0);
+    } else {
+      ops.matmul(w, r1 - r0, m.cols, x.data(), 1, y.data() + r0, r1 - r0);
+    }
   };
   // Calibrate on one call (also warms caches and page tables).
   double t0 = now_seconds();
@@ -118,10 +131,11 @@ double time_cpu_matvec(const orcd_quant_cpu_ops& ops, const Matrix& m, const qua
   return seconds;
 }
 
-void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int threads) {
-  std::printf("CPU: %s, %u hardware threads, kernels: %s\n", cpu_model_name().c_str(),
-              std::thread::hardware_concurrency(),
-              quant::cpu_has_avx2_fma() ? "AVX2+FMA" : "portable");
+void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int threads,
+                const Options& o) {
+  std::printf("CPU: %s, %u hardware threads, kernels: %s, activations: %s\n",
+              cpu_model_name().c_str(), std::thread::hardware_concurrency(), o.variant.c_str(),
+              o.activations.c_str());
   if (cuda.usable) {
     std::printf("CUDA: %s, device-to-device copy %.1f GB/s (read + write)\n", cuda.name.c_str(),
                 cuda.copy_gbps);
@@ -144,12 +158,14 @@ void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int 
   }
 }
 
-void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int threads) {
+void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int threads,
+                const Options& o) {
   std::printf("{\n  \"benchmark\": \"quant matvec\",\n  \"unit\": \"GB/s of weight bytes\",\n");
   std::printf(
-      "  \"cpu\": {\"model\": %s, \"hardware_threads\": %u, \"threads\": %d, \"kernels\": %s},\n",
+      "  \"cpu\": {\"model\": %s, \"hardware_threads\": %u, \"threads\": %d, \"kernels\": %s, "
+      "\"activations\": %s},\n",
       json_string(cpu_model_name()).c_str(), std::thread::hardware_concurrency(), threads,
-      json_string(quant::cpu_has_avx2_fma() ? "avx2+fma" : "portable").c_str());
+      json_string(o.variant).c_str(), json_string(o.activations).c_str());
   if (cuda.usable) {
     std::printf(
         "  \"cuda\": {\"device\": %s, \"copy_gbps\": %s, \"copy_gbps_counts\": \"read + "
@@ -180,17 +196,37 @@ void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int 
 
 int run_quant(const Args& args) {
   Options o;
-  const int exit_code =
-      ParseOrExit("quant", args,
-                  {Switch("--json", &o.json), CsvFlag("--types", &o.types),
-                   IntFlag("--threads", &o.threads), DoubleFlag("--min-time", &o.min_time)},
-                  usage);
+  const int exit_code = ParseOrExit(
+      "quant", args,
+      {Switch("--json", &o.json), CsvFlag("--types", &o.types), IntFlag("--threads", &o.threads),
+       DoubleFlag("--min-time", &o.min_time), StringFlag("--activations", &o.activations),
+       StringFlag("--variant", &o.variant)},
+      usage);
   if (exit_code >= 0) return exit_code;
+  if (o.activations != "f32" && o.activations != "q8") {
+    std::fprintf(stderr, "orcd-bench quant: --activations is f32 or q8\n");
+    return 2;
+  }
+  const bool q8 = o.activations == "q8";
+  if (o.variant == "best") o.variant = quant::best_cpu_variant_name();
+  const bool variant_runs = o.variant == "portable" ||
+                            (o.variant == "avx2" && quant::cpu_has_avx2_fma()) ||
+                            (o.variant == "avx512-vnni" && quant::cpu_has_avx512_vnni());
+  if (!variant_runs) {
+    std::fprintf(stderr, "orcd-bench quant: --variant %s: unknown, or this CPU lacks it\n",
+                 o.variant.c_str());
+    return 2;
+  }
+  auto variant_ops = [&](const quant::CpuKernels& k) -> const orcd_quant_cpu_ops& {
+    if (o.variant == "avx512-vnni") return k.avx512_vnni;
+    return o.variant == "avx2" ? k.avx2 : k.portable;
+  };
   const int threads = o.threads > 0
                           ? o.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<const quant::CpuKernels*> selected;
   for (const quant::CpuKernels* k : quant::all_cpu_kernels()) {
+    if (q8 && variant_ops(*k).matvec_q8 == nullptr) continue;
     if (o.types.empty() || std::find(o.types.begin(), o.types.end(), k->name) != o.types.end()) {
       selected.push_back(k);
     }
@@ -212,18 +248,18 @@ int run_quant(const Args& args) {
                                         : "";
     for (const Matrix& m :
          {make_matrix(*k, 4096, 4096, ""), make_matrix(*k, 2880, cols_2880, note_2880)}) {
-      const orcd_quant_cpu_ops& ops = quant::best_cpu_ops(*k);
+      const orcd_quant_cpu_ops& ops = variant_ops(*k);
       Result r{k, m.rows, m.cols, m.note, static_cast<double>(m.w.size()), NAN, NAN, NAN};
-      r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, m, *k, 1, o.min_time) / 1e9;
-      r.cpu_nt_gbps = r.bytes / time_cpu_matvec(ops, m, *k, threads, o.min_time) / 1e9;
+      r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, 1, o.min_time) / 1e9;
+      r.cpu_nt_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, threads, o.min_time) / 1e9;
       if (cuda.usable) r.cuda_gbps = cuda_matvec_gbps(k->type, m.w, m.rows, m.cols, o.min_time);
       results.push_back(r);
     }
   }
   if (o.json) {
-    print_json(results, cuda, threads);
+    print_json(results, cuda, threads, o);
   } else {
-    print_text(results, cuda, threads);
+    print_text(results, cuda, threads, o);
   }
   return 0;
 }

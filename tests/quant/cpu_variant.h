@@ -12,7 +12,7 @@
 
 namespace orcd::quant::test {
 
-enum class Isa { kPortable, kAvx2 };
+enum class Isa { kPortable, kAvx2, kAvx512Vnni };
 
 using TypeAndIsa = std::tuple<const CpuKernels*, Isa>;
 
@@ -21,24 +21,49 @@ inline std::vector<TypeAndIsa> all_types_and_isas() {
   for (const CpuKernels* k : all_cpu_kernels()) {
     out.emplace_back(k, Isa::kPortable);
     out.emplace_back(k, Isa::kAvx2);
+    out.emplace_back(k, Isa::kAvx512Vnni);
   }
   return out;
 }
 
+inline std::string isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512Vnni:
+      return "avx512vnni";
+    case Isa::kPortable:
+      break;
+  }
+  return "portable";
+}
+
 inline std::string type_and_isa_name(const testing::TestParamInfo<TypeAndIsa>& info) {
-  return std::string(std::get<0>(info.param)->name) +
-         (std::get<1>(info.param) == Isa::kAvx2 ? "_avx2" : "_portable");
+  return std::string(std::get<0>(info.param)->name) + "_" + isa_name(std::get<1>(info.param));
 }
 
 inline std::string type_name(const testing::TestParamInfo<const CpuKernels*>& info) {
   return info.param->name;
 }
 
-// The ops of the variant; the AVX2 one only on CPUs that have it (callers
-// GTEST_SKIP when this returns nullptr).
+// The ops of the variant; the SIMD ones only on CPUs that have them (callers
+// GTEST_SKIP with missing_isa_reason when this returns nullptr).
 inline const orcd_quant_cpu_ops* ops_for(const CpuKernels& k, Isa isa) {
-  if (isa == Isa::kPortable) return &k.portable;
-  return cpu_has_avx2_fma() ? &k.avx2 : nullptr;
+  switch (isa) {
+    case Isa::kAvx2:
+      return cpu_has_avx2_fma() ? &k.avx2 : nullptr;
+    case Isa::kAvx512Vnni:
+      return cpu_has_avx512_vnni() ? &k.avx512_vnni : nullptr;
+    case Isa::kPortable:
+      break;
+  }
+  return &k.portable;
+}
+
+inline const char* missing_isa_reason(Isa isa) {
+  return isa == Isa::kAvx512Vnni
+             ? "this CPU has no AVX-512 F/BW/VL/VNNI (or ORCD_QUANT_CPU_KERNELS caps it)"
+             : "this CPU has no AVX2+FMA (or ORCD_QUANT_CPU_KERNELS caps it)";
 }
 
 }  // namespace orcd::quant::test

@@ -16,7 +16,7 @@ class QuantGolden : public testing::TestWithParam<TypeAndIsa> {
   void SetUp() override {
     kernels_ = std::get<0>(GetParam());
     ops_ = ops_for(*kernels_, std::get<1>(GetParam()));
-    if (ops_ == nullptr) GTEST_SKIP() << "this CPU has no AVX2+FMA";
+    if (ops_ == nullptr) GTEST_SKIP() << missing_isa_reason(std::get<1>(GetParam()));
     golden_ = load_golden(kernels_->name);
     ASSERT_TRUE(golden_.has_value());
     ASSERT_EQ(golden_->cols % kernels_->block_elems, 0);

@@ -1,5 +1,6 @@
-// The 8-bit-activation decode path (orcd_quant_cpu_ops.matvec_q8): which
-// types offer it, and that it computes exactly "x rounded to int8 with one
+// The 8-bit-activation decode path (orcd_quant_cpu_ops.matvec_q8), for each
+// variant that has one (AVX2, AVX-512 VNNI): which types offer it, and that it
+// computes exactly "x rounded to int8 with one
 // scale per weight block's span (amax / 127, nearest), then W x" — checked against a float64
 // emulation of that rounding, and against the fixtures' float64 y within the
 // bound the rounding itself allows.
@@ -55,16 +56,19 @@ std::vector<double> RoundingBound(const std::vector<float>& deq, int64_t rows, i
   return bound;
 }
 
-class QuantQ8Activations : public testing::TestWithParam<const CpuKernels*> {
+class QuantQ8Activations : public testing::TestWithParam<TypeAndIsa> {
  protected:
   void SetUp() override {
-    if (!cpu_has_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2+FMA: the q8 path is AVX2-only";
+    ops_ = ops_for(*std::get<0>(GetParam()), std::get<1>(GetParam()));
+    if (ops_ == nullptr) GTEST_SKIP() << missing_isa_reason(std::get<1>(GetParam()));
   }
+
+  const orcd_quant_cpu_ops* ops_ = nullptr;
 };
 
 TEST_P(QuantQ8Activations, OfferedByTheTargetModelsTypesAndNeverByPortableCode) {
-  const CpuKernels& k = *GetParam();
-  EXPECT_EQ(k.avx2.matvec_q8 != nullptr, kTypesWithQ8.count(k.name) == 1) << k.name;
+  const CpuKernels& k = *std::get<0>(GetParam());
+  EXPECT_EQ(ops_->matvec_q8 != nullptr, kTypesWithQ8.count(k.name) == 1) << k.name;
   EXPECT_EQ(k.portable.matvec_q8, nullptr) << k.name;
 }
 
@@ -72,8 +76,8 @@ TEST_P(QuantQ8Activations, OfferedByTheTargetModelsTypesAndNeverByPortableCode) 
 // Tolerance 2e-6 of sum |w * x|: the kernel sums exact integer products, so
 // only the f32 scale products and the f32 accumulation round.
 TEST_P(QuantQ8Activations, EqualsFloat64OfTheRoundedActivations) {
-  const CpuKernels& k = *GetParam();
-  if (k.avx2.matvec_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
+  const CpuKernels& k = *std::get<0>(GetParam());
+  if (ops_->matvec_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
   const int64_t rows = 13, cols = 1024;
   const std::vector<float> src = random_weights(rows, cols, 91);
   const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
@@ -87,7 +91,7 @@ TEST_P(QuantQ8Activations, EqualsFloat64OfTheRoundedActivations) {
     std::vector<float> x = random_normal(cols, seed);
     if (seed == 93u) std::fill(x.begin() + 256, x.begin() + 512, 0.0f);  // all-zero x blocks
     std::vector<float> y(static_cast<size_t>(rows));
-    k.avx2.matvec_q8(q.data(), rows, cols, x.data(), y.data());
+    ops_->matvec_q8(q.data(), rows, cols, x.data(), y.data());
     const std::vector<double> xr = RoundActivations(x, k.block_elems);
     const std::vector<double> scale = abs_product_sums(deq, rows, cols, x, 1);
     for (int64_t r = 0; r < rows; ++r) {
@@ -102,12 +106,12 @@ TEST_P(QuantQ8Activations, EqualsFloat64OfTheRoundedActivations) {
 // deviation stays within what rounding x to 8 bits can cause, and is not zero
 // in total (the path really rounds).
 TEST_P(QuantQ8Activations, StaysWithinTheRoundingBoundOfTheFixture) {
-  const CpuKernels& k = *GetParam();
-  if (k.avx2.matvec_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
+  const CpuKernels& k = *std::get<0>(GetParam());
+  if (ops_->matvec_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
   const std::optional<Golden> g = load_golden(k.name);
   ASSERT_TRUE(g.has_value());
   std::vector<float> y(static_cast<size_t>(g->rows));
-  k.avx2.matvec_q8(g->q.data(), g->rows, g->cols, g->x.data(), y.data());
+  ops_->matvec_q8(g->q.data(), g->rows, g->cols, g->x.data(), y.data());
   const std::vector<double> bound = RoundingBound(g->deq, g->rows, g->cols, g->x, k.block_elems);
   double total_deviation = 0.0;
   for (int64_t r = 0; r < g->rows; ++r) {
@@ -119,19 +123,21 @@ TEST_P(QuantQ8Activations, StaysWithinTheRoundingBoundOfTheFixture) {
 
 // The host splits rows across threads by offsetting w and y.
 TEST_P(QuantQ8Activations, RowRangeEqualsSameRowsOfFullMatrix) {
-  const CpuKernels& k = *GetParam();
-  if (k.avx2.matvec_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
+  const CpuKernels& k = *std::get<0>(GetParam());
+  if (ops_->matvec_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
   const std::optional<Golden> g = load_golden(k.name);
   ASSERT_TRUE(g.has_value());
   const int64_t row_bytes = g->cols / k.block_elems * k.block_bytes;
   std::vector<float> full(static_cast<size_t>(g->rows)), part(3);
-  k.avx2.matvec_q8(g->q.data(), g->rows, g->cols, g->x.data(), full.data());
-  k.avx2.matvec_q8(g->q.data() + 2 * row_bytes, 3, g->cols, g->x.data(), part.data());
+  ops_->matvec_q8(g->q.data(), g->rows, g->cols, g->x.data(), full.data());
+  ops_->matvec_q8(g->q.data() + 2 * row_bytes, 3, g->cols, g->x.data(), part.data());
   for (int r = 0; r < 3; ++r) EXPECT_TRUE(same_bits(part[r], full[2 + r])) << r;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, QuantQ8Activations, testing::ValuesIn(all_cpu_kernels()),
-                         type_name);
+INSTANTIATE_TEST_SUITE_P(AllTypes, QuantQ8Activations,
+                         testing::Combine(testing::ValuesIn(all_cpu_kernels()),
+                                          testing::Values(Isa::kAvx2, Isa::kAvx512Vnni)),
+                         type_and_isa_name);
 
 }  // namespace
 }  // namespace orcd::quant::test

@@ -14,9 +14,14 @@
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__CUDACC__)
 #define ORCD_QUANT_HAVE_X86 1
 #define ORCD_QUANT_AVX2 __attribute__((target("avx2,fma")))
+// The 8-bit decode kernels' third variant (AVX-512 with VNNI, 2019+ Intel
+// servers, AMD Zen 4+): only called after cpu_has_avx512_vnni().
+#define ORCD_QUANT_AVX512_VNNI_TARGET "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni"
+#define ORCD_QUANT_AVX512_VNNI __attribute__((target(ORCD_QUANT_AVX512_VNNI_TARGET)))
 #else
 #define ORCD_QUANT_HAVE_X86 0
 #define ORCD_QUANT_AVX2
+#define ORCD_QUANT_AVX512_VNNI
 #endif
 
 #endif  // ORCD_QUANT_COMMON_COMPILER_H_

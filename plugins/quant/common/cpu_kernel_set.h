@@ -19,15 +19,26 @@ struct CpuKernels {
   uint32_t block_bytes;
   orcd_quant_cpu_ops portable;  // plain C++ (SSE2 at most), any x86-64 or other CPU
   orcd_quant_cpu_ops avx2;      // AVX2+FMA: call only when cpu_has_avx2_fma()
+  // avx2 with AVX-512 VNNI matvec_q8 where the type has one (bit-identical
+  // results, fewer instructions): call only when cpu_has_avx512_vnni().
+  orcd_quant_cpu_ops avx512_vnni;
 };
 
-// Run-time check (cpuid), computed once.
+// Run-time checks (cpuid and the OS's saved register state), computed once.
+// Each variant's check implies the previous one's. ORCD_QUANT_CPU_KERNELS=
+// portable|avx2 in the environment caps them (A/B runs, reproducing a
+// smaller CPU's path); it never raises them.
 bool cpu_has_avx2_fma();
+bool cpu_has_avx512_vnni();
 
 // The variant to use on this CPU.
 inline const orcd_quant_cpu_ops& best_cpu_ops(const CpuKernels& k) {
+  if (cpu_has_avx512_vnni()) return k.avx512_vnni;
   return cpu_has_avx2_fma() ? k.avx2 : k.portable;
 }
+
+// Which variant best_cpu_ops picks: "avx512-vnni", "avx2" or "portable".
+const char* best_cpu_variant_name();
 
 // Every served type, in type_list.def order.
 std::span<const CpuKernels* const> all_cpu_kernels();

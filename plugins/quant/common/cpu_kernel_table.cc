@@ -1,17 +1,59 @@
 #include "common/cpu_kernel_set.h"
 
-namespace orcd::quant {
+#include <stdlib.h>
 
-bool cpu_has_avx2_fma() {
+#include <cstring>
+
+namespace orcd::quant {
+namespace {
+
+enum class Variant { kPortable, kAvx2, kAvx512Vnni };
+
+// The best variant this CPU runs, capped by ORCD_QUANT_CPU_KERNELS.
+Variant detect_variant() {
+  Variant v = Variant::kPortable;
 #if defined(__x86_64__) || defined(__i386__)
-  static const bool supported = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return supported;
-#else
-  return false;
+  // libgcc's checks include the OS's XSAVE state: no AVX-512 under a kernel
+  // (or hypervisor) that does not save the zmm registers.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    v = Variant::kAvx2;
+    if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512vnni")) {
+      v = Variant::kAvx512Vnni;
+    }
+  }
 #endif
+  const char* cap = getenv("ORCD_QUANT_CPU_KERNELS");
+  if (cap != nullptr) {
+    if (std::strcmp(cap, "portable") == 0) v = Variant::kPortable;
+    if (std::strcmp(cap, "avx2") == 0 && v > Variant::kAvx2) v = Variant::kAvx2;
+  }
+  return v;
+}
+
+Variant cpu_variant() {
+  static const Variant v = detect_variant();
+  return v;
+}
+
+}  // namespace
+
+bool cpu_has_avx2_fma() { return cpu_variant() >= Variant::kAvx2; }
+
+bool cpu_has_avx512_vnni() { return cpu_variant() >= Variant::kAvx512Vnni; }
+
+const char* best_cpu_variant_name() {
+  switch (cpu_variant()) {
+    case Variant::kAvx512Vnni:
+      return "avx512-vnni";
+    case Variant::kAvx2:
+      return "avx2";
+    case Variant::kPortable:
+      break;
+  }
+  return "portable";
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // Builds the CPU kernel set of a quant type: the portable and the AVX2+FMA
-// variants of dequantize_row / get_rows / matmul, and the reference quantizer.
+// variants of dequantize_row / get_rows / matmul, the reference quantizer, and
+// the AVX-512 VNNI variant (AVX2's ops with its own matvec_q8).
 // Included by the per-type .cc files, which end with
 //   extern const CpuKernels kCpuKernels_<T> = make_cpu_kernels<TCpu>();
 #ifndef ORCD_QUANT_COMMON_CPU_KERNELS_H_
@@ -34,6 +35,49 @@ namespace avx2 {
 #undef ORCD_QUANT_ISA_AVX2
 }  // namespace avx2
 #pragma GCC pop_options
+
+namespace avx512_vnni {
+
+// T::dot_q8_vnni: T::dot_q8_avx2's integer sums, in the same eight lanes and
+// with the same float scaling, so matvec_q8 gives identical bits.
+template <class T>
+concept HasQ8DotVnni = avx2::HasQ8Dot<T> &&
+    requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc, float& offset) {
+  T::dot_q8_vnni(b, x, acc, offset);
+};
+
+// avx2::matvec_q8 with the VNNI block dot (kept in step with it).
+template <HasQ8DotVnni T>
+ORCD_QUANT_AVX512_VNNI void matvec_q8(const void* w, int64_t rows, int64_t cols, const float* x,
+                                      float* y) {
+  using XBlock = typename T::XBlock;
+  if (cols > q8::kMaxCols) {
+    avx2::matmul<T>(w, rows, cols, x, 1, y, rows);
+    return;
+  }
+  XBlock xq[q8::kMaxCols / T::kElems];
+  const int64_t row_blocks = cols / T::kElems;
+  for (int64_t i = 0; i < row_blocks; ++i) q8::quantize_x(x + T::kElems * i, xq[i]);
+  const auto* blocks = static_cast<const typename T::Block*>(w);
+  for (int64_t r = 0; r < rows; ++r) {
+    const typename T::Block* row = blocks + r * row_blocks;
+    __m256 acc = _mm256_setzero_ps();
+    float offset = 0.0f;
+    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_vnni(row[b], xq[b], acc, offset);
+    y[r] = q8::hsum(acc) + offset;
+  }
+}
+
+template <class T>
+constexpr avx2::MatvecQ8Fn matvec_q8_or_avx2() {
+  if constexpr (HasQ8DotVnni<T>) {
+    return &matvec_q8<T>;
+  } else {
+    return avx2::matvec_q8_or_null<T>();
+  }
+}
+
+}  // namespace avx512_vnni
 #endif
 
 // ggml's quantize_row_*_ref for a row of n elements (n a multiple of kElems):
@@ -58,15 +102,19 @@ constexpr CpuKernels make_cpu_kernels() {
   const orcd_quant_cpu_ops avx2_ops = {kOpsSize,         &avx2::dequantize_row<T>,
                                        &quantize_row<T>, &avx2::get_rows<T>,
                                        &avx2::matmul<T>, avx2::matvec_q8_or_null<T>()};
+  orcd_quant_cpu_ops vnni_ops = avx2_ops;
+  vnni_ops.matvec_q8 = avx512_vnni::matvec_q8_or_avx2<T>();
 #else
   const orcd_quant_cpu_ops avx2_ops = portable_ops;
+  const orcd_quant_cpu_ops vnni_ops = portable_ops;
 #endif
   return CpuKernels{T::kType,
                     T::kName,
                     static_cast<uint32_t>(T::kElems),
                     static_cast<uint32_t>(sizeof(typename T::Block)),
                     portable_ops,
-                    avx2_ops};
+                    avx2_ops,
+                    vnni_ops};
 }
 
 }  // namespace orcd::quant

@@ -45,7 +45,7 @@ bool build_tables(PluginTables& t, const QuantPluginSpec& spec) {
                                       k->block_bytes, &t.cpu.back(), cuda});
     t.summary += std::string(" ") + k->name;
   }
-  t.summary += cpu_has_avx2_fma() ? "; CPU kernels: AVX2+FMA" : "; CPU kernels: portable";
+  t.summary += std::string("; CPU kernels: ") + best_cpu_variant_name();
   t.summary += spec.cuda_ops != nullptr ? "; CUDA kernels: yes" : "; CUDA kernels: not built";
   t.quant = orcd_quant_plugin{sizeof(orcd_quant_plugin), static_cast<uint32_t>(t.types.size()),
                               t.types.data()};

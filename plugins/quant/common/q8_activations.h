@@ -93,6 +93,38 @@ ORCD_QUANT_AVX2 inline __m256i load_q(const Q8x256& x, int i) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + i));
 }
 
+// 64 values of a 256-block starting at element i (AVX-512 kernels).
+ORCD_QUANT_AVX512_VNNI inline __m512i load_q64(const Q8x256& x, int i) {
+  return _mm512_loadu_si512(x.q + i);
+}
+
+// The AVX-512 helpers below use the zero-masking forms of broadcast and
+// extract: the plain ones start from _mm512_undefined_*, which GCC 12 flags
+// as uninitialized once inlined (-Werror; GCC bug 105593). Same instructions.
+
+// fp16_to_f32 in one instruction (F16C): the same value for every half that
+// is not a NaN (hardware quiets signalling NaNs).
+ORCD_QUANT_AVX512_VNNI inline float half_to_float(uint16_t h) { return _cvtsh_ss(h); }
+
+// 32 bytes in both 256-bit halves.
+ORCD_QUANT_AVX512_VNNI inline __m512i broadcast_256(__m256i v) {
+  return _mm512_maskz_broadcast_i64x4(0xFF, v);
+}
+
+// int16 lo in words 0..15, hi in words 16..31.
+ORCD_QUANT_AVX512_VNNI inline __m512i halves_epi16(int lo, int hi) {
+  const int64_t l = static_cast<int64_t>(0x0001000100010001u * static_cast<uint16_t>(lo));
+  const int64_t h = static_cast<int64_t>(0x0001000100010001u * static_cast<uint16_t>(hi));
+  return _mm512_set_epi64(h, h, h, h, l, l, l, l);
+}
+
+// lane j + lane j + 8 for j < 8: a zmm of int32 sums folded to the eight
+// lanes the AVX2 kernels produce (exact: integer adds).
+ORCD_QUANT_AVX512_VNNI inline __m256i fold_halves(__m512i v) {
+  return _mm256_add_epi32(_mm512_maskz_extracti64x4_epi64(0xFF, v, 0),
+                          _mm512_maskz_extracti64x4_epi64(0xFF, v, 1));
+}
+
 // Eight int32 partial sums of a[i] * b[i]: a unsigned bytes, b signed. Each
 // pair sum must fit int16 (|a| * 127 * 2 <= 32767: a <= 128).
 ORCD_QUANT_AVX2 inline __m256i dot_u8s8(__m256i a, __m256i b) {
@@ -102,6 +134,13 @@ ORCD_QUANT_AVX2 inline __m256i dot_u8s8(__m256i a, __m256i b) {
 // The same with both signed: |a| goes to the unsigned side, a's sign onto b.
 ORCD_QUANT_AVX2 inline __m256i dot_s8s8(__m256i a, __m256i b) {
   return dot_u8s8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+}
+
+// dot_s8s8 in one vpdpbusd. The same int32 lanes: neither saturates, as
+// |a| <= 128 and |b| <= 127 keep maddubs' pair sums inside int16.
+ORCD_QUANT_AVX512_VNNI inline __m256i dot_s8s8_vnni(__m256i a, __m256i b) {
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(a, a),
+                             _mm256_sign_epi8(b, a));
 }
 
 // acc += float(isum) * scale

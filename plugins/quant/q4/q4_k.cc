@@ -105,6 +105,51 @@ struct Q4_KCpu : Q4_K {
     q8::accumulate(sumi, fp16_to_f32(b.d) * x.d, acc);
     offset -= fp16_to_f32(b.dmin) * x.d * static_cast<float>(min_sum);
   }
+
+  // dot_q8_avx2 with AVX-512 VNNI: a group's 32 bytes give both nibble runs
+  // in one zmm (low nibbles, then high: x's 64 values in memory order),
+  // vpdpwssd applies the sub-block scales and accumulates. Lane j < 8 and
+  // lane j + 8 hold what dot_q8_avx2's lane j holds for the low and the high
+  // run, so the two 256-bit halves add up to its exact int32 lanes.
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
+                                                 float& offset) {
+    // The kmask decode of dot_q8_avx2 on the four dwords at once: with the
+    // scale bytes as dwords u0 u1 u2, the result is [u0 & 0x3f.., (u2 & 0x0f..)
+    // | (u0 >> 6 & 0x03..) << 4, u1 & 0x3f.., (u2 >> 4 & 0x0f..) | (u1 >> 6 &
+    // 0x03..) << 4]. The 16-byte load stays inside the block (qs follows).
+    const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+    const __m128i low_bits = _mm_and_si128(
+        _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_setr_epi32(0, 0, 0, 4)),
+        _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+    const __m128i top_bits =
+        _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 2),
+                      _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+    // Words 0..7: the scales; 8..15: the mins.
+    const __m256i scales_mins = _mm256_cvtepu8_epi16(_mm_or_si128(low_bits, top_bits));
+    // Min term: each min against both 16-value x sums of its sub-block.
+    const __m256i mins_twice = _mm256_permutexvar_epi16(
+        _mm256_setr_epi16(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15), scales_mins);
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const int32_t min_sum = q8::hsum_i32(_mm256_madd_epi16(mins_twice, bsums));
+    const __m512i scales = q8::broadcast_256(scales_mins);  // indices below 16 only
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const __m512i high_run_shift = q8::halves_epi16(0, 4);
+    // Two accumulators (even and odd groups) halve the vpdpwssd latency chain.
+    __m512i sumi[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) {
+      const __m512i q =
+          q8::broadcast_256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * g)));
+      const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(q, high_run_shift), low4);
+      const __m512i pairs = _mm512_maddubs_epi16(nibbles, q8::load_q64(x, 64 * g));
+      // Scale of sub-block 2g under the low run, 2g + 1 under the high one.
+      const __m512i sc = _mm512_permutexvar_epi16(q8::halves_epi16(2 * g, 2 * g + 1), scales);
+      sumi[g % 2] = _mm512_dpwssd_epi32(sumi[g % 2], pairs, sc);
+    }
+    q8::accumulate(q8::fold_halves(_mm512_add_epi32(sumi[0], sumi[1])),
+                   q8::half_to_float(b.d) * x.d, acc);
+    offset -= q8::half_to_float(b.dmin) * x.d * static_cast<float>(min_sum);
+  }
 #endif
 };
 

@@ -59,8 +59,7 @@ struct Q5_0Cpu : Q5_0 {
 
   // 8-bit activations (q8_activations.h): the 5-bit values minus 16 as int8.
   using XBlock = q8::Q8x32;
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& /*offset*/) {
+  ORCD_QUANT_AVX2 __attribute__((always_inline)) static inline __m256i q8_weights(const Block& b) {
     // Bit i of qh to byte i (all ones when set), ggml's bytes_from_bits_32.
     const __m256i spread = _mm256_shuffle_epi8(
         _mm256_set1_epi32(static_cast<int>(load_le32(b.qh))),
@@ -72,8 +71,19 @@ struct Q5_0Cpu : Q5_0 {
         _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(qs, 4), qs), _mm256_set1_epi8(0x0F));
     // nibble | 0xF0 is nibble - 16 as int8 when the fifth bit is clear; when
     // set, nibble + 16 - 16 = nibble.
-    const __m256i w = _mm256_or_si256(nibbles, _mm256_andnot_si256(bit_set, _mm256_set1_epi8(-16)));
-    q8::accumulate(q8::dot_s8s8(w, q8::load_q(x)), fp16_to_f32(b.d) * x.d, acc);
+    return _mm256_or_si256(nibbles, _mm256_andnot_si256(bit_set, _mm256_set1_epi8(-16)));
+  }
+
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
+                                          float& /*offset*/) {
+    q8::accumulate(q8::dot_s8s8(q8_weights(b), q8::load_q(x)), fp16_to_f32(b.d) * x.d, acc);
+  }
+
+  // The same sums with vpdpbusd (q8::dot_s8s8_vnni).
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
+                                                 float& /*offset*/) {
+    q8::accumulate(q8::dot_s8s8_vnni(q8_weights(b), q8::load_q(x)), q8::half_to_float(b.d) * x.d,
+                   acc);
   }
 #endif
 };

@@ -164,6 +164,53 @@ struct Q6_KCpu : Q6_K {
     }
     q8::accumulate(sumi, fp16_to_f32(b.d) * x.d, acc);
   }
+
+  // dot_q8_avx2 with AVX-512 VNNI: two 32-value runs per zmm (ql's 64 bytes
+  // of a half are the low nibbles of runs 0 and 1, their high nibbles runs 2
+  // and 3; qh broadcast and shifted per 256-bit half), vpdpwssd applies the
+  // 16-value scales. Lanes j and j + 8 fold into dot_q8_avx2's lane j.
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
+                                                 float& /*offset*/) {
+    const __m256i sc16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const __m256i offset_term = _mm256_sub_epi32(
+        _mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 5));
+    const __m512i scales = q8::broadcast_256(sc16);  // indices below 16 only
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const __m512i bits45 = _mm512_set1_epi8(0x30);
+    // qh bits (0,1) / (2,3) to bits 4, 5 for runs 0 / 1; (4,5) / (6,7) for runs 2 / 3.
+    const __m512i shift_01 = q8::halves_epi16(4, 2);
+    const __m512i shift_23 = q8::halves_epi16(0, 2);
+    // 128-bit lane l of a run pair holds 16 values of scale 8 * half + l (+ 4).
+    const __m512i lane_scale =
+        _mm512_setr_epi64(0, 0, 0x0001000100010001, 0x0001000100010001, 0x0002000200020002,
+                          0x0002000200020002, 0x0003000300030003, 0x0003000300030003);
+    __m512i sumi = _mm512_setzero_si512();
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; ++half) {
+      const __m512i ql = _mm512_loadu_si512(b.ql + 64 * half);
+      const __m512i qh =
+          q8::broadcast_256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * half)));
+      // (ql & low4) | high bits, then (ql >> 4 & low4) | high bits: 0xEC is A & C | B.
+      const __m512i q01 = _mm512_ternarylogic_epi32(
+          ql, _mm512_and_si512(_mm512_sllv_epi16(qh, shift_01), bits45), low4, 0xEC);
+      const __m512i q23 = _mm512_ternarylogic_epi32(
+          _mm512_srli_epi16(ql, 4), _mm512_and_si512(_mm512_srlv_epi16(qh, shift_23), bits45), low4,
+          0xEC);
+      const __m512i sc_01 = _mm512_permutexvar_epi16(
+          _mm512_add_epi16(lane_scale, _mm512_set1_epi16(static_cast<short>(8 * half))), scales);
+      const __m512i sc_23 = _mm512_permutexvar_epi16(
+          _mm512_add_epi16(lane_scale, _mm512_set1_epi16(static_cast<short>(8 * half + 4))),
+          scales);
+      sumi =
+          _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(q01, q8::load_q64(x, 128 * half)), sc_01);
+      sumi = _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(q23, q8::load_q64(x, 128 * half + 64)),
+                                 sc_23);
+    }
+    q8::accumulate(_mm256_add_epi32(offset_term, q8::fold_halves(sumi)),
+                   q8::half_to_float(b.d) * x.d, acc);
+  }
 #endif
 };
 
