@@ -25,7 +25,7 @@ fs::path TestPlugin(const std::string& name) {
 const std::string kAbi = std::to_string(ORCD_ABI_MAJOR) + "." + std::to_string(ORCD_ABI_MINOR);
 
 // Two directories as an installed worker has them: the packaged one and a
-// drop-in holding a rival, a quant plugin, a group-writable file and junk.
+// drop-in holding a rival, a quant plugin, a world-writable file and junk.
 class ListingDirs : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -34,7 +34,7 @@ class ListingDirs : public ::testing::Test {
     Copy("good_arch_rival", packaged_ / "orcd-plugin-rival.so", 0644);
     Copy("good_arch", drop_in_ / "a-arch.so", 0644);
     Copy("good_quant", drop_in_ / "b-quant.so", 0644);
-    Copy("good_quant", drop_in_ / "c-writable.so", 0664);
+    Copy("good_quant", drop_in_ / "c-writable.so", 0666);
     { std::ofstream(drop_in_ / "d-junk.so") << "not an ELF file"; }
     fs::permissions(drop_in_ / "d-junk.so", fs::perms(0644));
   }
@@ -65,10 +65,10 @@ TEST_F(ListingDirs, NamesEveryPluginItsAbiAndClaimsAndEveryRefusal) {
       << text;
   EXPECT_NE(text.find("test-quant 1.0  ABI " + kAbi), std::string::npos) << text;
   EXPECT_NE(text.find("quant types: Q2_K\n"), std::string::npos) << text;
-  // The group-writable copy of test-quant is refused for its mode before it
+  // The world-writable copy of test-quant is refused for its mode before it
   // is opened (not as a second test-quant); the junk is no shared object.
   const std::string writable = (drop_in_ / "c-writable.so").string();
-  EXPECT_NE(text.find("  " + writable + "\n    " + writable + " is group-writable (mode 0664)"),
+  EXPECT_NE(text.find("  " + writable + "\n    " + writable + " is world-writable (mode 0666)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find((drop_in_ / "d-junk.so").string() + "\n    not a loadable shared object"),
@@ -83,7 +83,7 @@ TEST_F(ListingDirs, OrcdHostListsWithoutAModelAndExitsZero) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("test-arch-rival 1.0  ABI " + kAbi), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("quant types: Q2_K"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("c-writable.so is group-writable"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("c-writable.so is world-writable"), std::string::npos) << r.output;
 
   // The refusals are logged too, as a worker logs them at start-up.
   const testing::CommandResult logged = RunCommand("(" + command + " 2>&1 >/dev/null)");
