@@ -1,6 +1,6 @@
 // Builds the CPU kernel set of a quant type: the portable and the AVX2+FMA
 // variants of dequantize_row / get_rows / matmul, the reference quantizer, and
-// the AVX-512 VNNI variant (AVX2's ops with its own matvec_q8).
+// the AVX-512 VNNI variant (AVX2's ops with its own matvec_q8 / matmul_q8).
 // Included by the per-type .cc files, which end with
 //   extern const CpuKernels kCpuKernels_<T> = make_cpu_kernels<TCpu>();
 #ifndef ORCD_QUANT_COMMON_CPU_KERNELS_H_
@@ -78,6 +78,11 @@ constexpr avx2::MatvecQ8Fn matvec_q8_or_avx2() {
 }
 
 }  // namespace avx512_vnni
+}  // namespace orcd::quant
+
+#include "common/q8_matmul.h"
+
+namespace orcd::quant {
 #endif
 
 // ggml's quantize_row_*_ref for a row of n elements (n a multiple of kElems):
@@ -97,13 +102,19 @@ constexpr CpuKernels make_cpu_kernels() {
                                            &quantize_row<T>,
                                            &portable::get_rows<T>,
                                            &portable::matmul<T>,
+                                           nullptr,
                                            nullptr};
 #if ORCD_QUANT_HAVE_X86
-  const orcd_quant_cpu_ops avx2_ops = {kOpsSize,         &avx2::dequantize_row<T>,
-                                       &quantize_row<T>, &avx2::get_rows<T>,
-                                       &avx2::matmul<T>, avx2::matvec_q8_or_null<T>()};
+  const orcd_quant_cpu_ops avx2_ops = {kOpsSize,
+                                       &avx2::dequantize_row<T>,
+                                       &quantize_row<T>,
+                                       &avx2::get_rows<T>,
+                                       &avx2::matmul<T>,
+                                       avx2::matvec_q8_or_null<T>(),
+                                       avx2::matmul_q8_or_null<T>()};
   orcd_quant_cpu_ops vnni_ops = avx2_ops;
   vnni_ops.matvec_q8 = avx512_vnni::matvec_q8_or_avx2<T>();
+  vnni_ops.matmul_q8 = avx512_vnni::matmul_q8_or_avx2<T>();
 #else
   const orcd_quant_cpu_ops avx2_ops = portable_ops;
   const orcd_quant_cpu_ops vnni_ops = portable_ops;

@@ -6,6 +6,7 @@
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
 #include "common/q8_activations.h"
+#include "common/q8_runs.h"
 #include "common/reference_quantizer.h"
 
 namespace orcd::quant {
@@ -63,10 +64,18 @@ struct Q4_KCpu : Q4_K {
   // 8-bit activations (q8_activations.h), one x scale per 256 like ggml's
   // Q8_K: sub-block s is d*sc_s*q - dmin*m_s, so the block's dot is
   // d*x.d*sum_s(sc_s*sum(q*xq)) - dmin*x.d*sum_s(m_s*sum(xq)); the scales are
-  // applied in integers, one float conversion per block.
+  // applied in integers (q8_runs.h), one float conversion per block.
   using XBlock = q8::Q8x256;
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& offset) {
+
+  // The unpacked block (matmul_q8 unpacks once per block for several tokens).
+  struct PrepAvx2 {
+    __m256i q[8];        // runs of 32: group g's low nibbles, then its high ones
+    __m256i scales[8];   // the run's sub-block scale in every int16
+    __m256i mins_twice;  // each min twice, against x's 16-value sums
+    float d, dmin;
+  };
+
+  ORCD_QUANT_AVX2 static void prepare_avx2(const Block& b, PrepAvx2& p) {
     // The 12 scale bytes to 8 scales and 8 mins with 32-bit masks (ggml's
     // kmask trick; the same values get_scale_min_k4 gives one at a time).
     uint32_t u[4];
@@ -79,40 +88,59 @@ struct Q4_KCpu : Q4_K {
     const __m256i scales_mins =
         _mm256_cvtepu8_epi16(_mm_setr_epi32(static_cast<int>(u[0]), static_cast<int>(u[1]),
                                             static_cast<int>(u[2]), static_cast<int>(u[3])));
-    // Min term: sum_s m_s * (x sums of sub-block s), 8 int16 pairs at once.
-    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-    const __m128i sub_sums =
-        _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1));
-    const int32_t min_sum = q8::hsum_i32(
-        _mm256_castsi128_si256(_mm_madd_epi16(_mm256_extracti128_si256(scales_mins, 1), sub_sums)));
+    const __m256i mins32 = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(scales_mins, 1));
+    p.mins_twice = _mm256_or_si256(mins32, _mm256_slli_epi32(mins32, 16));
     const __m128i sc128 = _mm256_castsi256_si128(scales_mins);
     const __m256i scales = _mm256_set_m128i(sc128, sc128);
     const __m256i low4 = _mm256_set1_epi8(0x0F);
-    __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * g));
-      const __m256i lo = _mm256_maddubs_epi16(_mm256_and_si256(q, low4), q8::load_q(x, 64 * g));
-      const __m256i hi = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4),
-                                              q8::load_q(x, 64 * g + 32));
+      p.q[2 * g] = _mm256_and_si256(q, low4);
+      p.q[2 * g + 1] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
       // Broadcast the int16 scales of sub-blocks 2g and 2g + 1.
-      const __m256i sc_lo = _mm256_shuffle_epi8(
+      p.scales[2 * g] = _mm256_shuffle_epi8(
           scales, _mm256_set1_epi16(static_cast<short>(((4 * g + 1) << 8) | (4 * g))));
-      const __m256i sc_hi = _mm256_shuffle_epi8(
+      p.scales[2 * g + 1] = _mm256_shuffle_epi8(
           scales, _mm256_set1_epi16(static_cast<short>(((4 * g + 3) << 8) | (4 * g + 2))));
-      sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(lo, sc_lo));
-      sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(hi, sc_hi));
     }
-    q8::accumulate(sumi, fp16_to_f32(b.d) * x.d, acc);
-    offset -= fp16_to_f32(b.dmin) * x.d * static_cast<float>(min_sum);
+    p.d = fp16_to_f32(b.d);
+    p.dmin = fp16_to_f32(b.dmin);
+  }
+
+  ORCD_QUANT_AVX2 static __m256i sumi_init_avx2(const PrepAvx2&, const XBlock&) {
+    return _mm256_setzero_si256();
+  }
+
+  ORCD_QUANT_AVX2 static void finish_avx2(const PrepAvx2& p, const XBlock& x, __m256i sumi,
+                                          __m256& acc, float& offset) {
+    // Min term: sum_s m_s * (x sums of sub-block s), exact in int32.
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const int32_t min_sum = q8::hsum_i32(_mm256_madd_epi16(p.mins_twice, bsums));
+    q8::accumulate(sumi, p.d * x.d, acc);
+    offset -= p.dmin * x.d * static_cast<float>(min_sum);
+  }
+
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
+                                          float& offset) {
+    q8::dot_by_runs<Q4_KCpu>(b, x, acc, offset);
   }
 
   // dot_q8_avx2 with AVX-512 VNNI: a group's 32 bytes give both nibble runs
   // in one zmm (low nibbles, then high: x's 64 values in memory order),
   // vpdpwssd applies the sub-block scales and accumulates. Lane j < 8 and
   // lane j + 8 hold what dot_q8_avx2's lane j holds for the low and the high
-  // run, so the two 256-bit halves add up to its exact int32 lanes.
-  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
-                                                 float& offset) {
+  // run, so the two 256-bit halves add up to its exact int32 lanes. Split in
+  // an unpacking step (once per block in matmul_q8, whatever the tokens) and
+  // the per-token rest.
+  struct PrepVnni {
+    __m512i nibbles[4];  // group g's two runs
+    __m512i scales[4];   // their sub-block scales, as int16 pairs
+    __m256i mins_twice;  // each min twice, against x's 16-value sums
+    float d, dmin;
+  };
+
+  ORCD_QUANT_AVX512_VNNI static void prepare_vnni(const Block& b, PrepVnni& p) {
     // The kmask decode of dot_q8_avx2 on the four dwords at once: with the
     // scale bytes as dwords u0 u1 u2, the result is [u0 & 0x3f.., (u2 & 0x0f..)
     // | (u0 >> 6 & 0x03..) << 4, u1 & 0x3f.., (u2 >> 4 & 0x0f..) | (u1 >> 6 &
@@ -126,29 +154,43 @@ struct Q4_KCpu : Q4_K {
                       _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
     // Words 0..7: the scales; 8..15: the mins.
     const __m256i scales_mins = _mm256_cvtepu8_epi16(_mm_or_si128(low_bits, top_bits));
-    // Min term: each min against both 16-value x sums of its sub-block.
-    const __m256i mins_twice = _mm256_permutexvar_epi16(
+    p.mins_twice = _mm256_permutexvar_epi16(
         _mm256_setr_epi16(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15), scales_mins);
-    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-    const int32_t min_sum = q8::hsum_i32(_mm256_madd_epi16(mins_twice, bsums));
     const __m512i scales = q8::broadcast_256(scales_mins);  // indices below 16 only
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512i high_run_shift = q8::halves_epi16(0, 4);
-    // Two accumulators (even and odd groups) halve the vpdpwssd latency chain.
-    __m512i sumi[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
 #pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
       const __m512i q =
           q8::broadcast_256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * g)));
-      const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi16(q, high_run_shift), low4);
-      const __m512i pairs = _mm512_maddubs_epi16(nibbles, q8::load_q64(x, 64 * g));
+      p.nibbles[g] = _mm512_and_si512(_mm512_srlv_epi16(q, high_run_shift), low4);
       // Scale of sub-block 2g under the low run, 2g + 1 under the high one.
-      const __m512i sc = _mm512_permutexvar_epi16(q8::halves_epi16(2 * g, 2 * g + 1), scales);
-      sumi[g % 2] = _mm512_dpwssd_epi32(sumi[g % 2], pairs, sc);
+      p.scales[g] = _mm512_permutexvar_epi16(q8::halves_epi16(2 * g, 2 * g + 1), scales);
     }
-    q8::accumulate(q8::fold_halves(_mm512_add_epi32(sumi[0], sumi[1])),
-                   q8::half_to_float(b.d) * x.d, acc);
-    offset -= q8::half_to_float(b.dmin) * x.d * static_cast<float>(min_sum);
+    p.d = q8::half_to_float(b.d);
+    p.dmin = q8::half_to_float(b.dmin);
+  }
+
+  ORCD_QUANT_AVX512_VNNI static void dot_prepared_vnni(const PrepVnni& p, const XBlock& x,
+                                                       __m256& acc, float& offset) {
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const int32_t min_sum = q8::hsum_i32(_mm256_madd_epi16(p.mins_twice, bsums));
+    // Two accumulators (even and odd groups) halve the vpdpwssd latency chain.
+    __m512i sumi[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) {
+      const __m512i pairs = _mm512_maddubs_epi16(p.nibbles[g], q8::load_q64(x, 64 * g));
+      sumi[g % 2] = _mm512_dpwssd_epi32(sumi[g % 2], pairs, p.scales[g]);
+    }
+    q8::accumulate(q8::fold_halves(_mm512_add_epi32(sumi[0], sumi[1])), p.d * x.d, acc);
+    offset -= p.dmin * x.d * static_cast<float>(min_sum);
+  }
+
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
+                                                 float& offset) {
+    PrepVnni p;
+    prepare_vnni(b, p);
+    dot_prepared_vnni(p, x, acc, offset);
   }
 #endif
 };

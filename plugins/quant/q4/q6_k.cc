@@ -8,6 +8,7 @@
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
 #include "common/q8_activations.h"
+#include "common/q8_runs.h"
 #include "common/reference_quantizer.h"
 
 namespace orcd::quant {
@@ -130,16 +131,19 @@ struct Q6_KCpu : Q6_K {
   // 16-element scales apply in integers (madd), and the -32 offset comes from
   // the x sums: sum(sc*(q-32)*xq) = sum(sc*q*xq) - 32*sum_j(sc_j*bsums_j).
   using XBlock = q8::Q8x256;
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& /*offset*/) {
+
+  // The unpacked block (matmul_q8 unpacks once per block for several tokens).
+  struct PrepAvx2 {
+    __m256i q[8];       // run i: the 6-bit values of elements 32i .. 32i + 31
+    __m256i scales[8];  // their two 16-value scales, as int16 per 128-bit lane
+    __m256i sc16;       // the 16 scales, for the -32 offset term
+    float d;
+  };
+
+  ORCD_QUANT_AVX2 static void prepare_avx2(const Block& b, PrepAvx2& p) {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i two = _mm256_set1_epi8(0x03);
-    // -32 * sum_j sc_j * bsums_j, in integers (exact; no float cancellation).
-    const __m256i sc16 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
-    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-    __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                    _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 5));
+    p.sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
     for (int half = 0; half < 2; ++half) {
       const uint8_t* ql = b.ql + 64 * half;
       const int8_t* sc = b.scales + 8 * half;
@@ -155,28 +159,46 @@ struct Q6_KCpu : Q6_K {
                                    _mm256_and_si256(_mm256_srli_epi16(a, 4), low4),
                                    _mm256_and_si256(_mm256_srli_epi16(c, 4), low4)};
       for (int k = 0; k < 4; ++k) {  // elements 128 * half + 32k ..
-        const __m256i q = _mm256_or_si256(low_bits[k], hi_bits[k]);
-        const __m256i pairs = _mm256_maddubs_epi16(q, q8::load_q(x, 128 * half + 32 * k));
-        const __m256i scales =
+        p.q[4 * half + k] = _mm256_or_si256(low_bits[k], hi_bits[k]);
+        p.scales[4 * half + k] =
             _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
-        sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pairs, scales));
       }
     }
-    q8::accumulate(sumi, fp16_to_f32(b.d) * x.d, acc);
+    p.d = fp16_to_f32(b.d);
+  }
+
+  // -32 * sum_j sc_j * bsums_j, in integers (exact; no float cancellation).
+  ORCD_QUANT_AVX2 static __m256i sumi_init_avx2(const PrepAvx2& p, const XBlock& x) {
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    return _mm256_sub_epi32(_mm256_setzero_si256(),
+                            _mm256_slli_epi32(_mm256_madd_epi16(p.sc16, bsums), 5));
+  }
+
+  ORCD_QUANT_AVX2 static void finish_avx2(const PrepAvx2& p, const XBlock& x, __m256i sumi,
+                                          __m256& acc, float& /*offset*/) {
+    q8::accumulate(sumi, p.d * x.d, acc);
+  }
+
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
+                                          float& offset) {
+    q8::dot_by_runs<Q6_KCpu>(b, x, acc, offset);
   }
 
   // dot_q8_avx2 with AVX-512 VNNI: two 32-value runs per zmm (ql's 64 bytes
   // of a half are the low nibbles of runs 0 and 1, their high nibbles runs 2
   // and 3; qh broadcast and shifted per 256-bit half), vpdpwssd applies the
-  // 16-value scales. Lanes j and j + 8 fold into dot_q8_avx2's lane j.
-  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
-                                                 float& /*offset*/) {
-    const __m256i sc16 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
-    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-    const __m256i offset_term = _mm256_sub_epi32(
-        _mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 5));
-    const __m512i scales = q8::broadcast_256(sc16);  // indices below 16 only
+  // 16-value scales. Lanes j and j + 8 fold into dot_q8_avx2's lane j. Split
+  // in an unpacking step (once per block in matmul_q8) and the per-token rest.
+  struct PrepVnni {
+    __m512i q[4];       // runs (0, 1) and (2, 3) of each half: 6-bit values
+    __m512i scales[4];  // their 16-value scales, as int16 pairs
+    __m256i sc16;       // the 16 scales, for the -32 offset term
+    float d;
+  };
+
+  ORCD_QUANT_AVX512_VNNI static void prepare_vnni(const Block& b, PrepVnni& p) {
+    p.sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
+    const __m512i scales = q8::broadcast_256(p.sc16);  // indices below 16 only
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512i bits45 = _mm512_set1_epi8(0x30);
     // qh bits (0,1) / (2,3) to bits 4, 5 for runs 0 / 1; (4,5) / (6,7) for runs 2 / 3.
@@ -186,30 +208,45 @@ struct Q6_KCpu : Q6_K {
     const __m512i lane_scale =
         _mm512_setr_epi64(0, 0, 0x0001000100010001, 0x0001000100010001, 0x0002000200020002,
                           0x0002000200020002, 0x0003000300030003, 0x0003000300030003);
-    __m512i sumi = _mm512_setzero_si512();
 #pragma GCC unroll 2
     for (int half = 0; half < 2; ++half) {
       const __m512i ql = _mm512_loadu_si512(b.ql + 64 * half);
       const __m512i qh =
           q8::broadcast_256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * half)));
       // (ql & low4) | high bits, then (ql >> 4 & low4) | high bits: 0xEC is A & C | B.
-      const __m512i q01 = _mm512_ternarylogic_epi32(
+      p.q[2 * half] = _mm512_ternarylogic_epi32(
           ql, _mm512_and_si512(_mm512_sllv_epi16(qh, shift_01), bits45), low4, 0xEC);
-      const __m512i q23 = _mm512_ternarylogic_epi32(
+      p.q[2 * half + 1] = _mm512_ternarylogic_epi32(
           _mm512_srli_epi16(ql, 4), _mm512_and_si512(_mm512_srlv_epi16(qh, shift_23), bits45), low4,
           0xEC);
-      const __m512i sc_01 = _mm512_permutexvar_epi16(
+      p.scales[2 * half] = _mm512_permutexvar_epi16(
           _mm512_add_epi16(lane_scale, _mm512_set1_epi16(static_cast<short>(8 * half))), scales);
-      const __m512i sc_23 = _mm512_permutexvar_epi16(
+      p.scales[2 * half + 1] = _mm512_permutexvar_epi16(
           _mm512_add_epi16(lane_scale, _mm512_set1_epi16(static_cast<short>(8 * half + 4))),
           scales);
-      sumi =
-          _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(q01, q8::load_q64(x, 128 * half)), sc_01);
-      sumi = _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(q23, q8::load_q64(x, 128 * half + 64)),
-                                 sc_23);
     }
-    q8::accumulate(_mm256_add_epi32(offset_term, q8::fold_halves(sumi)),
-                   q8::half_to_float(b.d) * x.d, acc);
+    p.d = q8::half_to_float(b.d);
+  }
+
+  ORCD_QUANT_AVX512_VNNI static void dot_prepared_vnni(const PrepVnni& p, const XBlock& x,
+                                                       __m256& acc, float& /*offset*/) {
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const __m256i offset_term = _mm256_sub_epi32(
+        _mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(p.sc16, bsums), 5));
+    __m512i sumi = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {  // x's values 64k ..
+      sumi = _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(p.q[k], q8::load_q64(x, 64 * k)),
+                                 p.scales[k]);
+    }
+    q8::accumulate(_mm256_add_epi32(offset_term, q8::fold_halves(sumi)), p.d * x.d, acc);
+  }
+
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
+                                                 float& offset) {
+    PrepVnni p;
+    prepare_vnni(b, p);
+    dot_prepared_vnni(p, x, acc, offset);
   }
 #endif
 };

@@ -22,13 +22,14 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 3
+#define ORCD_ABI_MINOR 4
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
  * built against an earlier one. History: 1.1 added orcd_quant_cpu_ops.matvec_q8;
  * 1.2 added orcd_quant_cuda_ops.matvec_ids and orcd_arch_plugin.chat_defaults;
- * 1.3 added orcd_q8_x32 and orcd_quant_cuda_ops.matvec_q8 / matvec_ids_q8. */
+ * 1.3 added orcd_q8_x32 and orcd_quant_cuda_ops.matvec_q8 / matvec_ids_q8;
+ * 1.4 added orcd_quant_cpu_ops.matmul_q8. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -155,6 +156,13 @@ typedef struct orcd_quant_cpu_ops {
    * block: llama.cpp's CPU arithmetic for decode (its Q8_0 / Q8_K), results
    * within that rounding of matmul's. */
   void (*matvec_q8)(const void* w, int64_t rows, int64_t cols, const float* x, float* y);
+  /* Since 1.4, optional (NULL, or absent: check with ORCD_HAS_FIELD). Many
+   * tokens (prefill) with matvec_q8's arithmetic: y[t * y_stride + r] has the
+   * bits matvec_q8 gives for token t and row r (same activation rounding,
+   * same integer dots, same float order). Tiled so that each weight block is
+   * unpacked once per few tokens: llama.cpp's CPU arithmetic for prefill. */
+  void (*matmul_q8)(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n_tokens,
+                    float* y, int64_t y_stride);
 } orcd_quant_cpu_ops;
 
 /* Since 1.3: 32 consecutive activations rounded to 8 bits, the input of the
@@ -262,7 +270,9 @@ typedef struct orcd_plan_builder orcd_plan_builder;
 typedef enum orcd_plan_phase { ORCD_PHASE_PREFILL = 0, ORCD_PHASE_DECODE = 1 } orcd_plan_phase;
 
 /* Host macro-ops. Parameter blocks are the orcd_op_*_params structs in
- * orcd/ops.h; a plugin may register its own opcodes >= ORCD_OP_PLUGIN_BASE. */
+ * orcd/ops.h; a plugin may register its own opcodes >= ORCD_OP_PLUGIN_BASE.
+ * Opcodes 0x8000..ORCD_OP_PLUGIN_BASE-1 are the host's own (the fused ops its
+ * lowering step makes from a plan): a plan naming one is refused. */
 typedef uint32_t orcd_opcode;
 #define ORCD_OP_PLUGIN_BASE 0x10000u
 

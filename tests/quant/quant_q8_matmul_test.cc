@@ -1,0 +1,89 @@
+// matmul_q8 (quant ABI 1.4, the prefill path with 8-bit activations): for
+// every variant that has it, each token's outputs are matvec_q8's bits on that
+// token alone, over shapes that leave partial tiles on both sides (rows not a
+// multiple of the row tile, token counts not a multiple of the token tile,
+// several stack chunks of tokens) and for the 32-element types odd multiples
+// of 32 columns.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/cpu_kernel_set.h"
+#include "cpu_variant.h"
+#include "quant_test_support.h"
+
+namespace orcd::quant::test {
+namespace {
+
+class QuantQ8Matmul : public testing::TestWithParam<TypeAndIsa> {
+ protected:
+  void SetUp() override {
+    ops_ = ops_for(*std::get<0>(GetParam()), std::get<1>(GetParam()));
+    if (ops_ == nullptr) GTEST_SKIP() << missing_isa_reason(std::get<1>(GetParam()));
+  }
+
+  // matmul_q8 over n tokens against matvec_q8 token by token, bit for bit.
+  void ExpectMatvecBits(int64_t rows, int64_t cols, int64_t n_tokens, uint64_t seed) const {
+    const CpuKernels& k = *std::get<0>(GetParam());
+    const std::vector<float> src = random_weights(rows, cols, seed);
+    const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
+    std::vector<uint8_t> q(static_cast<size_t>(rows * row_bytes));
+    for (int64_t r = 0; r < rows; ++r)
+      k.portable.quantize_row(src.data() + r * cols, q.data() + r * row_bytes, cols);
+    std::vector<float> x = random_normal(n_tokens * cols, seed + 1);
+    // One all-zero 256-span (d = 0) and one outlier, to reach the edge cases.
+    for (int64_t i = 0; i < std::min<int64_t>(cols, 256); ++i) x[i] = 0.0f;
+    x[(n_tokens - 1) * cols] = 1000.0f;
+    const int64_t y_stride = rows + 3;  // not the row count: the stride is honoured
+    std::vector<float> y(static_cast<size_t>(n_tokens * y_stride), -7.0f);
+    ops_->matmul_q8(q.data(), rows, cols, x.data(), n_tokens, y.data(), y_stride);
+    std::vector<float> want(static_cast<size_t>(rows));
+    const std::string shape = std::to_string(rows) + "x" + std::to_string(cols) + ", " +
+                              std::to_string(n_tokens) + " tokens";
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      ops_->matvec_q8(q.data(), rows, cols, x.data() + t * cols, want.data());
+      for (int64_t r = 0; r < rows; ++r) {
+        const float got = y[t * y_stride + r];
+        ASSERT_TRUE(same_bits(got, want[r])) << k.name << " " << shape << ": token " << t << " row "
+                                             << r << ": " << got << " vs " << want[r];
+      }
+      for (int64_t r = rows; r < y_stride; ++r) ASSERT_EQ(y[t * y_stride + r], -7.0f) << shape;
+    }
+  }
+
+  const orcd_quant_cpu_ops* ops_ = nullptr;
+};
+
+TEST_P(QuantQ8Matmul, OfferedWhereverMatvecQ8Is) {
+  const CpuKernels& k = *std::get<0>(GetParam());
+  EXPECT_EQ(ops_->matmul_q8 != nullptr, ops_->matvec_q8 != nullptr) << k.name;
+  EXPECT_EQ(k.portable.matmul_q8, nullptr) << k.name;
+}
+
+TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
+  const CpuKernels& k = *std::get<0>(GetParam());
+  if (ops_->matmul_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
+  struct Shape {
+    int64_t rows, cols, n_tokens;
+  };
+  std::vector<Shape> shapes = {{1, 256, 4},   {5, 512, 7}, {7, 768, 37},  {13, 3072, 9},
+                               {6, 1024, 16}, {3, 256, 5}, {9, 8192, 21}, {2, 16384, 11},
+                               {3, 16640, 6}};  // past q8::kMaxCols: the f32 fallback
+  if (k.block_elems == 32) {
+    shapes.push_back({11, 32 * 7, 13});
+    shapes.push_back({5, 32 * 29, 33});
+    shapes.push_back({6, 32 * 95, 4});
+  }
+  uint64_t seed = 1200;
+  for (const Shape& s : shapes) {
+    ExpectMatvecBits(s.rows, s.cols, s.n_tokens, seed);
+    seed += 2;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypesAndVariants, QuantQ8Matmul,
+                         testing::ValuesIn(all_types_and_isas()), type_and_isa_name);
+
+}  // namespace
+}  // namespace orcd::quant::test
