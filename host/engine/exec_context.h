@@ -27,7 +27,8 @@ struct ExecContext {
   // Per-thread scratch: workspace + thread * workspace_floats.
   float* workspace = nullptr;
   int64_t workspace_floats = 0;
-  // One-token matmuls may round activations to 8 bits (EngineOptions).
+  // Matmuls may round activations to 8 bits (EngineOptions; on the CPU also
+  // prefill's).
   bool q8_activations = false;
   // Device backends: arena and logits above are device memory; the adapters
   // reach the backend (and its device copy of `tokens`) through this.

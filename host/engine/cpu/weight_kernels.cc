@@ -122,6 +122,14 @@ void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x
     w.quant->cpu->matvec_q8(w.row(row0), n_rows, w.cols(), x, y);
     return;
   }
+  // Prefill with 8-bit activations: the plugin's tiled integer GEMM gives each
+  // token matvec_q8's bits, so prefill and decode round x the same way.
+  if (q8_activations && n_tokens >= kGemmMinTokens && !IsHostType(w.type) &&
+      ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matmul_q8) &&
+      w.quant->cpu->matmul_q8 != nullptr) {
+    w.quant->cpu->matmul_q8(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
+    return;
+  }
   const bool blocks_fit = IsHostType(w.type) || kColChunk % w.quant->block_elems == 0;
   if (n_tokens >= kGemmMinTokens && blocks_fit) {
     TiledMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);

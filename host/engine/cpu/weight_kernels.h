@@ -15,8 +15,9 @@ bool CpuSupportsWeight(const WeightRef& w);
 
 // y[t * y_stride + r] = W[row0 + r] . x[t] for r in [0, n_rows), t in [0, n_tokens).
 // x is [n_tokens][w.cols()]. Thread-safe on disjoint outputs. With
-// `q8_activations`, one token and a plugin offering matvec_q8, x is rounded to
-// 8 bits first (orcd_quant_cpu_ops.matvec_q8).
+// `q8_activations`, x is rounded to 8 bits first where the plugin offers it:
+// one token through orcd_quant_cpu_ops.matvec_q8, prefill (from 4 tokens)
+// through matmul_q8, which gives each token matvec_q8's bits.
 void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens,
                 float* y, int64_t y_stride, bool q8_activations = false);
 

@@ -40,20 +40,11 @@ struct RunsQ8Dot {
   ORCD_QUANT_AVX2 static __m256i step(const Prep& p, int i, __m256i xv, __m256i s) {
     return q8::run_step(p.q[i], xv, p.scales[i], s);
   }
-  ORCD_QUANT_AVX2 static void finish(const Prep& p, const XBlock& x, __m256i s, __m256& acc,
-                                     float& offset) {
-    T::finish_avx2(p, x, s, acc, offset);
-  }
-};
-
-// Types without an unpacking step: the fused block dot per (row, token); the
-// tiles still keep weights and activations in L1 across the pairs.
-template <class T>
-struct FusedQ8Dot {
-  using Prep = const typename T::Block*;
-  ORCD_QUANT_AVX2 static void prepare(const typename T::Block& b, Prep& p) { p = &b; }
-  ORCD_QUANT_AVX2 static void dot(Prep p, const typename T::XBlock& x, __m256& acc, float& offset) {
-    T::dot_q8_avx2(*p, x, acc, offset);
+  template <int kTokens>
+  ORCD_QUANT_AVX2 static void finish_tokens(const Prep& p, const XBlock* const* x, const __m256i* s,
+                                            __m256* acc, float* offset) {
+#pragma GCC unroll 8
+    for (int t = 0; t < kTokens; ++t) T::finish_avx2(p, *x[t], s[t], acc[t], offset[t]);
   }
 };
 
@@ -61,12 +52,14 @@ struct FusedQ8Dot {
 #include "common/q8_matmul-inl.h"
 #undef ORCD_Q8_MATMUL_TARGET
 
+// Only the K-quants: for 32-element blocks the per-block float accumulation
+// (one conversion and FMA per 32 products, which matvec_q8's bits require)
+// costs more than the f32 GEMM on decoded tiles it would replace (Qwen2.5
+// 0.5B shape, Q5_0, 1 thread: 49 against 73 tok/s).
 template <class T>
 constexpr MatmulQ8Fn matmul_q8_or_null() {
   if constexpr (HasQ8Runs<T>) {
     return &matmul_q8_tiled<T, RunsQ8Dot<T>, &matmul<T>>;
-  } else if constexpr (HasQ8Dot<T>) {
-    return &matmul_q8_tiled<T, FusedQ8Dot<T>, &matmul<T>>;
   } else {
     return nullptr;
   }
@@ -99,26 +92,15 @@ struct PreparedQ8Dot {
   }
 };
 
-template <class T>
-struct FusedQ8Dot {
-  using Prep = const typename T::Block*;
-  ORCD_QUANT_AVX512_VNNI static void prepare(const typename T::Block& b, Prep& p) { p = &b; }
-  ORCD_QUANT_AVX512_VNNI static void dot(Prep p, const typename T::XBlock& x, __m256& acc,
-                                         float& offset) {
-    T::dot_q8_vnni(*p, x, acc, offset);
-  }
-};
-
 #define ORCD_Q8_MATMUL_TARGET ORCD_QUANT_AVX512_VNNI
 #include "common/q8_matmul-inl.h"
 #undef ORCD_Q8_MATMUL_TARGET
 
+// The K-quants with an unpacking step (as AVX2: see matmul_q8_or_null).
 template <class T>
 constexpr MatmulQ8Fn matmul_q8_or_avx2() {
   if constexpr (HasPreparedVnni<T>) {
     return &matmul_q8_tiled<T, PreparedQ8Dot<T>, &avx2::matmul<T>>;
-  } else if constexpr (HasQ8DotVnni<T>) {
-    return &matmul_q8_tiled<T, FusedQ8Dot<T>, &avx2::matmul<T>>;
   } else {
     return avx2::matmul_q8_or_null<T>();
   }
