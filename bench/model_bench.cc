@@ -39,6 +39,7 @@ struct Options {
   std::string device = "cpu";
   std::string cuda_graphs = "on";
   std::string cuda_prefill = "f16";
+  std::string fusion = "on";
   std::vector<std::filesystem::path> plugin_dirs;
 };
 
@@ -48,6 +49,7 @@ void usage(std::FILE* out) {
                "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
                "                        [--activations q8|f32] [--device cpu|cuda]\n"
                "                        [--cuda-graphs on|off] [--cuda-prefill f16|f32]\n"
+               "                        [--fusion on|off]\n"
                "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
                "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
                "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
@@ -57,7 +59,10 @@ void usage(std::FILE* out) {
                "  --cuda-graphs on|off  replay the decode step as a CUDA graph (default on)\n"
                "  --cuda-prefill f16|f32  quantized prefill on tensor cores (f16, default) or\n"
                "                        the quant plugins' f32 kernel\n"
-               "cuda adds to the JSON: vram_bytes, cuda_graphs, decode_graph_kernels (the\n"
+               "  --fusion on|off      let the backend fuse what it has lowered ops for\n"
+               "                        (default on; off: the plan as the plugin wrote it)\n"
+               "The JSON has fused_sequences (what the lowering fused, both phases);\n"
+               "cuda adds vram_bytes, cuda_graphs, decode_graph_kernels (the\n"
                "launches one replay stands for), device_copy_gb_s (measured device-to-device\n"
                "copy) and bandwidth_fraction (decode_weight_gb_s / device_copy_gb_s).\n"
                "Decoding is greedy; on cuda the argmax runs on the device, as the server's.\n");
@@ -110,18 +115,20 @@ int run_model(const Args& args) {
        IntFlag("--prompt", &o.prompt_tokens), IntFlag("--gen", &o.gen_tokens),
        IntFlag("--ctx", &o.context), IntFlag("--repeat", &o.repeat),
        PathListFlag("--plugin-dir", &o.plugin_dirs), StringFlag("--activations", &o.activations),
-       StringFlag("--device", &o.device), StringFlag("--cuda-graphs", &o.cuda_graphs)},
+       StringFlag("--device", &o.device), StringFlag("--cuda-graphs", &o.cuda_graphs),
+       StringFlag("--cuda-prefill", &o.cuda_prefill), StringFlag("--fusion", &o.fusion)},
       usage);
   if (exit_code >= 0) return exit_code;
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
       o.threads < 0 || o.context < 0 || (o.activations != "q8" && o.activations != "f32") ||
       (o.device != "cpu" && o.device != "cuda") ||
       (o.cuda_graphs != "on" && o.cuda_graphs != "off") ||
-      (o.cuda_prefill != "f16" && o.cuda_prefill != "f32")) {
+      (o.cuda_prefill != "f16" && o.cuda_prefill != "f32") ||
+      (o.fusion != "on" && o.fusion != "off")) {
     std::fprintf(stderr,
                  "orcd-bench model: --model is required; counts must be positive; "
                  "--activations is q8 or f32; --device is cpu or cuda; --cuda-graphs is on or off; "
-                 "--cuda-prefill is f16 or f32\n");
+                 "--cuda-prefill is f16 or f32; --fusion is on or off\n");
     usage(stderr);
     return 2;
   }
@@ -135,6 +142,7 @@ int run_model(const Args& args) {
     eo.q8_decode_activations = o.activations == "q8";
     eo.cuda_graphs = o.cuda_graphs == "on";
     eo.cuda_f16_prefill = o.cuda_prefill == "f16";
+    eo.fuse_ops = o.fusion == "on";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
     const double load_start = now_seconds();
     std::unique_ptr<engine::Engine> e = engine::Engine::Load(o.model, registry, eo);
@@ -192,7 +200,7 @@ int run_model(const Args& args) {
           "\"weight_bytes\":%llu,\"load_s\":%s,\"prompt_tokens\":%lld,\"prefill_tok_s\":%s,"
           "\"ttft_ms\":%s,\"gen_tokens\":%lld,\"decode_tok_s\":%s,"
           "\"decode_weight_bytes_per_token\":%s,\"decode_weight_gb_s\":%s,\"repeat\":%d,"
-          "\"peak_rss_mib\":%s,\"decode_activations\":%s%s}\n",
+          "\"peak_rss_mib\":%s,\"decode_activations\":%s,\"fused_sequences\":%lld%s}\n",
           json_string(o.model).c_str(), json_string(info.architecture).c_str(),
           json_string(info.device).c_str(), json_string(cpu).c_str(), info.threads,
           static_cast<unsigned long long>(info.weight_bytes), json_number(load_s).c_str(),
@@ -200,7 +208,8 @@ int run_model(const Args& args) {
           json_number(best.ttft_s * 1e3).c_str(), static_cast<long long>(o.gen_tokens),
           json_number(decode_tps).c_str(), json_number(bytes_per_token).c_str(),
           json_number(bytes_per_token * decode_tps / 1e9).c_str(), o.repeat,
-          json_number(PeakRssMib()).c_str(), json_string(o.activations).c_str(), cuda_json.c_str());
+          json_number(PeakRssMib()).c_str(), json_string(o.activations).c_str(),
+          static_cast<long long>(info.fused_sequences), cuda_json.c_str());
     } else {
       std::printf("model:    %s (%s), %.1f MiB of weights\n", o.model.c_str(),
                   info.architecture.c_str(), static_cast<double>(info.weight_bytes) / (1 << 20));

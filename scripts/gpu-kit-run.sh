@@ -42,8 +42,10 @@ if "$kit/bin/orcd-synth" --shape qwen2-0.5b --out "$qwen" \
   step bench_cuda 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
     --plugin-dir "$kit/plugins" --prompt 512 --gen 128
   cp "$out/bench_cuda.log" "$out/bench_cuda.json"
-  # What the decode graph, and the 8-bit decode activations with the
-  # tensor-core prefill, bring.
+  # What the decode graph, the lowering's fusions, and the 8-bit decode
+  # activations with the tensor-core prefill, bring.
+  step bench_cuda_unfused 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
+    --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --fusion off
   step bench_cuda_eager 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
     --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --cuda-graphs off
   step bench_cuda_f32 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \

@@ -22,6 +22,26 @@ void CheckDevice(const std::string& device) {
   throw Error(ErrorCode::kInvalidArgument, "unknown device '" + device + "' (cpu | cuda)");
 }
 
+// The plugin's plan checked as written (errors name its instructions), then
+// lowered for the backend (what it fused in *report) and bound.
+BoundPlan BindPlan(const ExecutionPlan& plan, const WeightTable& weights,
+                   const AdapterTable& adapters, const EngineOptions& options,
+                   LoweringReport* report) {
+  BoundPlan bound = ValidatePlan(plan, weights, adapters, options.max_batch);
+  *report = {};
+  if (!options.fuse_ops) return bound;
+  RoundsInput rounds_input;
+  if (adapters.backend() == ORCD_BACKEND_CUDA) {
+    rounds_input = [&weights, q8 = options.q8_decode_activations](const std::string& name) {
+      const WeightRef* w = weights.Find(name);
+      return q8 && w != nullptr && cuda::TakesQ8Input(*w);
+    };
+  }
+  const ExecutionPlan lowered = LowerPlan(plan, adapters, report, rounds_input);
+  if (report->total() == 0) return bound;
+  return ValidatePlan(lowered, weights, adapters, options.max_batch);
+}
+
 }  // namespace
 
 std::unique_ptr<Engine> Engine::Load(const std::filesystem::path& model,
@@ -56,7 +76,8 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   adapters_ = std::make_unique<AdapterTable>(on_cuda ? cuda::MakeCudaAdapterTable()
                                                      : cpu::MakeCpuAdapterTable());
   max_batch_ = options.max_batch;
-  bound_ = ValidatePlan(plan_, *weights_, *adapters_, max_batch_);
+  bound_ = BindPlan(plan_, *weights_, *adapters_, options, &lowering_);
+  info_.fused_sequences = lowering_.total();
 
   const std::string arch(file_->architecture());
   info_.architecture = arch;
@@ -99,6 +120,7 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
            {"context_length", std::to_string(ctx)},
            {"kv_bytes", std::to_string(info_.kv_bytes)},
            {"kv_type", std::string(KvTypeName(options.kv_type))},
+           {"fused_sequences", std::to_string(info_.fused_sequences)},
            {"prefill_scratch_floats", std::to_string(bound_.phase(Phase::kPrefill).arena_floats)}});
 }
 

@@ -21,6 +21,7 @@
 #include "host/engine/dispatch_counters.h"
 #include "host/engine/executor.h"
 #include "host/engine/kv_cache.h"
+#include "host/engine/lowering.h"
 #include "host/engine/plan.h"
 #include "host/engine/weight_table.h"
 #include "host/gguf/gguf_file.h"
@@ -54,6 +55,11 @@ struct EngineOptions {
   // cores: dequantized to f16 in chunks and multiplied by cuBLAS, activations
   // rounded to f16 (~5e-4 relative); false keeps the plugins' f32 kernel.
   bool cuda_f16_prefill = true;
+  // Let the backend fuse instruction sequences it has lowered ops for
+  // (lowering.h; the CUDA backend: ADD + RMS_NORM, bias + ROPE, ROPE pairs,
+  // shared matmul inputs). Same results bit for bit; false runs the plan as
+  // the plugin wrote it, for comparisons.
+  bool fuse_ops = true;
   // Load progress in percent of the weight bytes copied (0, 25, 50, 75, 100).
   std::function<void(int)> load_progress;
 };
@@ -75,6 +81,7 @@ struct ModelInfo {
   int threads = 0;
   int64_t prefill_instructions = 0;
   int64_t decode_instructions = 0;
+  int64_t fused_sequences = 0;  // what the lowering step fused (both phases)
 };
 
 enum class LogitRows { kLast, kAll };
@@ -124,6 +131,8 @@ class Engine {
   const ModelInfo& info() const { return info_; }
   const ExecutionPlan& plan() const { return plan_; }
   const BoundPlan& bound_plan() const { return bound_; }
+  // What the lowering step fused for this backend (lowering.h).
+  const LoweringReport& lowering() const { return lowering_; }
   DispatchCounters& counters() { return executor_->counters(); }
   // The CUDA backend's device state (VRAM accounting, residency); null on CPU.
   cuda::CudaBackend* cuda_backend() { return cuda_.get(); }
@@ -146,6 +155,7 @@ class Engine {
   std::unique_ptr<AdapterTable> adapters_;
   ExecutionPlan plan_;
   BoundPlan bound_;
+  LoweringReport lowering_;
   std::unique_ptr<KvCache> kv_;
   std::unique_ptr<Executor> executor_;
   ModelInfo info_;

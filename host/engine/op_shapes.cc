@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "host/engine/lowered_ops.h"
 #include "host/engine/plan_error.h"
 #include "host/gguf/ggml_type_traits.h"
 
@@ -273,6 +274,32 @@ void Moe(ShapeQuery& q) {
   q.out_widths = {d};
 }
 
+// Lowered ops (lowering.h) come from validated plans: these rules give their
+// output widths and re-check what binding relies on.
+void AddRmsNorm(ShapeQuery& q) {
+  ExpectCounts(q, 2, 2, 0, 1, 2, 2);
+  ExpectWidth(q, 1, q.in_widths[0], "both operands have one width");
+  if (RequireParams<LoweredNormParams>(q).norm.group_size != 0)
+    Fail(q, PlanErrorKind::kBadParams, "ADD_RMS_NORM normalizes whole rows");
+  if (q.weights.size() == 1) ExpectF32Vector(q, *q.weights[0], q.in_widths[0], "norm weight");
+  q.out_widths = {q.in_widths[0], q.in_widths[0]};
+}
+
+void RopeFused(ShapeQuery& q) {
+  ExpectCounts(q, 1, 2, 0, 3, 1, 2);
+  const auto p = RequireParams<LoweredRopeParams>(q);
+  size_t w = p.has_freq_factors ? 1 : 0;
+  for (size_t i = 0; i < q.in_widths.size(); ++i) {
+    if (p.rope.head_dim == 0 || q.in_widths[i] % p.rope.head_dim != 0)
+      Fail(q, PlanErrorKind::kShapeMismatch, "width is not a multiple of head_dim");
+    if (p.has_bias[i] && w < q.weights.size())
+      ExpectF32Vector(q, *q.weights[w++], q.in_widths[i], "bias");
+  }
+  if (w != q.weights.size() || q.insn->outputs != q.insn->inputs)
+    Fail(q, PlanErrorKind::kBadParams, "ROPE_FUSED operands do not match its parameters");
+  q.out_widths = q.in_widths;
+}
+
 }  // namespace
 
 bool InferShapes(ShapeQuery& q) {
@@ -281,6 +308,7 @@ bool InferShapes(ShapeQuery& q) {
       Embedding(q);
       return true;
     case ORCD_OP_MATMUL:
+    case kOpMatmulSharedInput:
       Matmul(q);
       return true;
     case ORCD_OP_ADD:
@@ -300,6 +328,7 @@ bool InferShapes(ShapeQuery& q) {
       Attention(q);
       return true;
     case ORCD_OP_SWIGLU:
+    case kOpSwigluQ8:
       Swiglu(q);
       return true;
     case ORCD_OP_LOGITS:
@@ -313,6 +342,12 @@ bool InferShapes(ShapeQuery& q) {
       return true;
     case ORCD_OP_MOE:
       Moe(q);
+      return true;
+    case kOpAddRmsNorm:
+      AddRmsNorm(q);
+      return true;
+    case kOpRopeFused:
+      RopeFused(q);
       return true;
     default:
       return false;

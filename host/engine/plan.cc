@@ -1,5 +1,7 @@
 #include "host/engine/plan.h"
 
+#include "host/engine/lowered_ops.h"
+
 namespace orcd::engine {
 
 std::string_view PhaseName(Phase phase) { return phase == Phase::kPrefill ? "prefill" : "decode"; }
@@ -34,6 +36,14 @@ std::string OpcodeName(Opcode opcode) {
       return "LOGITS";
     case ORCD_OP_POSITION_EMBEDDING:
       return "POSITION_EMBEDDING";
+    case kOpAddRmsNorm:
+      return "ADD_RMS_NORM";
+    case kOpRopeFused:
+      return "ROPE_FUSED";
+    case kOpMatmulSharedInput:
+      return "MATMUL_SHARED_INPUT";
+    case kOpSwigluQ8:
+      return "SWIGLU_Q8";
     default:
       return "op#" + std::to_string(opcode);
   }

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "host/engine/lowered_ops.h"
 #include "host/plugins/host_services.h"
 #include "host/plugins/model_view.h"
 
@@ -41,6 +42,11 @@ orcd_error* AddInstruction(orcd_plan_builder* b, orcd_plan_phase phase,
   if (!ValidPhase(phase)) return Invalid("unknown phase " + std::to_string(phase));
   if (insn->struct_size < sizeof(orcd_instruction))
     return Invalid("instruction struct_size too small");
+  if (IsLoweredOp(insn->opcode)) {
+    return Invalid("opcode " + std::to_string(insn->opcode) +
+                   " is reserved for the host's lowered ops (" + std::to_string(kFirstLoweredOp) +
+                   ".." + std::to_string(ORCD_OP_PLUGIN_BASE - 1) + ")");
+  }
   PlanInstruction out;
   out.opcode = insn->opcode;
   if (orcd_error* e = CopyRegisters(insn->inputs, insn->n_inputs, "inputs", &out.inputs)) return e;

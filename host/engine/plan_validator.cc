@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "host/engine/lowered_ops.h"
 #include "host/engine/op_shapes.h"
 #include "host/engine/plan_error.h"
 #include "host/engine/register_allocator.h"
@@ -15,7 +16,8 @@ namespace {
 
 bool InPlaceAllowed(Opcode opcode) {
   return opcode == ORCD_OP_ADD || opcode == ORCD_OP_MUL || opcode == ORCD_OP_RMS_NORM ||
-         opcode == ORCD_OP_LAYER_NORM || opcode == ORCD_OP_ROPE || opcode == ORCD_OP_GELU;
+         opcode == ORCD_OP_LAYER_NORM || opcode == ORCD_OP_ROPE || opcode == ORCD_OP_GELU ||
+         opcode == kOpAddRmsNorm || opcode == kOpRopeFused;
 }
 
 // How many leading weights of an opcode go through matmul / get_rows kernels
@@ -25,6 +27,7 @@ size_t WeightsThroughKernels(Opcode opcode) {
     case ORCD_OP_EMBEDDING:
     case ORCD_OP_POSITION_EMBEDDING:
     case ORCD_OP_MATMUL:
+    case kOpMatmulSharedInput:
     case ORCD_OP_LOGITS:
       return 1;
     case ORCD_OP_MOE:

@@ -1,5 +1,6 @@
 #include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/cuda/op_kernels.h"
+#include "host/engine/lowered_ops.h"
 
 namespace orcd::engine::cuda {
 
@@ -18,6 +19,11 @@ AdapterTable MakeCudaAdapterTable() {
   table.Register(ORCD_OP_POSITION_EMBEDDING, &RunPositionEmbedding);
   table.Register(ORCD_OP_GELU, &RunGelu);
   table.Register(ORCD_OP_MOE, &RunMoe);
+  // Lowered ops: the lowering step fuses what these cover (lowering.h).
+  table.Register(kOpAddRmsNorm, &RunAddRmsNorm);
+  table.Register(kOpRopeFused, &RunRopeFused);
+  table.Register(kOpMatmulSharedInput, &RunMatmul);
+  table.Register(kOpSwigluQ8, &RunSwiglu);
   return table;
 }
 

@@ -26,6 +26,10 @@ inline const float* DeviceFloats(const WeightRef* w) {
 // Throws kDevice naming the instruction when a launch failed.
 void CheckLaunch(ExecContext& ctx, const BoundInstruction& insn, int error);
 
+// Whether one token's input of w goes to the plugin's matvec_q8 when the
+// backend's q8 path is on: a quant type with the ABI 1.3 ops, cols % 32 == 0.
+bool TakesQ8Input(const WeightRef& w);
+
 // x (n_rows rows, x_stride apart) rounded to 8 bits in the backend's q8
 // scratch for w's matvec_q8 (ABI 1.3), or null where the f32 path serves: a
 // host weight type, a plugin without the op, or the q8 path switched off.
@@ -52,6 +56,10 @@ void RunGelu(const BoundInstruction& insn, ExecContext& ctx);
 void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunRope(const BoundInstruction& insn, ExecContext& ctx);
+// Lowered ops (lowered_ops.h); MATMUL_SHARED_INPUT runs through RunMatmul,
+// SWIGLU_Q8 through RunSwiglu.
+void RunAddRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
+void RunRopeFused(const BoundInstruction& insn, ExecContext& ctx);
 void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
 void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
 

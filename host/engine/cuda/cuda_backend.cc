@@ -7,6 +7,7 @@
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/engine/lowered_ops.h"
 
 namespace orcd::engine::cuda {
 namespace {
@@ -88,7 +89,8 @@ int64_t Q8Runs(const BoundPlan& plan) {
   int64_t runs = 0;
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
-      if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == ORCD_OP_LOGITS) {
+      if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == kOpMatmulSharedInput ||
+          insn.opcode == ORCD_OP_LOGITS) {
         runs = std::max(runs, insn.weights[0]->cols() / 32);
       } else if (insn.opcode == ORCD_OP_MOE) {
         const auto p = insn.ParamsAs<orcd_op_moe_params>();
@@ -312,6 +314,7 @@ float* CudaBackend::logits(size_t floats) {
 
 void CudaBackend::BeginRun(std::span<const int32_t> tokens, int64_t pos0) {
   const StepValues step{pos0, static_cast<int64_t>(tokens.size())};
+  q8_source_ = {};
   // Pageable sources are staged by the runtime before the call returns.
   runtime_->CopyToDevice(step_.get(), &step, sizeof step);
   runtime_->CopyToDevice(tokens_.get(), tokens.data(), tokens.size_bytes());

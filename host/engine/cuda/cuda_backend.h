@@ -93,6 +93,16 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // Scratch for one step's 8-bit activations (QuantizedInput), in runs of 32.
   orcd_q8_x32* q8_activations() const { return q8_.get<orcd_q8_x32>(); }
   int64_t q8_capacity() const { return q8_capacity_; }
+  // What q8_activations() holds this run: the rows QuantizedInput rounded
+  // last, or nothing (cleared when it declined, and at every run's start).
+  // A MATMUL_SHARED_INPUT reuses it instead of rounding its input again.
+  struct Q8Source {
+    const float* x = nullptr;
+    int64_t rows = 0, cols = 0;
+    bool operator==(const Q8Source&) const = default;
+  };
+  const Q8Source& q8_source() const { return q8_source_; }
+  void set_q8_source(const Q8Source& s) { q8_source_ = s; }
   // Decode matvecs of quantized weights take 8-bit activations (default on;
   // off: the f32 matvec, for comparisons).
   bool q8_activations_on() const { return q8_on_; }
@@ -141,6 +151,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   int64_t row_capacity_ = 0;
   int64_t q8_capacity_ = 0;
   bool q8_on_ = true;
+  Q8Source q8_source_;
   bool graphs_on_ = true, graphs_possible_ = true;
   int64_t eager_decode_steps_ = 0;
   uint64_t graph_replays_ = 0;

@@ -1,6 +1,8 @@
 // ADD, MUL, SWIGLU, GELU, RMS_NORM, LAYER_NORM, ROPE and ATTENTION on the
-// device: argument marshalling around the backend's kernels (kernels/).
+// device, and the lowered ADD_RMS_NORM and ROPE_FUSED (lowered_ops.h):
+// argument marshalling around the backend's kernels (kernels/).
 #include "host/engine/cuda/cuda_adapters.h"
+#include "host/engine/lowered_ops.h"
 #include "host/engine/rope_yarn.h"
 
 namespace orcd::engine::cuda {
@@ -19,12 +21,31 @@ void RunMul(const BoundInstruction& insn, ExecContext& ctx) {
                               ctx.n_tokens * insn.out[0].width, b.stream()));
 }
 
+namespace {
+
+// Where a lowered producer rounds its one-token output `width` wide for the
+// MATMUL after it (lowering.h), or null: the MATMUL then rounds it itself.
+orcd_q8_x32* ProducedQ8(ExecContext& ctx, bool lowered_to_round, int64_t width) {
+  CudaBackend& b = Backend(ctx);
+  const bool fits = width % 32 == 0 && width / 32 <= b.q8_capacity();
+  return lowered_to_round && ctx.n_tokens == 1 && b.q8_activations_on() && fits ? b.q8_activations()
+                                                                                : nullptr;
+}
+
+}  // namespace
+
+// SWIGLU and SWIGLU_Q8.
 void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
   CudaBackend& b = Backend(ctx);
   const int64_t f = insn.out[0].width;
   const bool fused = insn.in.size() == 1;  // [gate | up] in one register
   const float* gate = ctx.In(insn, 0);
   const float* up = fused ? gate + f : ctx.In(insn, 1);
+  if (orcd_q8_x32* q8 = ProducedQ8(ctx, insn.opcode == kOpSwigluQ8, f)) {
+    CheckLaunch(ctx, insn, b.kernels().swiglu_q8(gate, up, ctx.Out(insn, 0), q8, f, b.stream()));
+    b.set_q8_source({ctx.Out(insn, 0), 1, f});
+    return;
+  }
   CheckLaunch(ctx, insn,
               b.kernels().swiglu(gate, up, fused ? 2 * f : f, ctx.Out(insn, 0), f, ctx.n_tokens,
                                  b.stream()));
@@ -48,6 +69,19 @@ void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx) {
                                    ctx.n_tokens * width / group, group, p.eps, b.stream()));
 }
 
+void RunAddRmsNorm(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const auto p = insn.ParamsAs<LoweredNormParams>();
+  const int64_t width = insn.out[0].width;
+  const float* gamma = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
+  orcd_q8_x32* q8 = ProducedQ8(ctx, p.quantize_output != 0, width);
+  CheckLaunch(
+      ctx, insn,
+      b.kernels().add_rms_norm(ctx.In(insn, 0), ctx.In(insn, 1), ctx.Out(insn, 0), gamma,
+                               ctx.Out(insn, 1), q8, ctx.n_tokens, width, p.norm.eps, b.stream()));
+  if (q8 != nullptr) b.set_q8_source({ctx.Out(insn, 1), 1, width});
+}
+
 void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx) {
   CudaBackend& b = Backend(ctx);
   const float eps = insn.ParamsAs<orcd_op_norm_params>().eps;
@@ -59,18 +93,17 @@ void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx) {
                              ctx.n_tokens, insn.out[0].width, eps, b.stream()));
 }
 
-void RunRope(const BoundInstruction& insn, ExecContext& ctx) {
-  CudaBackend& b = Backend(ctx);
-  auto p = insn.ParamsAs<orcd_op_rope_params>();
+namespace {
+
+// The parameters' part of a ROPE launch; targets are filled by the caller.
+RopeArgs RopeLaunch(CudaBackend& b, ExecContext& ctx, orcd_op_rope_params p,
+                    const float* freq_factors) {
   if (p.attn_factor == 0.0f) p.attn_factor = 1.0f;  // a zeroed field means "none"
   const YarnDims dims = YarnCorrDims(p);
   RopeArgs a{};
-  a.x = ctx.In(insn, 0);
-  a.y = ctx.Out(insn, 0);
-  a.freq_factors = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
+  a.freq_factors = freq_factors;
   a.n_tokens = ctx.n_tokens;
   a.head_dim = p.head_dim;
-  a.heads = insn.out[0].width / p.head_dim;
   a.n_rot = p.n_rot;
   a.neox = p.mode == ORCD_ROPE_NEOX;
   a.freq_base = p.freq_base;
@@ -80,6 +113,32 @@ void RunRope(const BoundInstruction& insn, ExecContext& ctx) {
   a.yarn_low = dims.low;
   a.yarn_high = dims.high;
   a.step = b.step();
+  return a;
+}
+
+}  // namespace
+
+void RunRope(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const auto p = insn.ParamsAs<orcd_op_rope_params>();
+  RopeArgs a =
+      RopeLaunch(b, ctx, p, insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]));
+  a.n_targets = 1;
+  a.target[0] = {ctx.In(insn, 0), ctx.Out(insn, 0), nullptr, insn.out[0].width / p.head_dim};
+  CheckLaunch(ctx, insn, b.kernels().rope(a, b.stream()));
+}
+
+void RunRopeFused(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const auto p = insn.ParamsAs<LoweredRopeParams>();
+  size_t w = 0;
+  const float* freq = p.has_freq_factors ? DeviceFloats(insn.weights[w++]) : nullptr;
+  RopeArgs a = RopeLaunch(b, ctx, p.rope, freq);
+  a.n_targets = static_cast<int>(insn.in.size());
+  for (size_t i = 0; i < insn.in.size(); ++i) {
+    const float* bias = p.has_bias[i] ? DeviceFloats(insn.weights[w++]) : nullptr;
+    a.target[i] = {ctx.In(insn, i), ctx.Out(insn, i), bias, insn.out[i].width / p.rope.head_dim};
+  }
   CheckLaunch(ctx, insn, b.kernels().rope(a, b.stream()));
 }
 

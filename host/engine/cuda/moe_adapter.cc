@@ -84,23 +84,19 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
       n == 1 && gate.type == up.type ? QuantizedInput(ctx, insn, gate, x, 1, d) : nullptr;
   ExpertMatvecs(ctx, insn, gate, s.ids, pairs, used, x, d, s.gate, f, xq);
   ExpertMatvecs(ctx, insn, up, s.ids, pairs, used, x, d, s.up, f, xq);
+  // Biases are added by the activation and the combination as they read.
+  const float* bias[3] = {};
   if (biased) {
-    CheckLaunch(ctx, insn,
-                k.add_bias_ids(s.gate, DeviceFloats(insn.weights[3]), s.ids, f, pairs, b.stream()));
-    CheckLaunch(ctx, insn,
-                k.add_bias_ids(s.up, DeviceFloats(insn.weights[4]), s.ids, f, pairs, b.stream()));
+    for (int i = 0; i < 3; ++i) bias[i] = DeviceFloats(insn.weights[3 + i]);
   }
   CheckLaunch(ctx, insn,
-              k.moe_activate(s.gate, s.up, pairs * f, static_cast<int>(p.activation), p.alpha,
-                             p.limit, b.stream()));
+              k.moe_activate(s.gate, s.up, bias[0], bias[1], s.ids, pairs, f,
+                             static_cast<int>(p.activation), p.alpha, p.limit, b.stream()));
   const orcd_q8_x32* hq = n == 1 ? QuantizedInput(ctx, insn, down, s.gate, pairs, f) : nullptr;
   ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d, hq);
-  if (biased) {
-    CheckLaunch(ctx, insn,
-                k.add_bias_ids(s.down, DeviceFloats(insn.weights[5]), s.ids, d, pairs, b.stream()));
-  }
-  CheckLaunch(ctx, insn,
-              k.moe_combine(s.down, s.weights, ctx.Out(insn, 0), n, used, d, b.stream()));
+  CheckLaunch(
+      ctx, insn,
+      k.moe_combine(s.down, bias[2], s.ids, s.weights, ctx.Out(insn, 0), n, used, d, b.stream()));
   // The picks stay on the device: count each (token, pick) as one expert's
   // read, capped at every expert once (exact for one token).
   const uint64_t experts = static_cast<uint64_t>(std::min<int64_t>(pairs, p.n_expert));

@@ -23,11 +23,20 @@ struct StepValues {
 constexpr int kMaxHeadDim = 256;
 constexpr int kMaxExpertsUsed = 16;
 
-struct RopeArgs {
+// A register ROPE rotates: x [n][heads * head_dim] -> y (may be x), bias
+// [heads * head_dim] added to x first, or null.
+struct RopeTarget {
   const float* x;
   float* y;
+  const float* bias;
+  int64_t heads;
+};
+
+struct RopeArgs {
+  RopeTarget target[2];  // n_targets of them, one launch
+  int n_targets;
   const float* freq_factors;  // [n_rot / 2] or null
-  int64_t n_tokens, heads, head_dim, n_rot;
+  int64_t n_tokens, head_dim, n_rot;
   bool neox;
   float freq_base, freq_scale, ext_factor, attn_factor;
   float yarn_low, yarn_high;  // YaRN correction dims (ext_factor != 0)
@@ -97,18 +106,24 @@ struct OpKernels {
   // y[t][i] = silu(gate[t * in_stride + i]) * up[t * in_stride + i], i < f.
   int (*swiglu)(const float* gate, const float* up, int64_t in_stride, float* y, int64_t f,
                 int64_t n_tokens, void* stream);
+  // One token's swiglu with y also rounded to 8 bits into q8 (f % 32 == 0):
+  // the same bits as swiglu then quantize_q8.
+  int (*swiglu_q8)(const float* gate, const float* up, float* y, orcd_q8_x32* q8, int64_t f,
+                   void* stream);
   int (*gelu)(const float* x, float* y, int64_t n, void* stream);
   // y[t * y_stride + r] += bias[r], r < width.
   int (*add_bias)(float* y, const float* bias, int64_t width, int64_t y_stride, int64_t n_tokens,
                   void* stream);
-  // y[i * rows + r] += bias[ids[i] * rows + r] (per-expert biases).
-  int (*add_bias_ids)(float* y, const float* bias, const int32_t* ids, int64_t rows, int64_t n_ids,
-                      void* stream);
   int (*softcap)(float* y, float cap, int64_t n, void* stream);
   // ids[t] = pos0 + t (learned position rows).
   int (*positions)(int32_t* ids, const StepValues* step, int64_t n, void* stream);
   int (*rms_norm)(const float* x, const float* gamma, float* y, int64_t groups, int64_t group,
                   float eps, void* stream);
+  // s = a + b (s may be a), y = RMS_NORM(s) * gamma (gamma may be null), rows
+  // of width values: the same bits as add then rms_norm; with q8 (width %
+  // 32 == 0) y also rounded as quantize_q8 rounds it.
+  int (*add_rms_norm)(const float* a, const float* b, float* s, const float* gamma, float* y,
+                      orcd_q8_x32* q8, int64_t rows, int64_t width, float eps, void* stream);
   int (*layer_norm)(const float* x, const float* gamma, const float* beta, float* y, int64_t rows,
                     int64_t width, float eps, void* stream);
   int (*rope)(const RopeArgs& a, void* stream);
@@ -125,12 +140,16 @@ struct OpKernels {
                           const float* x, int64_t x_stride, float* y, int64_t y_stride,
                           void* stream);
   int (*moe_route)(const MoeRouteArgs& a, void* stream);
-  // h[i][c] = act(g[i][c], u[i][c]) over n values (orcd_moe_activation).
-  int (*moe_activate)(float* g, const float* u, int64_t n, int activation, float alpha, float limit,
-                      void* stream);
-  // y[t][c] = sum_i weights[t * k + i] * down[(t * k + i)][c].
-  int (*moe_combine)(const float* down, const float* weights, float* y, int64_t n_tokens, int64_t k,
-                     int64_t d, void* stream);
+  // g[i][c] = act(g[i][c] + gb, u[i][c] + ub) for i < pairs, c < f
+  // (orcd_moe_activation), gb / ub the picked expert ids[i]'s bias rows of
+  // g_bias / u_bias ([E][f]), or none where those are null.
+  int (*moe_activate)(float* g, const float* u, const float* g_bias, const float* u_bias,
+                      const int32_t* ids, int64_t pairs, int64_t f, int activation, float alpha,
+                      float limit, void* stream);
+  // y[t][c] = sum_i weights[t * k + i] * (down[(t * k + i)][c] + db), db the
+  // expert ids[t * k + i]'s row of bias ([E][d]), or none where bias is null.
+  int (*moe_combine)(const float* down, const float* bias, const int32_t* ids, const float* weights,
+                     float* y, int64_t n_tokens, int64_t k, int64_t d, void* stream);
   // out[i] = x[i] rounded to f16 (type 1) or bf16 (type 30): GEMM operands.
   int (*to_half)(const float* x, uint16_t* out, int64_t n, uint32_t type, void* stream);
   // Rows of x (cols values, x_stride apart; cols % 32 == 0) rounded to 8 bits

@@ -45,16 +45,23 @@ inline int Swiglu(const float* gate, const float* up, int64_t in_stride, float* 
                   int64_t n_tokens, void* stream) {
   ORCD_ELEMENTWISE(f * n_tokens, swiglu_kernel, gate, up, in_stride, y, f, f * n_tokens);
 }
+inline int SwigluQ8(const float* gate, const float* up, float* y, orcd_q8_x32* q8, int64_t f,
+                    void* stream) {
+  const int64_t runs = f / 32;
+  if (runs <= 0) return 0;
+  if (f % 32 != 0) return static_cast<int>(cudaErrorInvalidValue);
+  const int64_t ctas = (runs + kQuantizeWarps - 1) / kQuantizeWarps;
+  ORCD_KERNEL(static_cast<unsigned>(ctas > 65535 ? 65535 : ctas), kQuantizeWarps * kWarp,
+              Stream(stream), swiglu_q8_kernel)
+  (gate, up, y, q8, runs);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
 inline int Gelu(const float* x, float* y, int64_t n, void* stream) {
   ORCD_ELEMENTWISE(n, gelu_kernel, x, y, n);
 }
 inline int AddBias(float* y, const float* bias, int64_t width, int64_t y_stride, int64_t n_tokens,
                    void* stream) {
   ORCD_ELEMENTWISE(width * n_tokens, add_bias_kernel, y, bias, width, y_stride, width * n_tokens);
-}
-inline int AddBiasIds(float* y, const float* bias, const int32_t* ids, int64_t rows, int64_t n_ids,
-                      void* stream) {
-  ORCD_ELEMENTWISE(rows * n_ids, add_bias_ids_kernel, y, bias, ids, rows, rows * n_ids);
 }
 inline int Softcap(float* y, float cap, int64_t n, void* stream) {
   ORCD_ELEMENTWISE(n, softcap_kernel, y, cap, n);
@@ -65,19 +72,23 @@ inline int ToHalf(const float* x, uint16_t* out, int64_t n, uint32_t type, void*
 inline int Positions(int32_t* ids, const StepValues* step, int64_t n, void* stream) {
   ORCD_ELEMENTWISE(n, positions_kernel, ids, step, n);
 }
-inline int MoeActivate(float* g, const float* u, int64_t n, int activation, float alpha,
+inline int MoeActivate(float* g, const float* u, const float* g_bias, const float* u_bias,
+                       const int32_t* ids, int64_t pairs, int64_t f, int activation, float alpha,
                        float limit, void* stream) {
-  ORCD_ELEMENTWISE(n, moe_activate_kernel, g, u, n, activation, alpha, limit);
+  ORCD_ELEMENTWISE(pairs * f, moe_activate_kernel, g, u, g_bias, u_bias, ids, f, pairs * f,
+                   activation, alpha, limit);
 }
-inline int MoeCombine(const float* down, const float* weights, float* y, int64_t n_tokens,
-                      int64_t k, int64_t d, void* stream) {
-  ORCD_ELEMENTWISE(n_tokens * d, moe_combine_kernel, down, weights, y, n_tokens, k, d);
+inline int MoeCombine(const float* down, const float* bias, const int32_t* ids,
+                      const float* weights, float* y, int64_t n_tokens, int64_t k, int64_t d,
+                      void* stream) {
+  ORCD_ELEMENTWISE(n_tokens * d, moe_combine_kernel, down, bias, ids, weights, y, n_tokens, k, d);
 }
 inline int MoeRoute(const MoeRouteArgs& a, void* stream) {
   ORCD_ELEMENTWISE(a.n_tokens, moe_route_kernel, a);
 }
 inline int Rope(const RopeArgs& a, void* stream) {
-  ORCD_ELEMENTWISE(a.n_tokens * a.heads * (a.head_dim / 2), rope_kernel, a);
+  const int64_t heads = a.target[0].heads + (a.n_targets > 1 ? a.target[1].heads : 0);
+  ORCD_ELEMENTWISE(a.n_tokens * heads * (a.head_dim / 2), rope_kernel, a);
 }
 inline int DenseGetRows(uint32_t type, const void* w, int64_t cols, const int32_t* ids,
                         int64_t n_ids, float* out, void* stream) {
@@ -89,6 +100,14 @@ inline int RmsNorm(const float* x, const float* gamma, float* y, int64_t groups,
   if (groups <= 0) return 0;
   ORCD_KERNEL(RowGrid(groups), kThreads, Stream(stream), rms_norm_kernel)
   (x, gamma, y, groups, group, eps);
+  return static_cast<int>(ORCD_LAUNCH_RESULT());
+}
+inline int AddRmsNorm(const float* a, const float* b, float* s, const float* gamma, float* y,
+                      orcd_q8_x32* q8, int64_t rows, int64_t width, float eps, void* stream) {
+  if (rows <= 0) return 0;
+  if (q8 != nullptr && width % 32 != 0) return static_cast<int>(cudaErrorInvalidValue);
+  ORCD_KERNEL(RowGrid(rows), kThreads, Stream(stream), add_rms_norm_kernel)
+  (a, b, s, gamma, y, q8, rows, width, eps);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
 inline int LayerNorm(const float* x, const float* gamma, const float* beta, float* y, int64_t rows,
@@ -152,11 +171,11 @@ inline int Sample(const SampleArgs& a, void* stream) {
 inline const char* ErrorName(int e) { return cudaGetErrorName(static_cast<cudaError_t>(e)); }
 
 constexpr OpKernels MakeOpKernels(const char* name) {
-  return OpKernels{name,       &Add,         &Mul,        &Swiglu,       &Gelu,
-                   &AddBias,   &AddBiasIds,  &Softcap,    &Positions,    &RmsNorm,
-                   &LayerNorm, &Rope,        &Attention,  &DenseGetRows, &DenseMatvecIds,
-                   &MoeRoute,  &MoeActivate, &MoeCombine, &ToHalf,       &QuantizeQ8,
-                   &Sample,    &Argmax,      &ErrorName};
+  return OpKernels{
+      name,        &Add,       &Mul,          &Swiglu,         &SwigluQ8,   &Gelu,
+      &AddBias,    &Softcap,   &Positions,    &RmsNorm,        &AddRmsNorm, &LayerNorm,
+      &Rope,       &Attention, &DenseGetRows, &DenseMatvecIds, &MoeRoute,   &MoeActivate,
+      &MoeCombine, &ToHalf,    &QuantizeQ8,   &Sample,         &Argmax,     &ErrorName};
 }
 
 #undef ORCD_ELEMENTWISE

@@ -8,24 +8,30 @@
 #include <algorithm>
 
 #include "host/engine/cuda/cuda_adapters.h"
+#include "host/engine/lowered_ops.h"
 #include "host/engine/row_lookup_checks.h"
 #include "host/plugins/host_services.h"
 
 namespace orcd::engine::cuda {
 
+bool TakesQ8Input(const WeightRef& w) {
+  if (DenseTypeSupported(w.type) || w.cols() % 32 != 0) return false;
+  const orcd_quant_cuda_ops* ops = w.quant->cuda;
+  return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_ids_q8) && ops->matvec_q8 != nullptr &&
+         ops->matvec_ids_q8 != nullptr;
+}
+
 const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn,
                                   const WeightRef& w, const float* x, int64_t n_rows,
                                   int64_t x_stride) {
   CudaBackend& b = Backend(ctx);
-  if (!b.q8_activations_on() || DenseTypeSupported(w.type) || w.cols() % 32 != 0) return nullptr;
-  const orcd_quant_cuda_ops* ops = w.quant->cuda;
-  if (!ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_ids_q8) || ops->matvec_q8 == nullptr ||
-      ops->matvec_ids_q8 == nullptr || n_rows * (w.cols() / 32) > b.q8_capacity()) {
+  b.set_q8_source({});
+  if (!b.q8_activations_on() || !TakesQ8Input(w) || n_rows * (w.cols() / 32) > b.q8_capacity())
     return nullptr;
-  }
   CheckLaunch(
       ctx, insn,
       b.kernels().quantize_q8(x, x_stride, n_rows, w.cols(), b.q8_activations(), b.stream()));
+  if (x_stride == w.cols()) b.set_q8_source({x, n_rows, w.cols()});
   return b.q8_activations();
 }
 
@@ -117,13 +123,31 @@ void DeviceGetRows(ExecContext& ctx, const BoundInstruction& insn, const WeightR
                      insn.label);
 }
 
+namespace {
+
+// One token's 8-bit input for w: the previous MATMUL's rounding of the same
+// register when the lowering says they share it and that rounding is there
+// (a weight on the f32 path left none), else a fresh one.
+const orcd_q8_x32* MatmulQ8Input(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                                 const float* x) {
+  if (ctx.n_tokens != 1) return nullptr;
+  CudaBackend& b = Backend(ctx);
+  if (insn.opcode == kOpMatmulSharedInput && b.q8_activations_on() &&
+      b.q8_source() == CudaBackend::Q8Source{x, 1, w.cols()} && TakesQ8Input(w)) {
+    return b.q8_activations();
+  }
+  return QuantizedInput(ctx, insn, w, x, 1, w.cols());
+}
+
+}  // namespace
+
+// MATMUL and MATMUL_SHARED_INPUT.
 void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
   const float* bias = insn.weights.size() == 2 ? DeviceFloats(insn.weights[1]) : nullptr;
   const float* x = ctx.In(insn, 0);
   // One token: x is rounded once for every output of a split matmul.
-  const orcd_q8_x32* xq =
-      ctx.n_tokens == 1 ? QuantizedInput(ctx, insn, w, x, 1, w.cols()) : nullptr;
+  const orcd_q8_x32* xq = MatmulQ8Input(ctx, insn, w, x);
   int64_t begin = 0;
   for (size_t i = 0; i < insn.out.size(); ++i) {
     const int64_t width = insn.out[i].width;

@@ -42,11 +42,6 @@ __global__ void add_bias_kernel(float* y, const float* bias, int64_t width, int6
   ORCD_GRID_STRIDE(i, n) y[(i / width) * y_stride + i % width] += bias[i % width];
 }
 
-__global__ void add_bias_ids_kernel(float* y, const float* bias, const int32_t* ids, int64_t rows,
-                                    int64_t n) {
-  ORCD_GRID_STRIDE(i, n) y[i] += bias[static_cast<int64_t>(ids[i / rows]) * rows + i % rows];
-}
-
 __global__ void softcap_kernel(float* y, float cap, int64_t n) {
   ORCD_GRID_STRIDE(i, n) y[i] = cap * tanhf(y[i] / cap);
 }

@@ -51,25 +51,36 @@ __global__ void moe_route_kernel(MoeRouteArgs a) {
   }
 }
 
-__global__ void moe_activate_kernel(float* g, const float* u, int64_t n, int activation,
-                                    float alpha, float limit) {
+// Per-expert biases are added as the values are read (the same bits as a
+// separate add_bias_ids launch before: one launch fewer each).
+__global__ void moe_activate_kernel(float* g, const float* u, const float* g_bias,
+                                    const float* u_bias, const int32_t* ids, int64_t f, int64_t n,
+                                    int activation, float alpha, float limit) {
   ORCD_GRID_STRIDE(i, n) {
+    const int64_t b = static_cast<int64_t>(ids[i / f]) * f + i % f;
+    const float gv = g_bias ? g[i] + g_bias[b] : g[i];
+    const float uv = u_bias ? u[i] + u_bias[b] : u[i];
     if (activation == 1) {  // gpt-oss's clamped SwiGLU
-      const float x = fminf(g[i], limit);
-      const float y = fminf(fmaxf(u[i], -limit), limit);
+      const float x = fminf(gv, limit);
+      const float y = fminf(fmaxf(uv, -limit), limit);
       g[i] = x / (1.0f + expf(-alpha * x)) * (y + 1.0f);
     } else {
-      g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+      g[i] = gv / (1.0f + expf(-gv)) * uv;
     }
   }
 }
 
-__global__ void moe_combine_kernel(const float* down, const float* weights, float* y,
-                                   int64_t n_tokens, int64_t k, int64_t d) {
+__global__ void moe_combine_kernel(const float* down, const float* bias, const int32_t* ids,
+                                   const float* weights, float* y, int64_t n_tokens, int64_t k,
+                                   int64_t d) {
   ORCD_GRID_STRIDE(i, n_tokens * d) {
     const int64_t t = i / d, c = i % d;
     float acc = 0.0f;
-    for (int64_t j = 0; j < k; ++j) acc = fmaf(weights[t * k + j], down[(t * k + j) * d + c], acc);
+    for (int64_t j = 0; j < k; ++j) {
+      const float* row = down + (t * k + j) * d;
+      const float v = bias ? row[c] + bias[static_cast<int64_t>(ids[t * k + j]) * d + c] : row[c];
+      acc = fmaf(weights[t * k + j], v, acc);
+    }
     y[i] = acc;
   }
 }

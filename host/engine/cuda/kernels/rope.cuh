@@ -8,21 +8,31 @@
 
 namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 
+// Items of target 0 first, then of target 1 (the lowered ROPE_FUSED: Q and K
+// in one launch). A target's bias is added as its values are read: the same
+// bits as the MATMUL's separate bias launch before the rotation.
 __global__ void rope_kernel(RopeArgs a) {
   const int64_t half = a.n_rot / 2;
   const int64_t pairs = a.head_dim / 2;  // rotated pairs, then pass-through pairs
-  const int64_t n = a.n_tokens * a.heads * pairs;
+  const int64_t n0 = a.n_tokens * a.target[0].heads * pairs;
+  const int64_t n = n0 + (a.n_targets > 1 ? a.n_tokens * a.target[1].heads * pairs : 0);
   const float theta_scale = powf(a.freq_base, -2.0f / static_cast<float>(a.n_rot));
-  ORCD_GRID_STRIDE(item, n) {
-    const int64_t t = item / (a.heads * pairs);
-    const int64_t h = (item / pairs) % a.heads;
+  ORCD_GRID_STRIDE(index, n) {
+    const bool second = index >= n0;
+    const RopeTarget tg = second ? a.target[1] : a.target[0];
+    const int64_t item = second ? index - n0 : index;
+    const int64_t t = item / (tg.heads * pairs);
+    const int64_t h = (item / pairs) % tg.heads;
     const int64_t pair = item % pairs;
-    const float* src = a.x + t * a.heads * a.head_dim + h * a.head_dim;
-    float* dst = a.y + t * a.heads * a.head_dim + h * a.head_dim;
+    const float* src = tg.x + t * tg.heads * a.head_dim + h * a.head_dim;
+    float* dst = tg.y + t * tg.heads * a.head_dim + h * a.head_dim;
+    const float* bias = tg.bias ? tg.bias + h * a.head_dim : nullptr;
+    const auto load = [&](int64_t i) { return bias ? src[i] + bias[i] : src[i]; };
     const int64_t i0 = 2 * pair;
     if (i0 >= a.n_rot) {  // beyond the rotated dims: copy
-      dst[i0] = src[i0];
-      dst[i0 + 1] = src[i0 + 1];
+      const float v0 = load(i0), v1 = load(i0 + 1);
+      dst[i0] = v0;
+      dst[i0 + 1] = v1;
       continue;
     }
     float theta = static_cast<float>(a.step->pos0 + t);
@@ -42,7 +52,7 @@ __global__ void rope_kernel(RopeArgs a) {
     const float c = cosf(angle) * mscale, s = sinf(angle) * mscale;
     const int64_t i = a.neox ? pair : i0;
     const int64_t k = a.neox ? pair + half : i0 + 1;
-    const float x0 = src[i], x1 = src[k];
+    const float x0 = load(i), x1 = load(k);
     dst[i] = x0 * c - x1 * s;
     dst[k] = x0 * s + x1 * c;
   }

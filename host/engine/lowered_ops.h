@@ -1,0 +1,53 @@
+// The host's own opcodes, produced by the lowering step (lowering.h) from a
+// validated plugin plan and never accepted from a plugin (the plan builder
+// refuses the range). Each stands for a short sequence of macro-ops that a
+// backend runs in fewer kernel launches; its results are those of the
+// sequence, bit for bit.
+#ifndef ORCD_HOST_ENGINE_LOWERED_OPS_H_
+#define ORCD_HOST_ENGINE_LOWERED_OPS_H_
+
+#include <cstdint>
+
+#include "orcd/ops.h"
+
+namespace orcd::engine {
+
+// [kFirstLoweredOp, ORCD_OP_PLUGIN_BASE): reserved for the host.
+constexpr uint32_t kFirstLoweredOp = 0x8000u;
+
+enum LoweredOp : uint32_t {
+  // ADD {a, b} -> {s}; RMS_NORM {s} -> {h} (whole rows, optional gamma):
+  // in {a, b}; out {s, h}; w {gamma} or {}; params LoweredNormParams.
+  kOpAddRmsNorm = kFirstLoweredOp + 1,
+  // One or two in-place ROPEs with the same parameters, each optionally
+  // taking the bias its MATMUL no longer adds: in {r0[, r1]}; out the same;
+  // w {freq_factors?, bias of r0?, bias of r1?} as LoweredRopeParams says.
+  kOpRopeFused = kFirstLoweredOp + 2,
+  // A MATMUL reading the register the MATMUL just before it read: a backend
+  // may reuse that instruction's rounding of the input (8-bit activations).
+  // That also covers a MATMUL right after an ADD_RMS_NORM with
+  // quantize_output or a SWIGLU_Q8 reading what they produced.
+  kOpMatmulSharedInput = kFirstLoweredOp + 3,
+  // A SWIGLU whose output the next MATMUL reads: one token's output is
+  // rounded to 8 bits as it is produced. Operands as SWIGLU's.
+  kOpSwigluQ8 = kFirstLoweredOp + 4,
+};
+
+inline bool IsLoweredOp(uint32_t opcode) {
+  return opcode >= kFirstLoweredOp && opcode < ORCD_OP_PLUGIN_BASE;
+}
+
+struct LoweredNormParams {
+  orcd_op_norm_params norm;  // group_size 0
+  uint32_t quantize_output;  // the next MATMUL reads h: round it as produced
+};
+
+struct LoweredRopeParams {
+  orcd_op_rope_params rope;
+  uint32_t has_freq_factors;  // weights[0] is the frequency factors
+  uint32_t has_bias[2];       // then the biases of the targets that have one
+};
+
+}  // namespace orcd::engine
+
+#endif  // ORCD_HOST_ENGINE_LOWERED_OPS_H_

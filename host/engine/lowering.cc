@@ -1,0 +1,194 @@
+#include "host/engine/lowering.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/engine/lowered_ops.h"
+
+namespace orcd::engine {
+namespace {
+
+using Instructions = std::vector<PlanInstruction>;
+
+template <class P>
+std::vector<uint8_t> Bytes(const P& p) {
+  const auto* b = reinterpret_cast<const uint8_t*>(&p);
+  return std::vector<uint8_t>(b, b + sizeof p);
+}
+
+bool Reads(const PlanInstruction& insn, int32_t r) {
+  return std::count(insn.inputs.begin(), insn.inputs.end(), r) > 0;
+}
+bool Writes(const PlanInstruction& insn, int32_t r) {
+  return std::count(insn.outputs.begin(), insn.outputs.end(), r) > 0;
+}
+
+// An in-place ROPE on one register, plain or already lowered with a bias.
+struct SingleRope {
+  orcd_op_rope_params params;
+  std::string freq_factors;  // "" = none
+  std::string bias;          // "" = none
+  int32_t reg;
+};
+
+std::optional<SingleRope> AsSingleRope(const PlanInstruction& insn) {
+  if (insn.inputs.size() != 1 || insn.outputs != insn.inputs) return std::nullopt;
+  if (insn.opcode == ORCD_OP_ROPE) {
+    return SingleRope{insn.ParamsAs<orcd_op_rope_params>(),
+                      insn.weights.empty() ? "" : insn.weights[0], "", insn.inputs[0]};
+  }
+  if (insn.opcode != kOpRopeFused) return std::nullopt;
+  const auto p = insn.ParamsAs<LoweredRopeParams>();
+  const size_t freq = p.has_freq_factors ? 1 : 0;
+  return SingleRope{p.rope, freq ? insn.weights[0] : "", p.has_bias[0] ? insn.weights[freq] : "",
+                    insn.inputs[0]};
+}
+
+PlanInstruction FusedRope(const std::vector<SingleRope>& targets) {
+  PlanInstruction out;
+  out.opcode = kOpRopeFused;
+  LoweredRopeParams p{};
+  p.rope = targets[0].params;
+  p.has_freq_factors = targets[0].freq_factors.empty() ? 0 : 1;
+  if (p.has_freq_factors) out.weights.push_back(targets[0].freq_factors);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    out.inputs.push_back(targets[i].reg);
+    p.has_bias[i] = targets[i].bias.empty() ? 0 : 1;
+    if (p.has_bias[i]) out.weights.push_back(targets[i].bias);
+  }
+  out.outputs = out.inputs;
+  out.params = Bytes(p);
+  return out;
+}
+
+// MATMUL {x} -> {y} + bias, where the next instruction touching y is an
+// in-place ROPE of y: the ROPE adds the bias as it reads y (one launch less).
+void MoveBiasesIntoRope(Instructions& insns, LoweringCounts& r) {
+  for (size_t i = 0; i < insns.size(); ++i) {
+    PlanInstruction& mm = insns[i];
+    if (mm.opcode != ORCD_OP_MATMUL || mm.outputs.size() != 1 || mm.weights.size() != 2) continue;
+    const int32_t y = mm.outputs[0];
+    size_t j = i + 1;
+    while (j < insns.size() && !Reads(insns[j], y) && !Writes(insns[j], y)) ++j;
+    if (j == insns.size()) continue;
+    std::optional<SingleRope> rope = AsSingleRope(insns[j]);
+    if (!rope || rope->reg != y || !rope->bias.empty()) continue;
+    rope->bias = mm.weights[1];
+    mm.weights.pop_back();
+    insns[j] = FusedRope({*rope});
+    ++r.biases_in_rope;
+  }
+}
+
+// Two adjacent single ROPEs (Q then K) with the same parameters: one launch.
+void PairRopes(Instructions& insns, LoweringCounts& r) {
+  Instructions out;
+  for (size_t i = 0; i < insns.size(); ++i) {
+    if (i + 1 < insns.size()) {
+      const std::optional<SingleRope> a = AsSingleRope(insns[i]);
+      const std::optional<SingleRope> b = AsSingleRope(insns[i + 1]);
+      if (a && b && a->reg != b->reg && a->freq_factors == b->freq_factors &&
+          std::memcmp(&a->params, &b->params, sizeof a->params) == 0) {
+        out.push_back(FusedRope({*a, *b}));
+        ++r.rope_pairs;
+        ++i;
+        continue;
+      }
+    }
+    out.push_back(std::move(insns[i]));
+  }
+  insns = std::move(out);
+}
+
+// ADD {a, b} -> {s} then RMS_NORM {s} -> {h} over whole rows: the residual
+// sum and the next block's norm in one pass.
+void FuseAddRmsNorm(Instructions& insns, int32_t logits, LoweringCounts& r) {
+  Instructions out;
+  for (size_t i = 0; i < insns.size(); ++i) {
+    if (i + 1 < insns.size()) {
+      const PlanInstruction& add = insns[i];
+      const PlanInstruction& norm = insns[i + 1];
+      if (add.opcode == ORCD_OP_ADD && norm.opcode == ORCD_OP_RMS_NORM && add.outputs.size() == 1 &&
+          norm.inputs.size() == 1 && norm.outputs.size() == 1 && norm.inputs[0] == add.outputs[0] &&
+          !Reads(add, norm.outputs[0]) && norm.outputs[0] != add.outputs[0] &&
+          add.outputs[0] != logits && norm.outputs[0] != logits &&
+          norm.ParamsAs<orcd_op_norm_params>().group_size == 0) {
+        PlanInstruction fused;
+        fused.opcode = kOpAddRmsNorm;
+        fused.inputs = add.inputs;
+        fused.outputs = {add.outputs[0], norm.outputs[0]};
+        fused.weights = norm.weights;
+        fused.params = Bytes(LoweredNormParams{norm.ParamsAs<orcd_op_norm_params>(), 0});
+        out.push_back(std::move(fused));
+        ++r.add_rms_norms;
+        ++i;
+        continue;
+      }
+    }
+    out.push_back(std::move(insns[i]));
+  }
+  insns = std::move(out);
+}
+
+// The register `prev` rounds to 8 bits as it produces it (once lowered
+// below), or -1.
+int32_t RoundableOutput(const PlanInstruction& prev) {
+  if (prev.opcode == kOpAddRmsNorm) return prev.outputs[1];
+  if (prev.opcode == ORCD_OP_SWIGLU || prev.opcode == kOpSwigluQ8) return prev.outputs[0];
+  return -1;
+}
+
+// A MATMUL right after another on the same input (Q, K, V; gate, up): a
+// MATMUL never writes its input, so the input is unchanged between them.
+// A MATMUL right after the ADD_RMS_NORM or SWIGLU producing its input: the
+// producer rounds it as it writes it.
+void MarkSharedInputs(Instructions& insns, const RoundsInput& rounds_input, LoweringCounts& r) {
+  for (size_t i = 1; i < insns.size(); ++i) {
+    PlanInstruction& prev = insns[i - 1];
+    PlanInstruction& mm = insns[i];
+    if (mm.opcode != ORCD_OP_MATMUL) continue;
+    if ((prev.opcode == ORCD_OP_MATMUL || prev.opcode == kOpMatmulSharedInput) &&
+        prev.inputs == mm.inputs) {
+      mm.opcode = kOpMatmulSharedInput;
+      ++r.shared_inputs;
+    } else if (RoundableOutput(prev) == mm.inputs[0] &&
+               (!rounds_input || rounds_input(mm.weights[0]))) {
+      if (prev.opcode == kOpAddRmsNorm) {
+        auto p = prev.ParamsAs<LoweredNormParams>();
+        p.quantize_output = 1;
+        prev.params = Bytes(p);
+      } else {
+        prev.opcode = kOpSwigluQ8;
+      }
+      mm.opcode = kOpMatmulSharedInput;
+      ++r.rounded_outputs;
+    }
+  }
+}
+
+}  // namespace
+
+ExecutionPlan LowerPlan(const ExecutionPlan& plan, const AdapterTable& adapters,
+                        LoweringReport* report, const RoundsInput& rounds_input) {
+  LoweringReport report_all;
+  ExecutionPlan out = plan;
+  const auto has = [&](uint32_t op) { return adapters.Find(op) != nullptr; };
+  for (int p = 0; p < kPhaseCount; ++p) {
+    PhasePlan& phase = out.phases[p];
+    LoweringCounts& r = report_all.phases[p];
+    Instructions& insns = phase.instructions;
+    if (has(kOpRopeFused)) {
+      MoveBiasesIntoRope(insns, r);
+      PairRopes(insns, r);
+    }
+    if (has(kOpAddRmsNorm)) FuseAddRmsNorm(insns, phase.logits_register, r);
+    if (has(kOpMatmulSharedInput) && has(kOpSwigluQ8)) MarkSharedInputs(insns, rounds_input, r);
+  }
+  if (report != nullptr) *report = report_all;
+  return out;
+}
+
+}  // namespace orcd::engine

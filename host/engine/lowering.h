@@ -1,0 +1,52 @@
+// The lowering step: between a plugin's validated plan and its binding, the
+// engine rewrites short instruction sequences into the host's lowered ops
+// (lowered_ops.h), but only those the backend's adapter table registers. So
+// plugins keep emitting macro-ops, a backend opts into a fusion by
+// registering its opcode (the CUDA backend, where launches dominate a decode
+// step), and the CPU backend, which registers none, runs the plan as written.
+#ifndef ORCD_HOST_ENGINE_LOWERING_H_
+#define ORCD_HOST_ENGINE_LOWERING_H_
+
+#include <array>
+#include <functional>
+#include <string>
+
+#include "host/engine/adapter_table.h"
+#include "host/engine/plan.h"
+
+namespace orcd::engine {
+
+// What the lowering did to one phase. Each fusion saves the backend one
+// kernel launch per run of the phase (a shared input: where the MATMUL takes
+// 8-bit activations).
+struct LoweringCounts {
+  int add_rms_norms = 0;    // ADD + RMS_NORM pairs fused
+  int biases_in_rope = 0;   // MATMUL biases added by the ROPE that follows
+  int rope_pairs = 0;       // two ROPEs in one instruction
+  int shared_inputs = 0;    // MATMULs reusing the previous MATMUL's input rounding
+  int rounded_outputs = 0;  // ADD_RMS_NORM / SWIGLU rounding their output for the MATMUL
+  int total() const {
+    return add_rms_norms + biases_in_rope + rope_pairs + shared_inputs + rounded_outputs;
+  }
+};
+
+struct LoweringReport {
+  std::array<LoweringCounts, kPhaseCount> phases;
+  const LoweringCounts& phase(Phase p) const { return phases[static_cast<int>(p)]; }
+  int total() const { return phases[0].total() + phases[1].total(); }
+};
+
+// Whether the backend rounds a one-token input of this weight to 8 bits
+// (then a producer rounding its output for it saves the backend a launch);
+// null: assume it does.
+using RoundsInput = std::function<bool(const std::string& weight)>;
+
+// `plan` must have passed ValidatePlan; the result is validated again when
+// it is bound. Registers keep their numbers; instructions only disappear
+// into the lowered op that replaces them.
+ExecutionPlan LowerPlan(const ExecutionPlan& plan, const AdapterTable& adapters,
+                        LoweringReport* report = nullptr, const RoundsInput& rounds_input = {});
+
+}  // namespace orcd::engine
+
+#endif  // ORCD_HOST_ENGINE_LOWERING_H_

@@ -1,0 +1,271 @@
+// The lowering step (host/engine/lowering.h): which sequences it fuses on the
+// CUDA backend's table and which it must leave alone (a register read in
+// between, per-head norms, in-place norms, different rope parameters), that
+// the CPU table gets the plan as written, that plugins cannot emit the
+// host's lowered opcodes, and, end to end on the emulated device, that the
+// fused plan gives the unfused plan's logits bit for bit with one launch
+// fewer per fusion in the recorded decode step.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine_test_support.h"
+#include "golden.h"
+#include "host/common/status.h"
+#include "host/engine/cpu/cpu_adapters.h"
+#include "host/engine/cuda/cuda_adapters.h"
+#include "host/engine/lowered_ops.h"
+#include "host/engine/lowering.h"
+#include "host/engine/plan_builder.h"
+#include "host/gguf/gguf_file.h"
+
+namespace orcd::testing {
+namespace {
+
+using engine::ExecutionPlan;
+using engine::LoweringReport;
+using engine::Phase;
+using engine::PlanInstruction;
+
+template <class P>
+std::vector<uint8_t> Bytes(const P& p) {
+  const auto* b = reinterpret_cast<const uint8_t*>(&p);
+  return {b, b + sizeof p};
+}
+
+PlanInstruction Insn(uint32_t op, std::vector<int32_t> in, std::vector<int32_t> out,
+                     std::vector<std::string> weights = {}, std::vector<uint8_t> params = {}) {
+  return PlanInstruction{op, std::move(in), std::move(out), std::move(weights), std::move(params)};
+}
+
+std::vector<uint8_t> Norm(uint32_t group = 0) { return Bytes(orcd_op_norm_params{1e-6f, group}); }
+std::vector<uint8_t> Rope(uint32_t n_rot = 64) {
+  orcd_op_rope_params p{};
+  p.mode = ORCD_ROPE_NEOX;
+  p.head_dim = 64;
+  p.n_rot = n_rot;
+  p.freq_base = 1e6f;
+  p.freq_scale = 1.0f;
+  return Bytes(p);
+}
+
+// One Qwen2-style layer and the output head, as the SDK's blocks emit them.
+std::vector<PlanInstruction> QwenLayer() {
+  return {
+      Insn(ORCD_OP_EMBEDDING, {ORCD_REG_TOKENS}, {1}, {"token_embd"}),
+      Insn(ORCD_OP_RMS_NORM, {1}, {2}, {"attn_norm"}, Norm()),
+      Insn(ORCD_OP_MATMUL, {2}, {3}, {"wq", "bq"}),
+      Insn(ORCD_OP_MATMUL, {2}, {4}, {"wk", "bk"}),
+      Insn(ORCD_OP_MATMUL, {2}, {5}, {"wv", "bv"}),
+      Insn(ORCD_OP_ROPE, {3}, {3}, {}, Rope()),
+      Insn(ORCD_OP_ROPE, {4}, {4}, {}, Rope()),
+      Insn(ORCD_OP_ATTENTION, {3, 4, 5}, {6}),
+      Insn(ORCD_OP_MATMUL, {6}, {7}, {"wo"}),
+      Insn(ORCD_OP_ADD, {1, 7}, {1}),
+      Insn(ORCD_OP_RMS_NORM, {1}, {8}, {"ffn_norm"}, Norm()),
+      Insn(ORCD_OP_MATMUL, {8}, {9}, {"gate"}),
+      Insn(ORCD_OP_MATMUL, {8}, {10}, {"up"}),
+      Insn(ORCD_OP_SWIGLU, {9, 10}, {11}),
+      Insn(ORCD_OP_MATMUL, {11}, {12}, {"down"}),
+      Insn(ORCD_OP_ADD, {1, 12}, {1}),
+      Insn(ORCD_OP_RMS_NORM, {1}, {13}, {"output_norm"}, Norm()),
+      Insn(ORCD_OP_LOGITS, {13}, {14}, {"output"}),
+  };
+}
+
+ExecutionPlan PlanOf(std::vector<PlanInstruction> insns) {
+  ExecutionPlan plan;
+  for (engine::PhasePlan& phase : plan.phases) {
+    phase.instructions = insns;
+    phase.logits_register = 14;
+  }
+  return plan;
+}
+
+std::vector<std::string> Opcodes(const ExecutionPlan& plan, Phase phase) {
+  std::vector<std::string> names;
+  for (const PlanInstruction& insn : plan.phase(phase).instructions)
+    names.push_back(engine::OpcodeName(insn.opcode));
+  return names;
+}
+
+TEST(Lowering, FusesAQwenLayerOnTheCudaTable) {
+  const engine::AdapterTable cuda = engine::cuda::MakeCudaAdapterTable();
+  LoweringReport report;
+  const ExecutionPlan lowered = engine::LowerPlan(PlanOf(QwenLayer()), cuda, &report);
+  const std::vector<std::string> expected = {"EMBEDDING",           "RMS_NORM",  "MATMUL",
+                                             "MATMUL_SHARED_INPUT",  // K
+                                             "MATMUL_SHARED_INPUT",  // V
+                                             "ROPE_FUSED",          "ATTENTION", "MATMUL",
+                                             "ADD_RMS_NORM",
+                                             "MATMUL_SHARED_INPUT",  // gate: the norm rounds
+                                             "MATMUL_SHARED_INPUT",  // up
+                                             "SWIGLU_Q8",
+                                             "MATMUL_SHARED_INPUT",  // down
+                                             "ADD_RMS_NORM",        "LOGITS"};
+  for (Phase phase : {Phase::kPrefill, Phase::kDecode}) {
+    EXPECT_EQ(Opcodes(lowered, phase), expected);
+    const engine::LoweringCounts& c = report.phase(phase);
+    EXPECT_EQ(c.add_rms_norms, 2);
+    EXPECT_EQ(c.biases_in_rope, 2);
+    EXPECT_EQ(c.rope_pairs, 1);
+    EXPECT_EQ(c.shared_inputs, 3);
+    EXPECT_EQ(c.rounded_outputs, 2);
+  }
+  const std::vector<PlanInstruction>& insns = lowered.phase(Phase::kDecode).instructions;
+  // Q and K lose their biases to the rope; V (no rope) keeps its own.
+  EXPECT_EQ(insns[2].weights, std::vector<std::string>{"wq"});
+  EXPECT_EQ(insns[3].weights, std::vector<std::string>{"wk"});
+  EXPECT_EQ(insns[4].weights, (std::vector<std::string>{"wv", "bv"}));
+  const PlanInstruction& rope = insns[5];
+  EXPECT_EQ(rope.inputs, (std::vector<int32_t>{3, 4}));
+  EXPECT_EQ(rope.outputs, rope.inputs);
+  EXPECT_EQ(rope.weights, (std::vector<std::string>{"bq", "bk"}));
+  const auto rp = rope.ParamsAs<engine::LoweredRopeParams>();
+  EXPECT_EQ(rp.has_freq_factors, 0u);
+  EXPECT_EQ(rp.has_bias[0], 1u);
+  EXPECT_EQ(rp.has_bias[1], 1u);
+  EXPECT_EQ(std::memcmp(&rp.rope, Rope().data(), sizeof rp.rope), 0);
+  // The residual sum stays an output (the next ADD reads it).
+  EXPECT_EQ(insns[8].inputs, (std::vector<int32_t>{1, 7}));
+  EXPECT_EQ(insns[8].outputs, (std::vector<int32_t>{1, 8}));
+  EXPECT_EQ(insns[8].weights, std::vector<std::string>{"ffn_norm"});
+  // The first norm rounds its output for the gate MATMUL; the last one feeds
+  // LOGITS, which rounds for itself.
+  EXPECT_EQ(insns[8].ParamsAs<engine::LoweredNormParams>().quantize_output, 1u);
+  EXPECT_EQ(insns[13].ParamsAs<engine::LoweredNormParams>().quantize_output, 0u);
+  EXPECT_FLOAT_EQ(insns[13].ParamsAs<engine::LoweredNormParams>().norm.eps, 1e-6f);
+}
+
+TEST(Lowering, TheCpuTableGetsThePlanAsWritten) {
+  const engine::AdapterTable cpu = engine::cpu::MakeCpuAdapterTable();
+  const ExecutionPlan plan = PlanOf(QwenLayer());
+  LoweringReport report;
+  const ExecutionPlan lowered = engine::LowerPlan(plan, cpu, &report);
+  EXPECT_EQ(report.total(), 0);
+  EXPECT_EQ(Opcodes(lowered, Phase::kDecode), Opcodes(plan, Phase::kDecode));
+}
+
+TEST(Lowering, LeavesSequencesItCannotFuseSafely) {
+  const engine::AdapterTable cuda = engine::cuda::MakeCudaAdapterTable();
+  std::vector<PlanInstruction> insns = QwenLayer();
+  // q read before its rope: the bias must be in q when that read happens.
+  insns.insert(insns.begin() + 5, Insn(ORCD_OP_MUL, {3, 3}, {15}));
+  // K's rope with other parameters: no pair.
+  insns[7].params = Rope(32);
+  // Per-head norm after the first residual ADD; in-place norm after the second.
+  insns[11].params = Norm(64);
+  insns[17] = Insn(ORCD_OP_RMS_NORM, {1}, {1}, {"output_norm"}, Norm());
+  insns[18].inputs = {1};
+  LoweringReport report;
+  const ExecutionPlan lowered = engine::LowerPlan(PlanOf(insns), cuda, &report);
+  const engine::LoweringCounts& c = report.phase(Phase::kDecode);
+  EXPECT_EQ(c.biases_in_rope, 1);  // K's only
+  EXPECT_EQ(c.rope_pairs, 0);
+  EXPECT_EQ(c.add_rms_norms, 0);
+  const std::vector<PlanInstruction>& out = lowered.phase(Phase::kDecode).instructions;
+  EXPECT_EQ(out[2].weights, (std::vector<std::string>{"wq", "bq"}));
+  EXPECT_EQ(engine::OpcodeName(out[6].opcode), "ROPE");
+  EXPECT_EQ(engine::OpcodeName(out[7].opcode), "ROPE_FUSED");
+}
+
+// A plugin whose plan names a lowered opcode.
+orcd_error* EmitLoweredOpcode(const orcd_model_view*, const orcd_model_view_ops*,
+                              orcd_plan_builder* builder, const orcd_plan_builder_ops* ops) {
+  const int32_t in[] = {1, 2};
+  const int32_t out[] = {1, 3};
+  orcd_instruction insn{
+      sizeof(orcd_instruction), engine::kOpAddRmsNorm, in, 2, out, 2, nullptr, 0, nullptr, 0};
+  return ops->add_instruction(builder, ORCD_PHASE_DECODE, &insn);
+}
+
+TEST(Lowering, PluginsCannotEmitTheHostsLoweredOpcodes) {
+  const std::unique_ptr<GgufFile> file = GgufFile::Open(FixtureModel("qwen2-tiny.F16"));
+  orcd_arch_plugin plugin{};
+  plugin.struct_size = sizeof plugin;
+  plugin.compile = &EmitLoweredOpcode;
+  try {
+    engine::CompilePlan(plugin, *file);
+    FAIL() << "a plan naming a lowered opcode was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("reserved for the host"), std::string::npos) << e.what();
+  }
+}
+
+struct FusedCase {
+  const char* golden;
+  const char* model;
+};
+
+class FusedPlans : public ::testing::TestWithParam<FusedCase> {};
+
+// Fused and unfused plans on the emulated device: the same logits bit for
+// bit (prefill rows and graph-replayed decode steps), and each decode-phase
+// fusion one launch fewer in the recorded step (gpt-oss: its F32 router
+// takes f32 input, so its norm does not round for it).
+TEST_P(FusedPlans, GiveTheUnfusedLogitsBitForBitWithFewerLaunches) {
+  const FusedCase c = GetParam();
+  const Golden golden = LoadGolden(c.golden);
+  engine::EngineOptions unfused_options;
+  unfused_options.fuse_ops = false;
+  auto unfused = LoadEmulatedCudaEngine(c.model, 1ull << 30, unfused_options);
+  auto fused = LoadEmulatedCudaEngine(c.model);
+  EXPECT_EQ(unfused->info().fused_sequences, 0);
+  const LoweringReport& report = fused->lowering();
+  ASSERT_GT(report.total(), 0) << c.model << ": nothing to fuse";
+  EXPECT_EQ(fused->info().fused_sequences, report.total());
+
+  const std::vector<float> a = TeacherForcedLogits(*unfused, golden.prompt, golden.greedy);
+  const std::vector<float> b = TeacherForcedLogits(*fused, golden.prompt, golden.greedy);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) {
+      FAIL() << c.model << ": logit " << i % golden.vocab << " of row " << i / golden.vocab
+             << ": unfused " << a[i] << ", fused " << b[i];
+    }
+  }
+  const size_t saved = unfused->cuda_backend()->decode_graph_kernels() -
+                       fused->cuda_backend()->decode_graph_kernels();
+  EXPECT_EQ(saved, static_cast<size_t>(report.phase(Phase::kDecode).total()))
+      << c.model << ": unfused step " << unfused->cuda_backend()->decode_graph_kernels()
+      << " launches, fused " << fused->cuda_backend()->decode_graph_kernels();
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, FusedPlans,
+                         ::testing::Values(FusedCase{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M"},
+                                           FusedCase{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M"},
+                                           FusedCase{"gptoss-tiny.MXFP4_MOE",
+                                                     "gptoss-tiny.MXFP4_MOE"}),
+                         [](const ::testing::TestParamInfo<FusedCase>& info) {
+                           std::string name = info.param.model;
+                           for (char& ch : name) {
+                             if (ch == '.' || ch == '-') ch = '_';
+                           }
+                           return name;
+                         });
+
+// What the fusions come to on Qwen2: per layer two ADD+RMS_NORM (layer 0's
+// first norm follows the embedding; the output norm counts instead), Q's and
+// K's biases, one rope pair, K, V and up reusing their input's rounding, and
+// the ffn norm and SWIGLU rounding theirs (the attention norm too from layer
+// 1 on): 11 launches per layer, less one.
+TEST(FusedPlans, CountElevenFusionsPerQwen2Layer) {
+  auto fused = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M");
+  const LoweringReport& report = fused->lowering();
+  int layers = 0;
+  for (const PlanInstruction& insn : fused->plan().phase(Phase::kDecode).instructions)
+    layers += insn.opcode == ORCD_OP_ATTENTION ? 1 : 0;
+  ASSERT_GT(layers, 0);
+  const engine::LoweringCounts& c = report.phase(Phase::kDecode);
+  EXPECT_EQ(c.add_rms_norms, 2 * layers);
+  EXPECT_EQ(c.biases_in_rope, 2 * layers);
+  EXPECT_EQ(c.rope_pairs, layers);
+  EXPECT_EQ(c.shared_inputs, 3 * layers);
+  EXPECT_EQ(c.rounded_outputs, 3 * layers - 1);
+  EXPECT_EQ(c.total(), 11 * layers - 1);
+}
+
+}  // namespace
+}  // namespace orcd::testing
