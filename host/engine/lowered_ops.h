@@ -31,7 +31,15 @@ enum LoweredOp : uint32_t {
   // A SWIGLU whose output the next MATMUL reads: one token's output is
   // rounded to 8 bits as it is produced. Operands as SWIGLU's.
   kOpSwigluQ8 = kFirstLoweredOp + 4,
+  // ATTENTION adding V's bias as it reads V (its MATMUL no longer does), and
+  // with round_output rounding one token's output for the MATMUL after it:
+  // in {q, k, v}; out {o}; w {sinks?, v bias?}; params LoweredAttentionParams.
+  kOpAttentionFused = kFirstLoweredOp + 5,
 };
+
+inline bool IsAttention(uint32_t opcode) {
+  return opcode == ORCD_OP_ATTENTION || opcode == kOpAttentionFused;
+}
 
 inline bool IsLoweredOp(uint32_t opcode) {
   return opcode >= kFirstLoweredOp && opcode < ORCD_OP_PLUGIN_BASE;
@@ -40,6 +48,14 @@ inline bool IsLoweredOp(uint32_t opcode) {
 struct LoweredNormParams {
   orcd_op_norm_params norm;  // group_size 0
   uint32_t quantize_output;  // the next MATMUL reads h: round it as produced
+};
+
+// Starts with the plugin's block: ParamsAs<orcd_op_attention_params> reads it.
+struct LoweredAttentionParams {
+  orcd_op_attention_params attention;
+  uint32_t has_sinks;     // weights[0] is the sinks
+  uint32_t has_v_bias;    // then V's bias
+  uint32_t round_output;  // the next MATMUL reads o: round it as produced
 };
 
 struct LoweredRopeParams {

@@ -83,6 +83,54 @@ void MoveBiasesIntoRope(Instructions& insns, LoweringCounts& r) {
   }
 }
 
+// The plugin's ATTENTION as ATTENTION_FUSED with nothing fused yet.
+PlanInstruction AsFusedAttention(const PlanInstruction& insn) {
+  if (insn.opcode == kOpAttentionFused) return insn;
+  PlanInstruction out = insn;
+  out.opcode = kOpAttentionFused;
+  LoweredAttentionParams p{};
+  p.attention = insn.ParamsAs<orcd_op_attention_params>();
+  p.has_sinks = insn.weights.empty() ? 0 : 1;
+  out.params = Bytes(p);
+  return out;
+}
+
+// Whether an instruction after `from` reads r before one writes it.
+bool ReadLater(const Instructions& insns, size_t from, int32_t r) {
+  for (size_t j = from + 1; j < insns.size(); ++j) {
+    if (Reads(insns[j], r)) return true;
+    if (Writes(insns[j], r)) return false;
+  }
+  return false;
+}
+
+// MATMUL {x} -> {v} + bias, where the next instruction touching v is the
+// ATTENTION reading it as V and nothing reads v after: the attention adds
+// the bias as it reads V and stores it in the cache (one launch less).
+void MoveBiasIntoAttention(Instructions& insns, LoweringCounts& r) {
+  for (size_t i = 0; i < insns.size(); ++i) {
+    PlanInstruction& mm = insns[i];
+    if (mm.opcode != ORCD_OP_MATMUL || mm.outputs.size() != 1 || mm.weights.size() != 2) continue;
+    const int32_t v = mm.outputs[0];
+    size_t j = i + 1;
+    while (j < insns.size() && !Reads(insns[j], v) && !Writes(insns[j], v)) ++j;
+    if (j == insns.size() || !IsAttention(insns[j].opcode) || insns[j].inputs.size() != 3 ||
+        insns[j].inputs[2] != v || insns[j].inputs[0] == v || insns[j].inputs[1] == v ||
+        Writes(insns[j], v) || ReadLater(insns, j, v)) {
+      continue;
+    }
+    PlanInstruction attention = AsFusedAttention(insns[j]);
+    auto p = attention.ParamsAs<LoweredAttentionParams>();
+    if (p.has_v_bias) continue;
+    p.has_v_bias = 1;
+    attention.params = Bytes(p);
+    attention.weights.push_back(mm.weights[1]);
+    mm.weights.pop_back();
+    insns[j] = std::move(attention);
+    ++r.biases_in_attention;
+  }
+}
+
 // Two adjacent single ROPEs (Q then K) with the same parameters: one launch.
 void PairRopes(Instructions& insns, LoweringCounts& r) {
   Instructions out;
@@ -137,14 +185,15 @@ void FuseAddRmsNorm(Instructions& insns, int32_t logits, LoweringCounts& r) {
 // below), or -1.
 int32_t RoundableOutput(const PlanInstruction& prev) {
   if (prev.opcode == kOpAddRmsNorm) return prev.outputs[1];
-  if (prev.opcode == ORCD_OP_SWIGLU || prev.opcode == kOpSwigluQ8) return prev.outputs[0];
+  if (prev.opcode == ORCD_OP_SWIGLU || prev.opcode == kOpSwigluQ8 || IsAttention(prev.opcode))
+    return prev.outputs[0];
   return -1;
 }
 
 // A MATMUL right after another on the same input (Q, K, V; gate, up): a
 // MATMUL never writes its input, so the input is unchanged between them.
-// A MATMUL right after the ADD_RMS_NORM or SWIGLU producing its input: the
-// producer rounds it as it writes it.
+// A MATMUL right after the ADD_RMS_NORM, SWIGLU or ATTENTION producing its
+// input: the producer rounds it as it writes it.
 void MarkSharedInputs(Instructions& insns, const RoundsInput& rounds_input, LoweringCounts& r) {
   for (size_t i = 1; i < insns.size(); ++i) {
     PlanInstruction& prev = insns[i - 1];
@@ -159,6 +208,11 @@ void MarkSharedInputs(Instructions& insns, const RoundsInput& rounds_input, Lowe
       if (prev.opcode == kOpAddRmsNorm) {
         auto p = prev.ParamsAs<LoweredNormParams>();
         p.quantize_output = 1;
+        prev.params = Bytes(p);
+      } else if (IsAttention(prev.opcode)) {
+        prev = AsFusedAttention(prev);
+        auto p = prev.ParamsAs<LoweredAttentionParams>();
+        p.round_output = 1;
         prev.params = Bytes(p);
       } else {
         prev.opcode = kOpSwigluQ8;
@@ -184,8 +238,10 @@ ExecutionPlan LowerPlan(const ExecutionPlan& plan, const AdapterTable& adapters,
       MoveBiasesIntoRope(insns, r);
       PairRopes(insns, r);
     }
+    if (has(kOpAttentionFused)) MoveBiasIntoAttention(insns, r);
     if (has(kOpAddRmsNorm)) FuseAddRmsNorm(insns, phase.logits_register, r);
-    if (has(kOpMatmulSharedInput) && has(kOpSwigluQ8)) MarkSharedInputs(insns, rounds_input, r);
+    if (has(kOpMatmulSharedInput) && has(kOpSwigluQ8) && has(kOpAttentionFused))
+      MarkSharedInputs(insns, rounds_input, r);
   }
   if (report != nullptr) *report = report_all;
   return out;

@@ -20,13 +20,15 @@ namespace orcd::engine {
 // kernel launch per run of the phase (a shared input: where the MATMUL takes
 // 8-bit activations).
 struct LoweringCounts {
-  int add_rms_norms = 0;    // ADD + RMS_NORM pairs fused
-  int biases_in_rope = 0;   // MATMUL biases added by the ROPE that follows
-  int rope_pairs = 0;       // two ROPEs in one instruction
-  int shared_inputs = 0;    // MATMULs reusing the previous MATMUL's input rounding
-  int rounded_outputs = 0;  // ADD_RMS_NORM / SWIGLU rounding their output for the MATMUL
+  int add_rms_norms = 0;        // ADD + RMS_NORM pairs fused
+  int biases_in_rope = 0;       // MATMUL biases added by the ROPE that follows
+  int rope_pairs = 0;           // two ROPEs in one instruction
+  int biases_in_attention = 0;  // V's MATMUL bias added by the ATTENTION
+  int shared_inputs = 0;        // MATMULs reusing the previous MATMUL's input rounding
+  int rounded_outputs = 0;      // ADD_RMS_NORM / SWIGLU / ATTENTION rounding for the MATMUL
   int total() const {
-    return add_rms_norms + biases_in_rope + rope_pairs + shared_inputs + rounded_outputs;
+    return add_rms_norms + biases_in_rope + rope_pairs + biases_in_attention + shared_inputs +
+           rounded_outputs;
   }
 };
 

@@ -285,6 +285,24 @@ void AddRmsNorm(ShapeQuery& q) {
   q.out_widths = {q.in_widths[0], q.in_widths[0]};
 }
 
+// The plugin's ATTENTION rule on the instruction it came from, and V's bias.
+void AttentionFused(ShapeQuery& q) {
+  const auto p = RequireParams<LoweredAttentionParams>(q);
+  if (q.weights.size() != p.has_sinks + p.has_v_bias)
+    Fail(q, PlanErrorKind::kBadParams, "ATTENTION_FUSED weights do not match its parameters");
+  PlanInstruction plain = *q.insn;
+  plain.opcode = ORCD_OP_ATTENTION;
+  const auto* b = reinterpret_cast<const uint8_t*>(&p.attention);
+  plain.params.assign(b, b + sizeof p.attention);
+  ShapeQuery plain_q = q;
+  plain_q.insn = &plain;
+  plain_q.weights.resize(p.has_sinks);
+  plain.weights.resize(p.has_sinks);
+  Attention(plain_q);
+  if (p.has_v_bias) ExpectF32Vector(q, *q.weights.back(), q.in_widths[2], "v bias");
+  q.out_widths = plain_q.out_widths;
+}
+
 void RopeFused(ShapeQuery& q) {
   ExpectCounts(q, 1, 2, 0, 3, 1, 2);
   const auto p = RequireParams<LoweredRopeParams>(q);
@@ -348,6 +366,9 @@ bool InferShapes(ShapeQuery& q) {
       return true;
     case kOpRopeFused:
       RopeFused(q);
+      return true;
+    case kOpAttentionFused:
+      AttentionFused(q);
       return true;
     default:
       return false;

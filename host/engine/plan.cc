@@ -44,6 +44,8 @@ std::string OpcodeName(Opcode opcode) {
       return "MATMUL_SHARED_INPUT";
     case kOpSwigluQ8:
       return "SWIGLU_Q8";
+    case kOpAttentionFused:
+      return "ATTENTION_FUSED";
     default:
       return "op#" + std::to_string(opcode);
   }

@@ -133,7 +133,7 @@ class PhaseValidator {
                       q.label + ": only EMBEDDING reads the token register");
     }
     for (size_t o = 0; o < insn.outputs.size(); ++o) CheckOutput(insn, q, o);
-    if (insn.opcode == ORCD_OP_ATTENTION) BindKv(insn, q, &b);
+    if (IsAttention(insn.opcode)) BindKv(insn, q, &b);
     b.weights = q.weights;
     return b;
   }

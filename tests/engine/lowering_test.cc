@@ -51,6 +51,15 @@ std::vector<uint8_t> Rope(uint32_t n_rot = 64) {
   return Bytes(p);
 }
 
+std::vector<uint8_t> Attention() {
+  orcd_op_attention_params p{};
+  p.n_head = 14;
+  p.n_head_kv = 2;
+  p.head_dim = 64;
+  p.scale = 0.125f;
+  return Bytes(p);
+}
+
 // One Qwen2-style layer and the output head, as the SDK's blocks emit them.
 std::vector<PlanInstruction> QwenLayer() {
   return {
@@ -61,7 +70,7 @@ std::vector<PlanInstruction> QwenLayer() {
       Insn(ORCD_OP_MATMUL, {2}, {5}, {"wv", "bv"}),
       Insn(ORCD_OP_ROPE, {3}, {3}, {}, Rope()),
       Insn(ORCD_OP_ROPE, {4}, {4}, {}, Rope()),
-      Insn(ORCD_OP_ATTENTION, {3, 4, 5}, {6}),
+      Insn(ORCD_OP_ATTENTION, {3, 4, 5}, {6}, {}, Attention()),
       Insn(ORCD_OP_MATMUL, {6}, {7}, {"wo"}),
       Insn(ORCD_OP_ADD, {1, 7}, {1}),
       Insn(ORCD_OP_RMS_NORM, {1}, {8}, {"ffn_norm"}, Norm()),
@@ -95,16 +104,19 @@ TEST(Lowering, FusesAQwenLayerOnTheCudaTable) {
   const engine::AdapterTable cuda = engine::cuda::MakeCudaAdapterTable();
   LoweringReport report;
   const ExecutionPlan lowered = engine::LowerPlan(PlanOf(QwenLayer()), cuda, &report);
-  const std::vector<std::string> expected = {"EMBEDDING",           "RMS_NORM",  "MATMUL",
-                                             "MATMUL_SHARED_INPUT",  // K
-                                             "MATMUL_SHARED_INPUT",  // V
-                                             "ROPE_FUSED",          "ATTENTION", "MATMUL",
-                                             "ADD_RMS_NORM",
-                                             "MATMUL_SHARED_INPUT",  // gate: the norm rounds
-                                             "MATMUL_SHARED_INPUT",  // up
-                                             "SWIGLU_Q8",
-                                             "MATMUL_SHARED_INPUT",  // down
-                                             "ADD_RMS_NORM",        "LOGITS"};
+  // clang-format off
+  const std::vector<std::string> expected = {
+      "EMBEDDING", "RMS_NORM",
+      "MATMUL", "MATMUL_SHARED_INPUT", "MATMUL_SHARED_INPUT",  // Q, K, V
+      "ROPE_FUSED",
+      "ATTENTION_FUSED",      // adds V's bias, rounds its output
+      "MATMUL_SHARED_INPUT",  // O
+      "ADD_RMS_NORM",         // rounds its output
+      "MATMUL_SHARED_INPUT", "MATMUL_SHARED_INPUT",  // gate, up
+      "SWIGLU_Q8",
+      "MATMUL_SHARED_INPUT",  // down
+      "ADD_RMS_NORM", "LOGITS"};
+  // clang-format on
   for (Phase phase : {Phase::kPrefill, Phase::kDecode}) {
     EXPECT_EQ(Opcodes(lowered, phase), expected);
     const engine::LoweringCounts& c = report.phase(phase);
@@ -112,13 +124,20 @@ TEST(Lowering, FusesAQwenLayerOnTheCudaTable) {
     EXPECT_EQ(c.biases_in_rope, 2);
     EXPECT_EQ(c.rope_pairs, 1);
     EXPECT_EQ(c.shared_inputs, 3);
-    EXPECT_EQ(c.rounded_outputs, 2);
+    EXPECT_EQ(c.biases_in_attention, 1);
+    EXPECT_EQ(c.rounded_outputs, 3);
   }
   const std::vector<PlanInstruction>& insns = lowered.phase(Phase::kDecode).instructions;
-  // Q and K lose their biases to the rope; V (no rope) keeps its own.
+  // Q and K lose their biases to the rope, V to the attention.
   EXPECT_EQ(insns[2].weights, std::vector<std::string>{"wq"});
   EXPECT_EQ(insns[3].weights, std::vector<std::string>{"wk"});
-  EXPECT_EQ(insns[4].weights, (std::vector<std::string>{"wv", "bv"}));
+  EXPECT_EQ(insns[4].weights, std::vector<std::string>{"wv"});
+  EXPECT_EQ(insns[6].weights, std::vector<std::string>{"bv"});
+  const auto ap = insns[6].ParamsAs<engine::LoweredAttentionParams>();
+  EXPECT_EQ(ap.has_sinks, 0u);
+  EXPECT_EQ(ap.has_v_bias, 1u);
+  EXPECT_EQ(ap.round_output, 1u);
+  EXPECT_EQ(ap.attention.n_head, 14u);
   const PlanInstruction& rope = insns[5];
   EXPECT_EQ(rope.inputs, (std::vector<int32_t>{3, 4}));
   EXPECT_EQ(rope.outputs, rope.inputs);
@@ -151,22 +170,26 @@ TEST(Lowering, TheCpuTableGetsThePlanAsWritten) {
 TEST(Lowering, LeavesSequencesItCannotFuseSafely) {
   const engine::AdapterTable cuda = engine::cuda::MakeCudaAdapterTable();
   std::vector<PlanInstruction> insns = QwenLayer();
-  // q read before its rope: the bias must be in q when that read happens.
+  // q read before its rope: the bias must be in q when that read happens;
+  // v read after the attention: the bias must be in v itself.
+  insns.insert(insns.begin() + 8, Insn(ORCD_OP_MUL, {5, 5}, {16}));
   insns.insert(insns.begin() + 5, Insn(ORCD_OP_MUL, {3, 3}, {15}));
   // K's rope with other parameters: no pair.
   insns[7].params = Rope(32);
   // Per-head norm after the first residual ADD; in-place norm after the second.
-  insns[11].params = Norm(64);
-  insns[17] = Insn(ORCD_OP_RMS_NORM, {1}, {1}, {"output_norm"}, Norm());
-  insns[18].inputs = {1};
+  insns[12].params = Norm(64);
+  insns[18] = Insn(ORCD_OP_RMS_NORM, {1}, {1}, {"output_norm"}, Norm());
+  insns[19].inputs = {1};
   LoweringReport report;
   const ExecutionPlan lowered = engine::LowerPlan(PlanOf(insns), cuda, &report);
   const engine::LoweringCounts& c = report.phase(Phase::kDecode);
   EXPECT_EQ(c.biases_in_rope, 1);  // K's only
   EXPECT_EQ(c.rope_pairs, 0);
   EXPECT_EQ(c.add_rms_norms, 0);
+  EXPECT_EQ(c.biases_in_attention, 0);
   const std::vector<PlanInstruction>& out = lowered.phase(Phase::kDecode).instructions;
   EXPECT_EQ(out[2].weights, (std::vector<std::string>{"wq", "bq"}));
+  EXPECT_EQ(out[4].weights, (std::vector<std::string>{"wv", "bv"}));
   EXPECT_EQ(engine::OpcodeName(out[6].opcode), "ROPE");
   EXPECT_EQ(engine::OpcodeName(out[7].opcode), "ROPE_FUSED");
 }
@@ -250,8 +273,9 @@ INSTANTIATE_TEST_SUITE_P(Models, FusedPlans,
 // first norm follows the embedding; the output norm counts instead), Q's and
 // K's biases, one rope pair, K, V and up reusing their input's rounding, and
 // the ffn norm and SWIGLU rounding theirs (the attention norm too from layer
-// 1 on): 11 launches per layer, less one.
-TEST(FusedPlans, CountElevenFusionsPerQwen2Layer) {
+// 1 on), V's bias in the attention and the attention rounding its output:
+// 13 launches per layer, less one.
+TEST(FusedPlans, CountThirteenFusionsPerQwen2Layer) {
   auto fused = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M");
   const LoweringReport& report = fused->lowering();
   int layers = 0;
@@ -263,8 +287,9 @@ TEST(FusedPlans, CountElevenFusionsPerQwen2Layer) {
   EXPECT_EQ(c.biases_in_rope, 2 * layers);
   EXPECT_EQ(c.rope_pairs, layers);
   EXPECT_EQ(c.shared_inputs, 3 * layers);
-  EXPECT_EQ(c.rounded_outputs, 3 * layers - 1);
-  EXPECT_EQ(c.total(), 11 * layers - 1);
+  EXPECT_EQ(c.biases_in_attention, layers);
+  EXPECT_EQ(c.rounded_outputs, 4 * layers - 1);
+  EXPECT_EQ(c.total(), 13 * layers - 1);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ AdapterTable MakeCudaAdapterTable() {
   table.Register(kOpRopeFused, &RunRopeFused);
   table.Register(kOpMatmulSharedInput, &RunMatmul);
   table.Register(kOpSwigluQ8, &RunSwiglu);
+  table.Register(kOpAttentionFused, &RunAttention);
   return table;
 }
 

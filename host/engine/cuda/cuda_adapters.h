@@ -57,7 +57,7 @@ void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunRope(const BoundInstruction& insn, ExecContext& ctx);
 // Lowered ops (lowered_ops.h); MATMUL_SHARED_INPUT runs through RunMatmul,
-// SWIGLU_Q8 through RunSwiglu.
+// SWIGLU_Q8 through RunSwiglu, ATTENTION_FUSED through RunAttention.
 void RunAddRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunRopeFused(const BoundInstruction& insn, ExecContext& ctx);
 void RunAttention(const BoundInstruction& insn, ExecContext& ctx);

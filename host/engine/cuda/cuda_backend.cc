@@ -107,7 +107,7 @@ int64_t Q8Runs(const BoundPlan& plan) {
 int64_t AttentionPartialFloats(const BoundPlan& plan, int64_t context_length) {
   int64_t floats = 0;
   for (const BoundInstruction& insn : plan.phase(Phase::kDecode).instructions) {
-    if (insn.opcode != ORCD_OP_ATTENTION) continue;
+    if (!IsAttention(insn.opcode)) continue;
     const auto p = insn.ParamsAs<orcd_op_attention_params>();
     floats = std::max(floats, static_cast<int64_t>(p.n_head) * (p.head_dim + 2));
   }
@@ -243,7 +243,7 @@ void CudaBackend::UploadWeights(WeightTable& weights, uint64_t chunk_bytes,
 void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
-      if (insn.opcode != ORCD_OP_ATTENTION) continue;
+      if (!IsAttention(insn.opcode)) continue;
       if (insn.ParamsAs<orcd_op_attention_params>().head_dim > static_cast<uint32_t>(kMaxHeadDim)) {
         throw Error(ErrorCode::kUnsupported, insn.label +
                                                  ": the CUDA backend's attention takes "

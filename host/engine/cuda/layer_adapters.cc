@@ -1,5 +1,6 @@
 // ADD, MUL, SWIGLU, GELU, RMS_NORM, LAYER_NORM, ROPE and ATTENTION on the
-// device, and the lowered ADD_RMS_NORM and ROPE_FUSED (lowered_ops.h):
+// device, and the lowered ADD_RMS_NORM, ROPE_FUSED, SWIGLU_Q8 and
+// ATTENTION_FUSED (lowered_ops.h):
 // argument marshalling around the backend's kernels (kernels/).
 #include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/lowered_ops.h"
@@ -162,13 +163,21 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   a.head_dim = p.head_dim;
   a.scale = p.scale;
   a.softcap = p.softcap;
-  a.sinks = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
   a.step = b.step();
+  if (insn.opcode == kOpAttentionFused) {  // lowered: sinks?, V's bias?, rounding
+    const auto lp = insn.ParamsAs<LoweredAttentionParams>();
+    a.sinks = lp.has_sinks ? DeviceFloats(insn.weights[0]) : nullptr;
+    a.v_bias = lp.has_v_bias ? DeviceFloats(insn.weights.back()) : nullptr;
+    a.q8 = ProducedQ8(ctx, lp.round_output != 0 && p.head_dim % 32 == 0, insn.out[0].width);
+  } else {
+    a.sinks = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
+  }
   if (ctx.n_tokens == 1 && b.attention_partial() != nullptr) {
     a.kv_splits = KvSplits(layer.capacity);
     a.partial = b.attention_partial();
   }
   CheckLaunch(ctx, insn, b.kernels().attention(a, b.stream()));
+  if (a.q8 != nullptr) b.set_q8_source({a.o, 1, insn.out[0].width});
 }
 
 }  // namespace orcd::engine::cuda

@@ -55,8 +55,12 @@ struct AttentionArgs {
   int64_t window;    // 0 = full context
   int64_t n_tokens, n_head, n_head_kv, head_dim;
   float scale, softcap;
-  const float* sinks;  // [n_head] or null
+  const float* sinks;   // [n_head] or null
+  const float* v_bias;  // [n_head_kv * d] added to v_new as it is read, or null
   const StepValues* step;
+  // One token: o also rounded to 8 bits, d % 32 == 0 (q8 runs of
+  // quantize_q8's layout), or null.
+  orcd_q8_x32* q8 = nullptr;
   // One token: the span split over kv_splits CTAs per head (> 1), partial
   // results in partial [n_head][kv_splits][head_dim + 2]; 1 = not split.
   int64_t kv_splits = 1;

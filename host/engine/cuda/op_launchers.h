@@ -119,7 +119,8 @@ inline int LayerNorm(const float* x, const float* gamma, const float* beta, floa
 }
 inline int Attention(const AttentionArgs& a, void* stream) {
   if (a.n_tokens <= 0) return 0;
-  if (a.n_tokens > 65535 || a.head_dim > kMaxHeadDim)
+  if (a.n_tokens > 65535 || a.head_dim > kMaxHeadDim ||
+      (a.q8 != nullptr && (a.n_tokens != 1 || a.head_dim % 32 != 0)))
     return static_cast<int>(cudaErrorInvalidValue);
   if (a.n_tokens == 1 && a.kv_splits > 1 && a.partial != nullptr) {
     const dim3 parts(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.kv_splits));
@@ -128,10 +129,10 @@ inline int Attention(const AttentionArgs& a, void* stream) {
     ORCD_KERNEL(static_cast<unsigned>(a.n_head), kAttentionThreads, Stream(stream),
                 attention_combine_kernel)
     (a);
-  } else {
-    const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.n_tokens));
-    ORCD_KERNEL(grid, kAttentionThreads, Stream(stream), attention_kernel)(a);
+    return static_cast<int>(ORCD_LAUNCH_RESULT());  // the combination stored K and V
   }
+  const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.n_tokens));
+  ORCD_KERNEL(grid, kAttentionThreads, Stream(stream), attention_kernel)(a);
   if (cudaError_t e = ORCD_LAUNCH_RESULT(); e != cudaSuccess) return static_cast<int>(e);
   const dim3 store(static_cast<unsigned>(a.n_head_kv), static_cast<unsigned>(a.n_tokens));
   ORCD_KERNEL(store, kWarp * 4, Stream(stream), kv_store_kernel)(a);

@@ -14,6 +14,7 @@
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_ATTENTION_CUH_
 
 #include "host/engine/cuda/kernels/common.cuh"
+#include "host/engine/cuda/kernels/quantize.cuh"
 
 namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 
@@ -26,6 +27,13 @@ __device__ __forceinline__ float round_like_cache(float v, bool f16) {
 __device__ __forceinline__ float cache_value(const void* cache, int64_t i, bool f16) {
   return f16 ? ::orcd::fp16_to_f32(static_cast<const uint16_t*>(cache)[i])
              : static_cast<const float*>(cache)[i];
+}
+
+// Element c of the batch's token t in k_new / v_new, with its bias where the
+// lowering moved V's bias here (the same bits as the MATMUL adding it).
+__device__ __forceinline__ float batch_value(const float* batch, const float* bias, int64_t width,
+                                             int64_t t, int64_t c) {
+  return bias ? batch[t * width + c] + bias[c] : batch[t * width + c];
 }
 
 // Shared memory and running state of one (head, token)'s attention.
@@ -61,8 +69,9 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
   __syncthreads();
 
   // Element i of position j's key (value): the batch or the cache's ring slot.
-  auto key = [&](const float* batch, const void* cache, int64_t j, int64_t i) {
-    if (j >= pos0) return round_like_cache(batch[(j - pos0) * kv_width + g * d + i], a.f16);
+  auto key = [&](const float* batch, const float* bias, const void* cache, int64_t j, int64_t i) {
+    if (j >= pos0)
+      return round_like_cache(batch_value(batch, bias, kv_width, j - pos0, g * d + i), a.f16);
     return cache_value(cache, (g * a.capacity + j % a.capacity) * d + i, a.f16);
   };
 
@@ -71,7 +80,8 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
     float score = -INFINITY;
     if (j <= hi) {
       float dot = 0.0f;
-      for (int64_t i = 0; i < d; ++i) dot = fmaf(st.q_s[i], key(a.k_new, a.k_cache, j, i), dot);
+      for (int64_t i = 0; i < d; ++i)
+        dot = fmaf(st.q_s[i], key(a.k_new, nullptr, a.k_cache, j, i), dot);
       score = dot * a.scale;
       if (a.softcap > 0.0f) score = a.softcap * tanhf(score / a.softcap);
     }
@@ -87,7 +97,7 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
     for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
       float acc = st.o_s[i] * rescale;
       for (int64_t jj = 0; jj < count; ++jj)
-        acc = fmaf(st.p_s[jj], key(a.v_new, a.v_cache, tile + jj, i), acc);
+        acc = fmaf(st.p_s[jj], key(a.v_new, a.v_bias, a.v_cache, tile + jj, i), acc);
       st.o_s[i] = acc;
     }
     __syncthreads();  // p_s is rewritten by the next tile
@@ -106,6 +116,30 @@ __device__ __forceinline__ void write_normalized(const AttentionArgs& a, int64_t
   }
   float* oh = a.o + t * a.n_head * a.head_dim + h * a.head_dim;
   for (int64_t i = threadIdx.x; i < a.head_dim; i += blockDim.x) oh[i] = o[i] * scale / sum;
+  if (a.q8 == nullptr) return;
+  __syncthreads();  // oh written by every thread of the CTA
+  const int64_t runs = a.head_dim / 32;
+  for (int64_t run = threadIdx.x / kWarp; run < runs; run += blockDim.x / kWarp)
+    quantize_run(oh[run * 32 + threadIdx.x % kWarp], a.q8 + h * runs + run);
+}
+
+// Token t's K and V of kv head g into the cache's ring slot.
+__device__ __forceinline__ void store_kv(const AttentionArgs& a, int64_t g, int64_t t) {
+  const int64_t slot = (a.step->pos0 + t) % a.capacity;
+  const int64_t d = a.head_dim;
+  const int64_t width = a.n_head_kv * d;
+  const int64_t to = (g * a.capacity + slot) * d;
+  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
+    const float k = a.k_new[t * width + g * d + i];
+    const float v = batch_value(a.v_new, a.v_bias, width, t, g * d + i);
+    if (a.f16) {
+      static_cast<uint16_t*>(a.k_cache)[to + i] = ::orcd::f32_to_fp16(k);
+      static_cast<uint16_t*>(a.v_cache)[to + i] = ::orcd::f32_to_fp16(v);
+    } else {
+      static_cast<float*>(a.k_cache)[to + i] = k;
+      static_cast<float*>(a.v_cache)[to + i] = v;
+    }
+  }
 }
 
 __global__ void __launch_bounds__(kAttentionThreads) attention_kernel(AttentionArgs a) {
@@ -168,6 +202,9 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_combine_kernel(At
   }
   __syncthreads();
   write_normalized(a, h, 0, o_s, max, sum);
+  // The token's K and V go to the cache here, once every part has read the
+  // cache (the split kernel finished): no launch of kv_store_kernel.
+  if (h < a.n_head_kv) store_kv(a, h, 0);
 }
 
 // Stores the batch's last min(n_tokens, capacity) positions in the cache:
@@ -175,19 +212,7 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_combine_kernel(At
 __global__ void kv_store_kernel(AttentionArgs a) {
   const int64_t g = blockIdx.x, t = blockIdx.y;
   if (t < a.n_tokens - a.capacity) return;  // overwritten within this batch anyway
-  const int64_t slot = (a.step->pos0 + t) % a.capacity;
-  const int64_t d = a.head_dim;
-  const int64_t from = t * a.n_head_kv * d + g * d;
-  const int64_t to = (g * a.capacity + slot) * d;
-  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
-    if (a.f16) {
-      static_cast<uint16_t*>(a.k_cache)[to + i] = ::orcd::f32_to_fp16(a.k_new[from + i]);
-      static_cast<uint16_t*>(a.v_cache)[to + i] = ::orcd::f32_to_fp16(a.v_new[from + i]);
-    } else {
-      static_cast<float*>(a.k_cache)[to + i] = a.k_new[from + i];
-      static_cast<float*>(a.v_cache)[to + i] = a.v_new[from + i];
-    }
-  }
+  store_kv(a, g, t);
 }
 
 }  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT
