@@ -26,6 +26,18 @@ bool Writes(const PlanInstruction& insn, int32_t r) {
   return std::count(insn.outputs.begin(), insn.outputs.end(), r) > 0;
 }
 
+// A single-output MATMUL with a bias: the index of the next instruction that
+// reads or writes its output, or insns.size() (none, or no such MATMUL).
+size_t NextUseOfBiasedOutput(const Instructions& insns, size_t i) {
+  const PlanInstruction& mm = insns[i];
+  if (mm.opcode != ORCD_OP_MATMUL || mm.outputs.size() != 1 || mm.weights.size() != 2)
+    return insns.size();
+  const int32_t y = mm.outputs[0];
+  size_t j = i + 1;
+  while (j < insns.size() && !Reads(insns[j], y) && !Writes(insns[j], y)) ++j;
+  return j;
+}
+
 // An in-place ROPE on one register, plain or already lowered with a bias.
 struct SingleRope {
   orcd_op_rope_params params;
@@ -68,12 +80,10 @@ PlanInstruction FusedRope(const std::vector<SingleRope>& targets) {
 // in-place ROPE of y: the ROPE adds the bias as it reads y (one launch less).
 void MoveBiasesIntoRope(Instructions& insns, LoweringCounts& r) {
   for (size_t i = 0; i < insns.size(); ++i) {
-    PlanInstruction& mm = insns[i];
-    if (mm.opcode != ORCD_OP_MATMUL || mm.outputs.size() != 1 || mm.weights.size() != 2) continue;
-    const int32_t y = mm.outputs[0];
-    size_t j = i + 1;
-    while (j < insns.size() && !Reads(insns[j], y) && !Writes(insns[j], y)) ++j;
+    const size_t j = NextUseOfBiasedOutput(insns, i);
     if (j == insns.size()) continue;
+    PlanInstruction& mm = insns[i];
+    const int32_t y = mm.outputs[0];
     std::optional<SingleRope> rope = AsSingleRope(insns[j]);
     if (!rope || rope->reg != y || !rope->bias.empty()) continue;
     rope->bias = mm.weights[1];
@@ -109,14 +119,13 @@ bool ReadLater(const Instructions& insns, size_t from, int32_t r) {
 // the bias as it reads V and stores it in the cache (one launch less).
 void MoveBiasIntoAttention(Instructions& insns, LoweringCounts& r) {
   for (size_t i = 0; i < insns.size(); ++i) {
+    const size_t j = NextUseOfBiasedOutput(insns, i);
+    if (j == insns.size()) continue;
     PlanInstruction& mm = insns[i];
-    if (mm.opcode != ORCD_OP_MATMUL || mm.outputs.size() != 1 || mm.weights.size() != 2) continue;
     const int32_t v = mm.outputs[0];
-    size_t j = i + 1;
-    while (j < insns.size() && !Reads(insns[j], v) && !Writes(insns[j], v)) ++j;
-    if (j == insns.size() || !IsAttention(insns[j].opcode) || insns[j].inputs.size() != 3 ||
-        insns[j].inputs[2] != v || insns[j].inputs[0] == v || insns[j].inputs[1] == v ||
-        Writes(insns[j], v) || ReadLater(insns, j, v)) {
+    if (!IsAttention(insns[j].opcode) || insns[j].inputs.size() != 3 || insns[j].inputs[2] != v ||
+        insns[j].inputs[0] == v || insns[j].inputs[1] == v || Writes(insns[j], v) ||
+        ReadLater(insns, j, v)) {
       continue;
     }
     PlanInstruction attention = AsFusedAttention(insns[j]);

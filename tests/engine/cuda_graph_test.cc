@@ -9,7 +9,6 @@
 // positions; greedy and sampled steps replay the same graph.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -38,16 +37,8 @@ TEST_P(CudaGraphs, ReplayedDecodeStepsEqualEagerOnesBitForBit) {
   auto graphed = LoadEmulatedCudaEngine(c.model);
   const std::vector<float> a = TeacherForcedLogits(*eager, golden.prompt, golden.greedy);
   const std::vector<float> b = TeacherForcedLogits(*graphed, golden.prompt, golden.greedy);
-  ASSERT_EQ(a.size(), b.size());
-  const size_t prompt_floats = golden.prompt.size() * static_cast<size_t>(golden.vocab);
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) {
-      FAIL() << c.model << ": logit " << i % golden.vocab << " of "
-             << (i < prompt_floats ? "prompt row " : "decode step ")
-             << (i < prompt_floats ? i : i - prompt_floats) / golden.vocab << ": eager " << a[i]
-             << ", graph " << b[i];
-    }
-  }
+  const std::string diff = FirstBitDifference(a, b, golden, "eager", "graph");
+  ASSERT_TRUE(diff.empty()) << c.model << ": " << diff;
   // One warm-up step, one recorded (and run), the rest replayed.
   const uint64_t steps = golden.greedy.size();
   ASSERT_GE(steps, 4u);

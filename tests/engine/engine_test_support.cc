@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include "host/plugins/host_services.h"
 
@@ -71,6 +72,21 @@ void ExpectTeacherForcedMatch(engine::Engine& engine, const GoldenCase& c) {
   std::printf("device: %s\n", engine.info().device.c_str());
   const std::vector<float> ours = TeacherForcedLogits(engine, golden.prompt, golden.greedy);
   ExpectMatchesGolden(ours, golden, c.tolerance);
+}
+
+std::string FirstBitDifference(const std::vector<float>& a, const std::vector<float>& b,
+                               const Golden& golden, const char* name_a, const char* name_b) {
+  if (a.size() != b.size()) return "different sizes";
+  const size_t prompt_floats = golden.prompt.size() * static_cast<size_t>(golden.vocab);
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) == 0) continue;
+    const bool prompt = i < prompt_floats;
+    return "logit " + std::to_string(i % golden.vocab) +
+           (prompt ? " of prompt row " : " of decode step ") +
+           std::to_string((prompt ? i : i - prompt_floats) / golden.vocab) + ": " + name_a + " " +
+           std::to_string(a[i]) + ", " + name_b + " " + std::to_string(b[i]);
+  }
+  return "";
 }
 
 }  // namespace orcd::testing

@@ -36,6 +36,12 @@ std::unique_ptr<engine::Engine> LoadEmulatedCudaEngine(const std::string& model,
 std::vector<float> TeacherForcedLogits(engine::Engine& engine, const std::vector<int32_t>& prompt,
                                        const std::vector<int32_t>& forced);
 
+// "" when a and b (TeacherForcedLogits of `golden` on two engines) hold the
+// same bits; else where they first part: "logit L of prompt row R (or decode
+// step S): <name_a> x, <name_b> y".
+std::string FirstBitDifference(const std::vector<float>& a, const std::vector<float>& b,
+                               const Golden& golden, const char* name_a, const char* name_b);
+
 // Teacher-forces case c's golden through `engine` and checks the logits
 // against it (ExpectMatchesGolden).
 void ExpectTeacherForcedMatch(engine::Engine& engine, const GoldenCase& c);

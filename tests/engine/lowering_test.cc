@@ -242,13 +242,8 @@ TEST_P(FusedPlans, GiveTheUnfusedLogitsBitForBitWithFewerLaunches) {
 
   const std::vector<float> a = TeacherForcedLogits(*unfused, golden.prompt, golden.greedy);
   const std::vector<float> b = TeacherForcedLogits(*fused, golden.prompt, golden.greedy);
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) {
-      FAIL() << c.model << ": logit " << i % golden.vocab << " of row " << i / golden.vocab
-             << ": unfused " << a[i] << ", fused " << b[i];
-    }
-  }
+  const std::string diff = FirstBitDifference(a, b, golden, "unfused", "fused");
+  ASSERT_TRUE(diff.empty()) << c.model << ": " << diff;
   const size_t saved = unfused->cuda_backend()->decode_graph_kernels() -
                        fused->cuda_backend()->decode_graph_kernels();
   EXPECT_EQ(saved, static_cast<size_t>(report.phase(Phase::kDecode).total()))
