@@ -26,11 +26,15 @@ namespace {
 
 // Where a lowered producer rounds its one-token output `width` wide for the
 // MATMUL after it (lowering.h), or null: the MATMUL then rounds it itself.
+// Null also forgets what the scratch holds: the output may take the slot of
+// a register rounded earlier, and the MATMUL must not reuse that rounding.
 orcd_q8_x32* ProducedQ8(ExecContext& ctx, bool lowered_to_round, int64_t width) {
   CudaBackend& b = Backend(ctx);
   const bool fits = width % 32 == 0 && width / 32 <= b.q8_capacity();
-  return lowered_to_round && ctx.n_tokens == 1 && b.q8_activations_on() && fits ? b.q8_activations()
-                                                                                : nullptr;
+  if (lowered_to_round && ctx.n_tokens == 1 && b.q8_activations_on() && fits)
+    return b.q8_activations();
+  b.set_q8_source({});
+  return nullptr;
 }
 
 }  // namespace
