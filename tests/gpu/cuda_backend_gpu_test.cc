@@ -102,6 +102,29 @@ TEST(CudaGpu, RepeatedRunsAreBitIdentical) {
   for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "logit " << i;
 }
 
+// The lowering's fused kernels (ADD_RMS_NORM, rounding producers, ROPE
+// pairs, biases in ROPE and attention, the combination storing K and V)
+// give the unfused plan's bits on hardware too (--fmad=false, no atomics),
+// with one launch fewer per decode-phase fusion in the recorded step.
+TEST(CudaGpu, FusedPlansGiveTheUnfusedBits) {
+  ORCD_REQUIRE_GPU();
+  for (const char* model : {"qwen2-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", "gptoss-tiny.MXFP4_MOE"}) {
+    const Golden golden = LoadGolden(model);
+    engine::EngineOptions unfused_options;
+    unfused_options.fuse_ops = false;
+    auto unfused = LoadOnGpu(model, unfused_options);
+    auto fused = LoadOnGpu(model);
+    const auto a = TeacherForcedLogits(*unfused, golden.prompt, golden.greedy);
+    const auto b = TeacherForcedLogits(*fused, golden.prompt, golden.greedy);
+    const std::string diff = FirstBitDifference(a, b, golden, "unfused", "fused");
+    EXPECT_TRUE(diff.empty()) << model << ": " << diff;
+    EXPECT_EQ(unfused->cuda_backend()->decode_graph_kernels() -
+                  fused->cuda_backend()->decode_graph_kernels(),
+              static_cast<size_t>(fused->lowering().phase(engine::Phase::kDecode).total()))
+        << model;
+  }
+}
+
 TEST(CudaGpu, ContextBeyondFreeVramIsInsufficientVram) {
   ORCD_REQUIRE_GPU();
   engine::EngineOptions options;
