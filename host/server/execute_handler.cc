@@ -180,6 +180,9 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   const GenerationResult result = RunJob(state_, req.job_id, std::move(input), observer,
                                          [&] { return observer.client_gone(); });
   const auto [event, data] = TerminalEvent(result);
+  // Free before the terminal event: a client that reads it and sends the
+  // next job at once must find the worker ready, not busy.
+  lease.Release();
   sse.Send(event, data);
 }
 

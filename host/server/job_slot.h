@@ -51,16 +51,22 @@ class JobSlot {
   Clock::time_point (*now_)() = &Clock::now;
 };
 
-// Holds the slot for a scope.
+// Holds the slot for a scope, or until Release().
 class JobSlotLease {
  public:
   explicit JobSlotLease(JobSlot& slot) : slot_(slot) {}
-  ~JobSlotLease() { slot_.Release(); }
+  ~JobSlotLease() { Release(); }
   JobSlotLease(const JobSlotLease&) = delete;
   JobSlotLease& operator=(const JobSlotLease&) = delete;
 
+  void Release() {
+    if (held_) slot_.Release();
+    held_ = false;
+  }
+
  private:
   JobSlot& slot_;
+  bool held_ = true;
 };
 
 }  // namespace orcd

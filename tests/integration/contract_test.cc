@@ -132,7 +132,7 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
     HttpResponse busy = HttpPost(port, "/execute", Job("second", 2));
     EXPECT_EQ(busy.status, 503);
     EXPECT_EQ(Parse(busy.body)->getValue<std::string>("code"), "WORKER_BUSY");
-    EXPECT_EQ(s.ReadAll().back().event, "end");
+    EXPECT_EQ(s.LastEvent(), "end");
   }
   seen.clear();
   ASSERT_TRUE(WaitForStatus(port, "ready", &seen, 5s));
@@ -157,11 +157,11 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
   }
 
   // A cancel for a job that ended must not kill a later job reusing its id.
-  ASSERT_EQ(SseStream(port, "/execute", Job("reused", 2)).ReadAll().back().event, "end");
+  ASSERT_EQ(SseStream(port, "/execute", Job("reused", 2)).LastEvent(), "end");
   HttpResponse late = HttpPost(port, "/cancel", R"({"job_id":"reused"})");
   EXPECT_EQ(late.status, 202);
   EXPECT_EQ(Parse(late.body)->getValue<std::string>("status"), "already_ended");
-  EXPECT_EQ(SseStream(port, "/execute", Job("reused", 2)).ReadAll().back().event, "end");
+  EXPECT_EQ(SseStream(port, "/execute", Job("reused", 2)).LastEvent(), "end");
 
   // Error codes and their HTTP statuses (M0 spec section 17.4).
   HttpResponse invalid = HttpPost(port, "/execute", R"({"job_id":"x","prompt":""})");
@@ -193,7 +193,7 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
                     R"({"job_id":"lenient","prompt":"Hi","max_tokens":2,"priority":"high",)"
                     R"("top_p":0.0,"repetition_penalty":0.0})");
   EXPECT_EQ(lenient.status(), 200) << lenient.error_body();
-  EXPECT_EQ(lenient.ReadAll().back().event, "end");
+  EXPECT_EQ(lenient.LastEvent(), "end");
   const std::string metrics = HttpGet(port, "/metrics").body;
   EXPECT_NE(metrics.find("worker_request_unknown_fields_total 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("worker_vram_bytes{quant_kind=\"F16\"} 0"), std::string::npos);
@@ -215,7 +215,7 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
   HttpResponse refused = HttpPost(port, "/execute", Job("refused", 2));
   EXPECT_EQ(refused.status, 503);
   EXPECT_EQ(Parse(refused.body)->getValue<std::string>("code"), "SHUTTING_DOWN");
-  EXPECT_EQ(running.ReadAll().back().event, "end") << "the running job completes";
+  EXPECT_EQ(running.LastEvent(), "end") << "the running job completes";
   EXPECT_EQ(w.WaitExit(10s), 0) << w.Logs();
 
   // The logs never carry a prompt: its digest and length instead.

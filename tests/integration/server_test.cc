@@ -109,7 +109,7 @@ TEST(Server, ValidationErrorsAreHttp400NamingTheField) {
   // The worker is still fine afterwards.
   SseStream s(w->port(), "/execute", Job("after", 2));
   EXPECT_EQ(s.status(), 200);
-  EXPECT_EQ(s.ReadAll().back().event, "end");
+  EXPECT_EQ(s.LastEvent(), "end");
 }
 
 TEST(Server, SecondRequestWhileBusyGets503AndFirstJobIsUndisturbed) {

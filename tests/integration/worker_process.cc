@@ -252,6 +252,12 @@ std::vector<SseEvent> SseStream::ReadAll() {
   return all;
 }
 
+std::string SseStream::LastEvent() {
+  const std::vector<SseEvent> all = ReadAll();
+  if (all.empty()) return "no events: HTTP " + std::to_string(status_) + " " + error_body_;
+  return all.back().event;
+}
+
 void SseStream::Close() {
   impl_->in = nullptr;
   impl_->session->abort();

@@ -74,6 +74,8 @@ class SseStream {
   // Next event, or nullopt at end of stream / timeout.
   std::optional<SseEvent> Next(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   std::vector<SseEvent> ReadAll();
+  // ReadAll's last event name, or what came instead ("no events: HTTP 503 ...").
+  std::string LastEvent();
   void Close();  // drops the connection (a vanishing client)
 
  private:
