@@ -61,7 +61,7 @@ void usage(std::FILE* out) {
                "                        the quant plugins' f32 kernel\n"
                "  --fusion on|off      let the backend fuse what it has lowered ops for\n"
                "                        (default on; off: the plan as the plugin wrote it)\n"
-               "The JSON has fused_sequences (what the lowering fused, both phases);\n"
+               "The JSON has fused_sequences (launches the lowering saves, both phases);\n"
                "cuda adds vram_bytes, cuda_graphs, decode_graph_kernels (the\n"
                "launches one replay stands for), device_copy_gb_s (measured device-to-device\n"
                "copy) and bandwidth_fraction (decode_weight_gb_s / device_copy_gb_s).\n"

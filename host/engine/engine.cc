@@ -30,14 +30,20 @@ BoundPlan BindPlan(const ExecutionPlan& plan, const WeightTable& weights,
   BoundPlan bound = ValidatePlan(plan, weights, adapters, options.max_batch);
   *report = {};
   if (!options.fuse_ops) return bound;
-  RoundsInput rounds_input;
+  WeightQueries queries;
   if (adapters.backend() == ORCD_BACKEND_CUDA) {
-    rounds_input = [&weights, q8 = options.q8_decode_activations](const std::string& name) {
+    const bool q8 = options.q8_decode_activations;
+    queries.rounds_input = [&weights, q8](const std::string& name) {
       const WeightRef* w = weights.Find(name);
       return q8 && w != nullptr && cuda::TakesQ8Input(*w);
     };
+    queries.fuses_gate_up = [&weights, q8](const std::string& gate, const std::string& up) {
+      const WeightRef* g = weights.Find(gate);
+      const WeightRef* u = weights.Find(up);
+      return q8 && g != nullptr && u != nullptr && cuda::FusesGateUp(*g, *u);
+    };
   }
-  const ExecutionPlan lowered = LowerPlan(plan, adapters, report, rounds_input);
+  const ExecutionPlan lowered = LowerPlan(plan, adapters, report, queries);
   if (report->total() == 0) return bound;
   return ValidatePlan(lowered, weights, adapters, options.max_batch);
 }

@@ -81,7 +81,7 @@ struct ModelInfo {
   int threads = 0;
   int64_t prefill_instructions = 0;
   int64_t decode_instructions = 0;
-  int64_t fused_sequences = 0;  // what the lowering step fused (both phases)
+  int64_t fused_sequences = 0;  // launches the lowering step saves (a prefill + a decode step)
 };
 
 enum class LogitRows { kLast, kAll };

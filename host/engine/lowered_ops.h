@@ -35,11 +35,21 @@ enum LoweredOp : uint32_t {
   // with round_output rounding one token's output for the MATMUL after it:
   // in {q, k, v}; out {o}; w {sinks?, v bias?}; params LoweredAttentionParams.
   kOpAttentionFused = kFirstLoweredOp + 5,
+  // MATMUL {x} -> {g} (gate), MATMUL {x} -> {u} (up), SWIGLU {g, u} -> {h},
+  // neither g nor u read later: one token's h in one launch (the quant
+  // plugin's matvec_glu_q8); many tokens run the sequence. in {x}; out
+  // {g, u, h}; w {gate, up}; params LoweredGluParams.
+  kOpMatmulGlu = kFirstLoweredOp + 6,
+  // MOE whose picked experts' gate and up matvecs and activation run as one
+  // launch at one token (matvec_glu_q8). Operands as MOE's.
+  kOpMoeGlu = kFirstLoweredOp + 7,
 };
 
 inline bool IsAttention(uint32_t opcode) {
   return opcode == ORCD_OP_ATTENTION || opcode == kOpAttentionFused;
 }
+
+inline bool IsMoe(uint32_t opcode) { return opcode == ORCD_OP_MOE || opcode == kOpMoeGlu; }
 
 inline bool IsLoweredOp(uint32_t opcode) {
   return opcode >= kFirstLoweredOp && opcode < ORCD_OP_PLUGIN_BASE;
@@ -56,6 +66,10 @@ struct LoweredAttentionParams {
   uint32_t has_sinks;     // weights[0] is the sinks
   uint32_t has_v_bias;    // then V's bias
   uint32_t round_output;  // the next MATMUL reads o: round it as produced
+};
+
+struct LoweredGluParams {
+  uint32_t shared_input;  // the producer of x rounds it for this instruction
 };
 
 struct LoweredRopeParams {

@@ -190,6 +190,57 @@ void FuseAddRmsNorm(Instructions& insns, int32_t logits, LoweringCounts& r) {
   insns = std::move(out);
 }
 
+bool Distinct(std::vector<int32_t> regs) {
+  std::sort(regs.begin(), regs.end());
+  return std::adjacent_find(regs.begin(), regs.end()) == regs.end();
+}
+
+// MATMUL {x} -> {g} (gate), MATMUL {x} -> {u} (up), SWIGLU {g, u} -> {h},
+// adjacent, no biases, g and u read by nothing after: one MATMUL_GLU that
+// still names g and u (a many-token run writes them).
+void FuseGateUp(Instructions& insns, const WeightQueries& queries, LoweringCounts& r) {
+  const auto plain = [](const PlanInstruction& mm, const std::vector<int32_t>& in) {
+    return mm.opcode == ORCD_OP_MATMUL && mm.inputs == in && mm.outputs.size() == 1 &&
+           mm.weights.size() == 1;
+  };
+  Instructions out;
+  for (size_t i = 0; i < insns.size(); ++i) {
+    if (i + 2 < insns.size()) {
+      const PlanInstruction& gate = insns[i];
+      const PlanInstruction& up = insns[i + 1];
+      const PlanInstruction& act = insns[i + 2];
+      if (plain(gate, gate.inputs) && plain(up, gate.inputs) && act.opcode == ORCD_OP_SWIGLU &&
+          act.inputs == std::vector<int32_t>{gate.outputs[0], up.outputs[0]} &&
+          Distinct({gate.inputs[0], gate.outputs[0], up.outputs[0], act.outputs[0]}) &&
+          !ReadLater(insns, i + 2, gate.outputs[0]) && !ReadLater(insns, i + 2, up.outputs[0]) &&
+          (!queries.fuses_gate_up || queries.fuses_gate_up(gate.weights[0], up.weights[0]))) {
+        PlanInstruction fused;
+        fused.opcode = kOpMatmulGlu;
+        fused.inputs = gate.inputs;
+        fused.outputs = {gate.outputs[0], up.outputs[0], act.outputs[0]};
+        fused.weights = {gate.weights[0], up.weights[0]};
+        fused.params = Bytes(LoweredGluParams{0});
+        out.push_back(std::move(fused));
+        ++r.gate_up_matvecs;
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(std::move(insns[i]));
+  }
+  insns = std::move(out);
+}
+
+// A MOE whose gate and up experts the backend runs fused: MOE_GLU.
+void FuseMoeGateUp(Instructions& insns, const WeightQueries& queries, LoweringCounts& r) {
+  for (PlanInstruction& insn : insns) {
+    if (insn.opcode != ORCD_OP_MOE) continue;
+    if (queries.fuses_gate_up && !queries.fuses_gate_up(insn.weights[0], insn.weights[1])) continue;
+    insn.opcode = kOpMoeGlu;
+    ++r.moe_gate_ups;
+  }
+}
+
 // The register `prev` rounds to 8 bits as it produces it (once lowered
 // below), or -1.
 int32_t RoundableOutput(const PlanInstruction& prev) {
@@ -203,12 +254,15 @@ int32_t RoundableOutput(const PlanInstruction& prev) {
 // MATMUL never writes its input, so the input is unchanged between them.
 // A MATMUL right after the ADD_RMS_NORM, SWIGLU or ATTENTION producing its
 // input: the producer rounds it as it writes it.
-void MarkSharedInputs(Instructions& insns, const RoundsInput& rounds_input, LoweringCounts& r) {
+// A MATMUL_GLU likewise takes its producer's rounding.
+void MarkSharedInputs(Instructions& insns, const WeightQueries& queries, LoweringCounts& r) {
+  const auto& rounds_input = queries.rounds_input;
   for (size_t i = 1; i < insns.size(); ++i) {
     PlanInstruction& prev = insns[i - 1];
     PlanInstruction& mm = insns[i];
-    if (mm.opcode != ORCD_OP_MATMUL) continue;
-    if ((prev.opcode == ORCD_OP_MATMUL || prev.opcode == kOpMatmulSharedInput) &&
+    if (mm.opcode != ORCD_OP_MATMUL && mm.opcode != kOpMatmulGlu) continue;
+    if (mm.opcode == ORCD_OP_MATMUL &&
+        (prev.opcode == ORCD_OP_MATMUL || prev.opcode == kOpMatmulSharedInput) &&
         prev.inputs == mm.inputs) {
       mm.opcode = kOpMatmulSharedInput;
       ++r.shared_inputs;
@@ -226,7 +280,11 @@ void MarkSharedInputs(Instructions& insns, const RoundsInput& rounds_input, Lowe
       } else {
         prev.opcode = kOpSwigluQ8;
       }
-      mm.opcode = kOpMatmulSharedInput;
+      if (mm.opcode == kOpMatmulGlu) {
+        mm.params = Bytes(LoweredGluParams{1});
+      } else {
+        mm.opcode = kOpMatmulSharedInput;
+      }
       ++r.rounded_outputs;
     }
   }
@@ -235,7 +293,7 @@ void MarkSharedInputs(Instructions& insns, const RoundsInput& rounds_input, Lowe
 }  // namespace
 
 ExecutionPlan LowerPlan(const ExecutionPlan& plan, const AdapterTable& adapters,
-                        LoweringReport* report, const RoundsInput& rounds_input) {
+                        LoweringReport* report, const WeightQueries& queries) {
   LoweringReport report_all;
   ExecutionPlan out = plan;
   const auto has = [&](uint32_t op) { return adapters.Find(op) != nullptr; };
@@ -249,8 +307,13 @@ ExecutionPlan LowerPlan(const ExecutionPlan& plan, const AdapterTable& adapters,
     }
     if (has(kOpAttentionFused)) MoveBiasIntoAttention(insns, r);
     if (has(kOpAddRmsNorm)) FuseAddRmsNorm(insns, phase.logits_register, r);
+    // One token's fusion: the decode phase only (a prefill runs the sequence).
+    if (p == static_cast<int>(Phase::kDecode)) {
+      if (has(kOpMatmulGlu)) FuseGateUp(insns, queries, r);
+      if (has(kOpMoeGlu)) FuseMoeGateUp(insns, queries, r);
+    }
     if (has(kOpMatmulSharedInput) && has(kOpSwigluQ8) && has(kOpAttentionFused))
-      MarkSharedInputs(insns, rounds_input, r);
+      MarkSharedInputs(insns, queries, r);
   }
   if (report != nullptr) *report = report_all;
   return out;

@@ -18,7 +18,8 @@ namespace orcd::engine {
 
 // What the lowering did to one phase. Each fusion saves the backend one
 // kernel launch per run of the phase (a shared input: where the MATMUL takes
-// 8-bit activations).
+// 8-bit activations), a gate/up matvec three (the up MATMUL, its input
+// rounding and the SWIGLU), a MOE's two (its up matvecs and activation).
 struct LoweringCounts {
   int add_rms_norms = 0;        // ADD + RMS_NORM pairs fused
   int biases_in_rope = 0;       // MATMUL biases added by the ROPE that follows
@@ -26,9 +27,12 @@ struct LoweringCounts {
   int biases_in_attention = 0;  // V's MATMUL bias added by the ATTENTION
   int shared_inputs = 0;        // MATMULs reusing the previous MATMUL's input rounding
   int rounded_outputs = 0;      // ADD_RMS_NORM / SWIGLU / ATTENTION rounding for the MATMUL
+  int gate_up_matvecs = 0;      // MATMUL gate, MATMUL up and SWIGLU as MATMUL_GLU (decode)
+  int moe_gate_ups = 0;         // MOEs as MOE_GLU (decode): two launches fewer each
+  // Launches saved per run of the phase.
   int total() const {
     return add_rms_norms + biases_in_rope + rope_pairs + biases_in_attention + shared_inputs +
-           rounded_outputs;
+           rounded_outputs + 3 * gate_up_matvecs + 2 * moe_gate_ups;
   }
 };
 
@@ -38,16 +42,21 @@ struct LoweringReport {
   int total() const { return phases[0].total() + phases[1].total(); }
 };
 
-// Whether the backend rounds a one-token input of this weight to 8 bits
-// (then a producer rounding its output for it saves the backend a launch);
-// null: assume it does.
-using RoundsInput = std::function<bool(const std::string& weight)>;
+// What the backend does with given weights; a null member: assume yes.
+struct WeightQueries {
+  // Whether it rounds a one-token input of this weight to 8 bits (then a
+  // producer rounding its output for it saves the backend a launch).
+  std::function<bool(const std::string& weight)> rounds_input;
+  // Whether it runs one token's gate and up matvecs and their SWIGLU in one
+  // launch for these two weights.
+  std::function<bool(const std::string& gate, const std::string& up)> fuses_gate_up;
+};
 
 // `plan` must have passed ValidatePlan; the result is validated again when
 // it is bound. Registers keep their numbers; instructions only disappear
 // into the lowered op that replaces them.
 ExecutionPlan LowerPlan(const ExecutionPlan& plan, const AdapterTable& adapters,
-                        LoweringReport* report = nullptr, const RoundsInput& rounds_input = {});
+                        LoweringReport* report = nullptr, const WeightQueries& queries = {});
 
 }  // namespace orcd::engine
 

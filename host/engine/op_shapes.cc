@@ -318,6 +318,20 @@ void RopeFused(ShapeQuery& q) {
   q.out_widths = q.in_widths;
 }
 
+// Gate and up: two matrices of one shape; g, u and h one row each.
+void MatmulGlu(ShapeQuery& q) {
+  ExpectCounts(q, 1, 1, 2, 2, 3, 3);
+  RequireParams<LoweredGluParams>(q);
+  const WeightRef& gate = *q.weights[0];
+  const WeightRef& up = *q.weights[1];
+  ExpectMatrix(q, gate);
+  ExpectMatrix(q, up);
+  if (gate.rows() != up.rows() || gate.cols() != up.cols())
+    Fail(q, PlanErrorKind::kShapeMismatch, "MATMUL_GLU's gate and up differ in shape");
+  ExpectWidth(q, 0, gate.cols(), "the columns of '" + gate.name + "' " + gate.ShapeString());
+  q.out_widths = {gate.rows(), gate.rows(), gate.rows()};
+}
+
 }  // namespace
 
 bool InferShapes(ShapeQuery& q) {
@@ -359,6 +373,7 @@ bool InferShapes(ShapeQuery& q) {
       Gelu(q);
       return true;
     case ORCD_OP_MOE:
+    case kOpMoeGlu:
       Moe(q);
       return true;
     case kOpAddRmsNorm:
@@ -369,6 +384,9 @@ bool InferShapes(ShapeQuery& q) {
       return true;
     case kOpAttentionFused:
       AttentionFused(q);
+      return true;
+    case kOpMatmulGlu:
+      MatmulGlu(q);
       return true;
     default:
       return false;

@@ -46,6 +46,10 @@ std::string OpcodeName(Opcode opcode) {
       return "SWIGLU_Q8";
     case kOpAttentionFused:
       return "ATTENTION_FUSED";
+    case kOpMatmulGlu:
+      return "MATMUL_GLU";
+    case kOpMoeGlu:
+      return "MOE_GLU";
     default:
       return "op#" + std::to_string(opcode);
   }

@@ -30,7 +30,10 @@ size_t WeightsThroughKernels(Opcode opcode) {
     case kOpMatmulSharedInput:
     case ORCD_OP_LOGITS:
       return 1;
+    case kOpMatmulGlu:
+      return 2;  // gate and up
     case ORCD_OP_MOE:
+    case kOpMoeGlu:
       return 3;  // gate, up and down experts
     default:
       return 0;

@@ -116,18 +116,31 @@ TEST(Lowering, FusesAQwenLayerOnTheCudaTable) {
       "SWIGLU_Q8",
       "MATMUL_SHARED_INPUT",  // down
       "ADD_RMS_NORM", "LOGITS"};
+  // Decode (one token) also runs gate, up and SWIGLU as one matvec; the down
+  // MATMUL then rounds its own input.
+  std::vector<std::string> expected_decode = expected;
+  expected_decode.erase(expected_decode.begin() + 9, expected_decode.begin() + 13);
+  expected_decode.insert(expected_decode.begin() + 9, {"MATMUL_GLU", "MATMUL"});
   // clang-format on
   for (Phase phase : {Phase::kPrefill, Phase::kDecode}) {
-    EXPECT_EQ(Opcodes(lowered, phase), expected);
+    const bool decode = phase == Phase::kDecode;
+    EXPECT_EQ(Opcodes(lowered, phase), decode ? expected_decode : expected);
     const engine::LoweringCounts& c = report.phase(phase);
     EXPECT_EQ(c.add_rms_norms, 2);
     EXPECT_EQ(c.biases_in_rope, 2);
     EXPECT_EQ(c.rope_pairs, 1);
-    EXPECT_EQ(c.shared_inputs, 3);
+    EXPECT_EQ(c.shared_inputs, decode ? 2 : 3);
     EXPECT_EQ(c.biases_in_attention, 1);
-    EXPECT_EQ(c.rounded_outputs, 3);
+    EXPECT_EQ(c.rounded_outputs, decode ? 2 : 3);
+    EXPECT_EQ(c.gate_up_matvecs, decode ? 1 : 0);
+    EXPECT_EQ(c.total(), decode ? 13 : 12);
   }
-  const std::vector<PlanInstruction>& insns = lowered.phase(Phase::kDecode).instructions;
+  const PlanInstruction& glu = lowered.phase(Phase::kDecode).instructions[9];
+  EXPECT_EQ(glu.inputs, std::vector<int32_t>{8});
+  EXPECT_EQ(glu.outputs, (std::vector<int32_t>{9, 10, 11}));
+  EXPECT_EQ(glu.weights, (std::vector<std::string>{"gate", "up"}));
+  EXPECT_EQ(glu.ParamsAs<engine::LoweredGluParams>().shared_input, 1u);  // the norm rounds x
+  const std::vector<PlanInstruction>& insns = lowered.phase(Phase::kPrefill).instructions;
   // Q and K lose their biases to the rope, V to the attention.
   EXPECT_EQ(insns[2].weights, std::vector<std::string>{"wq"});
   EXPECT_EQ(insns[3].weights, std::vector<std::string>{"wk"});
@@ -192,6 +205,59 @@ TEST(Lowering, LeavesSequencesItCannotFuseSafely) {
   EXPECT_EQ(out[4].weights, (std::vector<std::string>{"wv", "bv"}));
   EXPECT_EQ(engine::OpcodeName(out[6].opcode), "ROPE");
   EXPECT_EQ(engine::OpcodeName(out[7].opcode), "ROPE_FUSED");
+}
+
+// Gate/up fusion only where nothing else needs g or u, the MATMULs have no
+// bias, and the backend runs those two weights fused.
+TEST(Lowering, FusesGateAndUpOnlyWhereTheirOutputsAreNotNeeded) {
+  const engine::AdapterTable cuda = engine::cuda::MakeCudaAdapterTable();
+  const auto glu_count = [&](const std::vector<PlanInstruction>& insns,
+                             const engine::WeightQueries& queries) {
+    LoweringReport report;
+    engine::LowerPlan(PlanOf(insns), cuda, &report, queries);
+    return report.phase(Phase::kDecode).gate_up_matvecs;
+  };
+  const std::vector<PlanInstruction> layer = QwenLayer();
+  ASSERT_EQ(glu_count(layer, {}), 1);
+  std::vector<PlanInstruction> read_later = layer;  // u read after the SWIGLU
+  read_later.insert(read_later.begin() + 14, Insn(ORCD_OP_MUL, {10, 10}, {15}));
+  EXPECT_EQ(glu_count(read_later, {}), 0);
+  std::vector<PlanInstruction> biased = layer;
+  biased[11].weights.push_back("gate_bias");
+  EXPECT_EQ(glu_count(biased, {}), 0);
+  std::vector<PlanInstruction> in_place = layer;  // SWIGLU writes into g
+  in_place[13].outputs = {9};
+  in_place[14].inputs = {9};
+  EXPECT_EQ(glu_count(in_place, {}), 0);
+  engine::WeightQueries refuses;
+  refuses.fuses_gate_up = [](const std::string& gate, const std::string& up) {
+    return !(gate == "gate" && up == "up");
+  };
+  EXPECT_EQ(glu_count(layer, refuses), 0);
+}
+
+// A MOE becomes MOE_GLU in the decode phase where the backend fuses its gate
+// and up experts; prefill keeps it.
+TEST(Lowering, MarksDecodeMoesWhoseExpertsFuse) {
+  const engine::AdapterTable cuda = engine::cuda::MakeCudaAdapterTable();
+  const std::vector<PlanInstruction> insns = {
+      Insn(ORCD_OP_EMBEDDING, {ORCD_REG_TOKENS}, {1}, {"token_embd"}),
+      Insn(ORCD_OP_MATMUL, {1}, {2}, {"router"}),
+      Insn(ORCD_OP_MOE, {1, 2}, {3}, {"gate_exps", "up_exps", "down_exps"}),
+      Insn(ORCD_OP_LOGITS, {3}, {14}, {"output"}),
+  };
+  LoweringReport report;
+  ExecutionPlan lowered = engine::LowerPlan(PlanOf(insns), cuda, &report);
+  EXPECT_EQ(engine::OpcodeName(lowered.phase(Phase::kDecode).instructions[2].opcode), "MOE_GLU");
+  EXPECT_EQ(engine::OpcodeName(lowered.phase(Phase::kPrefill).instructions[2].opcode), "MOE");
+  EXPECT_EQ(report.phase(Phase::kDecode).moe_gate_ups, 1);
+  EXPECT_EQ(report.phase(Phase::kDecode).total(), 2);
+  EXPECT_EQ(report.phase(Phase::kPrefill).total(), 0);
+  engine::WeightQueries refuses;
+  refuses.fuses_gate_up = [](const std::string&, const std::string&) { return false; };
+  lowered = engine::LowerPlan(PlanOf(insns), cuda, &report, refuses);
+  EXPECT_EQ(engine::OpcodeName(lowered.phase(Phase::kDecode).instructions[2].opcode), "MOE");
+  EXPECT_EQ(report.total(), 0);
 }
 
 // A plugin whose plan names a lowered opcode.
@@ -264,13 +330,14 @@ INSTANTIATE_TEST_SUITE_P(Models, FusedPlans,
                            return name;
                          });
 
-// What the fusions come to on Qwen2: per layer two ADD+RMS_NORM (layer 0's
-// first norm follows the embedding; the output norm counts instead), Q's and
-// K's biases, one rope pair, K, V and up reusing their input's rounding, and
-// the ffn norm and SWIGLU rounding theirs (the attention norm too from layer
-// 1 on), V's bias in the attention and the attention rounding its output:
-// 13 launches per layer, less one.
-TEST(FusedPlans, CountThirteenFusionsPerQwen2Layer) {
+// What the fusions come to on Qwen2's decode step: per layer two
+// ADD+RMS_NORM (layer 0's first norm follows the embedding; the output norm
+// counts instead), Q's and K's biases, one rope pair, K and V reusing their
+// input's rounding, the ffn norm rounding its output for the gate/up matvec
+// (the attention norm too from layer 1 on), V's bias in the attention, the
+// attention rounding its output, and gate, up and SWIGLU in one launch
+// (three fewer): 14 launches per layer, less one.
+TEST(FusedPlans, SaveFourteenLaunchesPerQwen2Layer) {
   auto fused = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M");
   const LoweringReport& report = fused->lowering();
   int layers = 0;
@@ -281,10 +348,11 @@ TEST(FusedPlans, CountThirteenFusionsPerQwen2Layer) {
   EXPECT_EQ(c.add_rms_norms, 2 * layers);
   EXPECT_EQ(c.biases_in_rope, 2 * layers);
   EXPECT_EQ(c.rope_pairs, layers);
-  EXPECT_EQ(c.shared_inputs, 3 * layers);
+  EXPECT_EQ(c.shared_inputs, 2 * layers);
   EXPECT_EQ(c.biases_in_attention, layers);
-  EXPECT_EQ(c.rounded_outputs, 4 * layers - 1);
-  EXPECT_EQ(c.total(), 13 * layers - 1);
+  EXPECT_EQ(c.rounded_outputs, 3 * layers - 1);
+  EXPECT_EQ(c.gate_up_matvecs, layers);
+  EXPECT_EQ(c.total(), 14 * layers - 1);
 }
 
 }  // namespace

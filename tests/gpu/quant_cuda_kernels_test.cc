@@ -5,10 +5,13 @@
 
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "common/cpu_kernel_set.h"
 #include "common/cuda_kernel_set.h"
 #include "device_buffer.h"
+#include "orcd/cpp/gated_activation.h"
+#include "orcd/ops.h"
 #include "quant_test_support.h"
 
 namespace orcd::quant::test {
@@ -152,6 +155,55 @@ TEST_P(QuantCudaKernels, MatvecQ8MatchesRoundedReference) {
     expect_close(d_y.download(), std::vector<float>(reference.begin(), reference.end()),
                  abs_product_sums(deq, s.rows, cols, rounded, 1),
                  "matvec_q8 rows " + std::to_string(s.rows));
+  }
+}
+
+// Gate and up in one launch (matvec_glu_q8): the activation of the two
+// matvec_q8 dots, picked by device ids, with biases. The dots are the same
+// device code (bit for bit); the activation's expf is the device's, so the
+// host reference gets a few ulp (1e-6 relative).
+TEST_P(QuantCudaKernels, MatvecGluQ8IsTheActivatedMatvecQ8Dots) {
+  ASSERT_NE(cuda_->matvec_glu_q8, nullptr) << cpu_->name << " has no matvec_glu_q8";
+  for (const Shape& s : kShapes) {
+    const int64_t cols = cols_of(s);
+    const int64_t rows = s.rows / 2;  // two experts of `rows` rows
+    const std::vector<uint8_t> gate = quantized(2 * rows, cols, 18);
+    const std::vector<uint8_t> up = quantized(2 * rows, cols, 19);
+    const int64_t expert_stride = static_cast<int64_t>(gate.size()) / 2;
+    const std::vector<orcd_q8_x32> xq = round_to_q8_x32(random_normal(cols, 20));
+    const std::vector<float> gate_bias = random_normal(2 * rows, 21);
+    const std::vector<float> up_bias = random_normal(2 * rows, 22);
+    const std::vector<int32_t> ids = {1, 0, 1};
+    DeviceBuffer<uint8_t> d_gate(gate), d_up(up);
+    DeviceBuffer<orcd_q8_x32> d_xq(xq);
+    DeviceBuffer<float> d_gate_bias(gate_bias), d_up_bias(up_bias);
+    DeviceBuffer<int32_t> d_ids(ids);
+    DeviceBuffer<float> d_g(ids.size() * rows), d_u(ids.size() * rows), d_h(ids.size() * rows);
+    ASSERT_TRUE(d_gate.ok() && d_up.ok() && d_xq.ok() && d_ids.ok() && d_h.ok());
+    for (auto [w, y] : {std::pair{&d_gate, &d_g}, std::pair{&d_up, &d_u}}) {
+      ASSERT_EQ(cuda_->matvec_ids_q8(w->get(), rows, cols, expert_stride, d_ids.get(),
+                                     static_cast<int64_t>(ids.size()), 3, d_xq.get(), cols / 32,
+                                     y->get(), rows, nullptr),
+                cudaSuccess);
+    }
+    const orcd_glu_params glu{ORCD_MOE_ACT_SWIGLU_OAI, 1.702f, 7.0f, d_gate_bias.get(),
+                              d_up_bias.get()};
+    ASSERT_EQ(cuda_->matvec_glu_q8(d_gate.get(), d_up.get(), rows, cols, expert_stride, d_ids.get(),
+                                   static_cast<int64_t>(ids.size()), 3, d_xq.get(), cols / 32, &glu,
+                                   d_h.get(), rows, nullptr),
+              cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> g = d_g.download(), u = d_u.download(), h = d_h.download();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const size_t at = i * rows + r;
+        const int64_t b = ids[i] * rows + r;
+        const float expect = GatedActivation(ORCD_MOE_ACT_SWIGLU_OAI, g[at] + gate_bias[b],
+                                             u[at] + up_bias[b], glu.alpha, glu.limit);
+        ASSERT_NEAR(h[at], expect, 1e-6 * std::fabs(expect) + 1e-30)
+            << cpu_->name << " cols " << cols << " pick " << i << " row " << r;
+      }
+    }
   }
 }
 

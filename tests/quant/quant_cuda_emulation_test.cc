@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <utility>
 
 #include "common/cpu_kernel_set.h"
 #include "cuda_emulator.h"
@@ -164,6 +166,78 @@ TYPED_TEST(QuantCudaEmulation, MatvecIdsQ8) {
         ASSERT_NEAR(got[i * y_stride + r], expect[r], 1e-5 * scale[r])
             << T::kName << " pick " << i << " row " << r;
       }
+    }
+  }
+}
+
+// Gate and up in one launch (ABI 1.5 matvec_glu_q8): each output is the
+// activation of matvec_q8's / matvec_ids_q8's own dots (plus biases), bit
+// for bit, so the fused decode step keeps the unfused one's logits.
+TYPED_TEST(QuantCudaEmulation, MatvecGluQ8GivesTheSeparateDotsActivatedBitForBit) {
+  using T = TypeParam;
+  const std::vector<orcd_q8_x32> xq = round_to_q8_x32(random_normal(2 * this->kCols, 36));
+  const int64_t runs = this->kCols / 32;
+  // Dense: one expert, gate rows 0..17, up rows 18..35 of the test matrix.
+  {
+    constexpr int64_t kRows = 18;
+    const auto* gate = this->q_.data();
+    const auto* up = gate + kRows * this->kRowBlocks;
+    std::vector<float> g(kRows), u(kRows), got(kRows + 1, -777.0f);
+    const unsigned ctas = (kRows + k::kQ8Warps - 1) / k::kQ8Warps;
+    emulator::launch({ctas}, {k::kQ8Threads}, [&] {
+      k::matvec_q8_kernel<T>(gate, kRows, this->kRowBlocks, xq.data(), g.data());
+    });
+    emulator::launch({ctas}, {k::kQ8Threads}, [&] {
+      k::matvec_q8_kernel<T>(up, kRows, this->kRowBlocks, xq.data(), u.data());
+    });
+    const k::GluArgs silu{ORCD_MOE_ACT_SWIGLU, 0.0f, 0.0f, nullptr, nullptr};
+    emulator::launch({ctas, 1}, {k::kQ8Threads}, [&] {
+      k::matvec_glu_q8_kernel<T>(gate, up, kRows, this->kRowBlocks, kRows * this->kRowBlocks,
+                                 nullptr, 1, xq.data(), runs, silu, got.data(), kRows);
+    });
+    for (int64_t r = 0; r < kRows; ++r) {
+      const float expect = GatedActivation(ORCD_MOE_ACT_SWIGLU, g[r], u[r], 0.0f, 0.0f);
+      ASSERT_EQ(std::memcmp(&got[r], &expect, sizeof expect), 0)
+          << T::kName << " row " << r << ": " << got[r] << " vs " << expect;
+    }
+    ASSERT_EQ(got[kRows], -777.0f) << "wrote past the rows";
+  }
+  // Experts of 9 rows (gate: rows 9e..; up: one row further), picked by
+  // device ids over two x rows, per-expert biases, gpt-oss's activation.
+  constexpr int64_t kExpertRows = 9;
+  const int64_t expert_blocks = kExpertRows * this->kRowBlocks;
+  const auto* gate = this->q_.data();
+  const auto* up = gate + this->kRowBlocks;
+  const std::vector<int32_t> ids = {3, 0, 2, 3};
+  const std::vector<float> gate_bias = random_normal(4 * kExpertRows, 37);
+  const std::vector<float> up_bias = random_normal(4 * kExpertRows, 38);
+  const int64_t y_stride = kExpertRows + 2;
+  std::vector<float> g(ids.size() * y_stride), u(g.size()), got(g.size(), -777.0f);
+  const EmulatedDim3 grid{static_cast<unsigned>((kExpertRows + k::kQ8Warps - 1) / k::kQ8Warps),
+                          static_cast<unsigned>(ids.size())};
+  for (auto [w, y] : {std::pair{gate, g.data()}, std::pair{up, u.data()}}) {
+    emulator::launch(grid, {k::kQ8Threads}, [&] {
+      k::matvec_ids_q8_kernel<T>(w, kExpertRows, this->kRowBlocks, expert_blocks, ids.data(), 2,
+                                 xq.data(), runs, y, y_stride);
+    });
+  }
+  const k::GluArgs oai{ORCD_MOE_ACT_SWIGLU_OAI, 1.702f, 7.0f, gate_bias.data(), up_bias.data()};
+  emulator::launch(grid, {k::kQ8Threads}, [&] {
+    k::matvec_glu_q8_kernel<T>(gate, up, kExpertRows, this->kRowBlocks, expert_blocks, ids.data(),
+                               2, xq.data(), runs, oai, got.data(), y_stride);
+  });
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (int64_t r = 0; r < y_stride; ++r) {
+      const size_t at = i * y_stride + r;
+      if (r >= kExpertRows) {
+        ASSERT_EQ(got[at], -777.0f) << "padding of pick " << i << " overwritten";
+        continue;
+      }
+      const int64_t b = ids[i] * kExpertRows + r;
+      const float expect = GatedActivation(ORCD_MOE_ACT_SWIGLU_OAI, g[at] + gate_bias[b],
+                                           u[at] + up_bias[b], oai.alpha, oai.limit);
+      ASSERT_EQ(std::memcmp(&got[at], &expect, sizeof expect), 0)
+          << T::kName << " pick " << i << " row " << r << ": " << got[at] << " vs " << expect;
     }
   }
 }

@@ -25,6 +25,8 @@ AdapterTable MakeCudaAdapterTable() {
   table.Register(kOpMatmulSharedInput, &RunMatmul);
   table.Register(kOpSwigluQ8, &RunSwiglu);
   table.Register(kOpAttentionFused, &RunAttention);
+  table.Register(kOpMatmulGlu, &RunMatmulGlu);
+  table.Register(kOpMoeGlu, &RunMoe);
   return table;
 }
 

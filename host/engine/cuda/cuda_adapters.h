@@ -30,6 +30,11 @@ void CheckLaunch(ExecContext& ctx, const BoundInstruction& insn, int error);
 // backend's q8 path is on: a quant type with the ABI 1.3 ops, cols % 32 == 0.
 bool TakesQ8Input(const WeightRef& w);
 
+// Whether one token's gate and up matvecs with these weights can run as one
+// launch with their activation (the plugin's matvec_glu_q8, ABI 1.5): both
+// take q8 input, one type and shape.
+bool FusesGateUp(const WeightRef& gate, const WeightRef& up);
+
 // x (n_rows rows, x_stride apart) rounded to 8 bits in the backend's q8
 // scratch for w's matvec_q8 (ABI 1.3), or null where the f32 path serves: a
 // host weight type, a plugin without the op, or the q8 path switched off.
@@ -57,10 +62,12 @@ void RunRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunLayerNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunRope(const BoundInstruction& insn, ExecContext& ctx);
 // Lowered ops (lowered_ops.h); MATMUL_SHARED_INPUT runs through RunMatmul,
-// SWIGLU_Q8 through RunSwiglu, ATTENTION_FUSED through RunAttention.
+// SWIGLU_Q8 through RunSwiglu, ATTENTION_FUSED through RunAttention, MOE_GLU
+// through RunMoe.
 void RunAddRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunRopeFused(const BoundInstruction& insn, ExecContext& ctx);
 void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
+void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx);
 void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
 
 }  // namespace orcd::engine::cuda

@@ -21,7 +21,7 @@ MoeShape LargestMoe(const BoundPlan& plan) {
   MoeShape m;
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
-      if (insn.opcode != ORCD_OP_MOE) continue;
+      if (!IsMoe(insn.opcode)) continue;
       const auto p = insn.ParamsAs<orcd_op_moe_params>();
       m.pairs = std::max(m.pairs, phase.row_capacity * static_cast<int64_t>(p.n_expert_used));
       m.f = std::max(m.f, insn.weights[0]->ne[1]);
@@ -90,9 +90,9 @@ int64_t Q8Runs(const BoundPlan& plan) {
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
       if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == kOpMatmulSharedInput ||
-          insn.opcode == ORCD_OP_LOGITS) {
+          insn.opcode == kOpMatmulGlu || insn.opcode == ORCD_OP_LOGITS) {
         runs = std::max(runs, insn.weights[0]->cols() / 32);
-      } else if (insn.opcode == ORCD_OP_MOE) {
+      } else if (IsMoe(insn.opcode)) {
         const auto p = insn.ParamsAs<orcd_op_moe_params>();
         const WeightRef& gate = *insn.weights[0];
         runs = std::max({runs, gate.cols() / 32, p.n_expert_used * (gate.ne[1] / 32)});
@@ -126,7 +126,7 @@ int64_t SortPadding(int64_t vocab) {
 // ids back).
 bool DecodeStepRecordable(const BoundPlan& plan) {
   for (const BoundInstruction& insn : plan.phase(Phase::kDecode).instructions) {
-    if (insn.opcode != ORCD_OP_MOE) continue;
+    if (!IsMoe(insn.opcode)) continue;
     for (const WeightRef* w : insn.weights) {
       if (w->quant == nullptr || w->quant->cuda == nullptr) continue;
       const orcd_quant_cuda_ops* ops = w->quant->cuda;

@@ -3,11 +3,14 @@
 // ABI 1.2 matvec_ids; the dense kernels for F32/F16/BF16), the activation and
 // the weighted sum. Plugins older than 1.2 get a fallback that reads the ids
 // back to the host once per MOE instruction. One token takes 8-bit
-// activations where the plugin serves matvec_ids_q8 (ABI 1.3).
+// activations where the plugin serves matvec_ids_q8 (ABI 1.3), and, lowered
+// to MOE_GLU, each pick's gate and up rows and activation in one launch
+// (matvec_glu_q8, ABI 1.5).
 #include <algorithm>
 #include <vector>
 
 #include "host/engine/cuda/cuda_adapters.h"
+#include "host/engine/lowered_ops.h"
 #include "host/plugins/host_services.h"
 
 namespace orcd::engine::cuda {
@@ -82,16 +85,26 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
   // One token: x is rounded once for gate and up (same type: one rounding).
   const orcd_q8_x32* xq =
       n == 1 && gate.type == up.type ? QuantizedInput(ctx, insn, gate, x, 1, d) : nullptr;
-  ExpertMatvecs(ctx, insn, gate, s.ids, pairs, used, x, d, s.gate, f, xq);
-  ExpertMatvecs(ctx, insn, up, s.ids, pairs, used, x, d, s.up, f, xq);
   // Biases are added by the activation and the combination as they read.
   const float* bias[3] = {};
   if (biased) {
     for (int i = 0; i < 3; ++i) bias[i] = DeviceFloats(insn.weights[3 + i]);
   }
-  CheckLaunch(ctx, insn,
-              k.moe_activate(s.gate, s.up, bias[0], bias[1], s.ids, pairs, f,
-                             static_cast<int>(p.activation), p.alpha, p.limit, b.stream()));
+  if (insn.opcode == kOpMoeGlu && xq != nullptr && FusesGateUp(gate, up)) {
+    // Each pick's gate and up rows and the activation in one launch.
+    const orcd_glu_params glu{p.activation, p.alpha, p.limit, bias[0], bias[1]};
+    ThrowIfPluginError(
+        gate.quant->cuda->matvec_glu_q8(DeviceData(gate), DeviceData(up), f, gate.cols(),
+                                        static_cast<int64_t>(gate.row_bytes) * f, s.ids, pairs,
+                                        used, xq, d / 32, &glu, s.gate, f, b.stream()),
+        insn.label);
+  } else {
+    ExpertMatvecs(ctx, insn, gate, s.ids, pairs, used, x, d, s.gate, f, xq);
+    ExpertMatvecs(ctx, insn, up, s.ids, pairs, used, x, d, s.up, f, xq);
+    CheckLaunch(ctx, insn,
+                k.moe_activate(s.gate, s.up, bias[0], bias[1], s.ids, pairs, f,
+                               static_cast<int>(p.activation), p.alpha, p.limit, b.stream()));
+  }
   const orcd_q8_x32* hq = n == 1 ? QuantizedInput(ctx, insn, down, s.gate, pairs, f) : nullptr;
   ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d, hq);
   CheckLaunch(

@@ -21,6 +21,12 @@ bool TakesQ8Input(const WeightRef& w) {
          ops->matvec_ids_q8 != nullptr;
 }
 
+bool FusesGateUp(const WeightRef& gate, const WeightRef& up) {
+  if (!TakesQ8Input(gate) || gate.type != up.type || gate.ne != up.ne) return false;
+  const orcd_quant_cuda_ops* ops = gate.quant->cuda;
+  return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_glu_q8) && ops->matvec_glu_q8 != nullptr;
+}
+
 const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn,
                                   const WeightRef& w, const float* x, int64_t n_rows,
                                   int64_t x_stride) {
@@ -129,11 +135,11 @@ namespace {
 // register when the lowering says they share it and that rounding is there
 // (a weight on the f32 path left none), else a fresh one.
 const orcd_q8_x32* MatmulQ8Input(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
-                                 const float* x) {
+                                 const float* x, bool shared) {
   if (ctx.n_tokens != 1) return nullptr;
   CudaBackend& b = Backend(ctx);
-  if (insn.opcode == kOpMatmulSharedInput && b.q8_activations_on() &&
-      b.q8_source() == CudaBackend::Q8Source{x, 1, w.cols()} && TakesQ8Input(w)) {
+  if (shared && b.q8_activations_on() && b.q8_source() == CudaBackend::Q8Source{x, 1, w.cols()} &&
+      TakesQ8Input(w)) {
     return b.q8_activations();
   }
   return QuantizedInput(ctx, insn, w, x, 1, w.cols());
@@ -147,7 +153,7 @@ void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
   const float* bias = insn.weights.size() == 2 ? DeviceFloats(insn.weights[1]) : nullptr;
   const float* x = ctx.In(insn, 0);
   // One token: x is rounded once for every output of a split matmul.
-  const orcd_q8_x32* xq = MatmulQ8Input(ctx, insn, w, x);
+  const orcd_q8_x32* xq = MatmulQ8Input(ctx, insn, w, x, insn.opcode == kOpMatmulSharedInput);
   int64_t begin = 0;
   for (size_t i = 0; i < insn.out.size(); ++i) {
     const int64_t width = insn.out[i].width;
@@ -160,6 +166,33 @@ void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
     }
     begin += width;
   }
+}
+
+// MATMUL_GLU: one token through the plugin's matvec_glu_q8 (h only); else,
+// or where the input stays f32, the gate and up MATMULs and the SWIGLU.
+void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx) {
+  CudaBackend& b = Backend(ctx);
+  const WeightRef& gate = *insn.weights[0];
+  const WeightRef& up = *insn.weights[1];
+  const float* x = ctx.In(insn, 0);
+  const int64_t f = insn.out[2].width;
+  const orcd_q8_x32* xq =
+      MatmulQ8Input(ctx, insn, gate, x, insn.ParamsAs<LoweredGluParams>().shared_input != 0);
+  if (xq != nullptr && FusesGateUp(gate, up)) {
+    const orcd_glu_params glu{ORCD_MOE_ACT_SWIGLU, 0.0f, 0.0f, nullptr, nullptr};
+    ThrowIfPluginError(
+        gate.quant->cuda->matvec_glu_q8(DeviceData(gate), DeviceData(up), f, gate.cols(),
+                                        f * gate.row_bytes, nullptr, 1, 1, xq, gate.cols() / 32,
+                                        &glu, ctx.Out(insn, 2), f, b.stream()),
+        insn.label);
+    return;
+  }
+  float* g = ctx.Out(insn, 0);
+  float* u = ctx.Out(insn, 1);
+  DeviceMatmulRows(ctx, insn, gate, 0, f, x, ctx.n_tokens, g, f, xq);
+  DeviceMatmulRows(ctx, insn, up, 0, f, x, ctx.n_tokens, u, f, TakesQ8Input(up) ? xq : nullptr);
+  CheckLaunch(ctx, insn,
+              b.kernels().swiglu(g, u, f, ctx.Out(insn, 2), f, ctx.n_tokens, b.stream()));
 }
 
 void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {

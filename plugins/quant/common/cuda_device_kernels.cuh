@@ -14,6 +14,7 @@
 #include "common/block_codec.h"
 #include "common/q8_dot.h"
 #include "orcd/cpp/cuda_launch.h"  // the CUDA runtime, or the emulator (ORCD_CUDA_EMULATED)
+#include "orcd/cpp/gated_activation.h"
 
 namespace orcd::quant::cuda {
 
@@ -159,31 +160,43 @@ __global__ void __launch_bounds__(kMatvecThreads)
 }
 
 // matvec with 8-bit activations (q8_dot.h): one warp per row, kQ8Warps rows
-// per CTA, so even a 896-row matrix spreads over a few hundred CTAs. Lane l
-// takes part l % kQ8Parts of blocks l / kQ8Parts, + 32 / kQ8Parts, ...: per
-// step a warp reads 32 / kQ8Parts whole consecutive blocks of its row.
+// per CTA, so even a 896-row matrix spreads over a few hundred CTAs.
 constexpr int kQ8Warps = 4;
 constexpr int kQ8Threads = kQ8Warps * kWarp;
+
+// The dots of kN rows (row_blocks blocks each) with the same x, summed over
+// the warp: lane l takes part l % kQ8Parts of blocks l / kQ8Parts,
+// + 32 / kQ8Parts, ..., so a warp step reads 32 / kQ8Parts whole consecutive
+// blocks of each row. Each row's dot has the same bits whatever kN.
+template <class T, int kN>
+__device__ __forceinline__ void warp_dots_q8(const typename T::Block* const (&rows)[kN],
+                                             int64_t row_blocks, const Q8x32* __restrict__ xq,
+                                             float (&dots)[kN]) {
+  static_assert(kWarp % T::kQ8Parts == 0, "a warp step must cover whole blocks");
+  constexpr int kBlocksPerStep = kWarp / T::kQ8Parts;
+  constexpr int kRunsPerBlock = T::kElems / 32;
+  const int lane = threadIdx.x % kWarp;
+  const int part = lane % T::kQ8Parts;
+  float acc[kN] = {};
+#pragma unroll 2
+  for (int64_t b = lane / T::kQ8Parts; b < row_blocks; b += kBlocksPerStep) {
+#pragma unroll
+    for (int j = 0; j < kN; ++j) acc[j] += T::dot_q8(rows[j][b], part, xq + b * kRunsPerBlock);
+  }
+#pragma unroll
+  for (int j = 0; j < kN; ++j) dots[j] = warp_sum(acc[j]);
+}
 
 template <class T>
 __device__ __forceinline__ void matvec_q8_row(const typename T::Block* __restrict__ w, int64_t rows,
                                               int64_t row_blocks, const Q8x32* __restrict__ xq,
                                               float* __restrict__ y) {
-  static_assert(kWarp % T::kQ8Parts == 0, "a warp step must cover whole blocks");
-  constexpr int kBlocksPerStep = kWarp / T::kQ8Parts;
-  constexpr int kRunsPerBlock = T::kElems / 32;
-  const int lane = threadIdx.x % kWarp;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kQ8Warps + threadIdx.x / kWarp;
   if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
-  const int part = lane % T::kQ8Parts;
-  const typename T::Block* wr = w + row * row_blocks;
-  float acc = 0.0f;
-#pragma unroll 2
-  for (int64_t b = lane / T::kQ8Parts; b < row_blocks; b += kBlocksPerStep) {
-    acc += T::dot_q8(wr[b], part, xq + b * kRunsPerBlock);
-  }
-  acc = warp_sum(acc);
-  if (lane == 0) y[row] = acc;
+  const typename T::Block* const row_w[1] = {w + row * row_blocks};
+  float dot[1];
+  warp_dots_q8<T, 1>(row_w, row_blocks, xq, dot);
+  if (threadIdx.x % kWarp == 0) y[row] = dot[0];
 }
 
 template <class T>
@@ -203,6 +216,40 @@ __global__ void __launch_bounds__(kQ8Threads)
   const int64_t i = blockIdx.y;
   matvec_q8_row<T>(w + static_cast<int64_t>(ids[i]) * expert_blocks, rows, row_blocks,
                    xq + (i / ids_per_x) * xq_stride, y + i * y_stride);
+}
+
+// A gated feed-forward's first half (matvec_glu_q8): one warp per output
+// row r of pick blockIdx.y, the gate row's and the up row's dots over the
+// same x runs (each dot's lanes, order and tree as matvec_q8_row's: its bits),
+// then h = act(g + gate bias, u + up bias). ids null: expert 0.
+struct GluArgs {
+  uint32_t activation;
+  float alpha, limit;
+  const float* gate_bias;  // rows per expert, or null
+  const float* up_bias;
+};
+
+template <class T>
+__global__ void __launch_bounds__(kQ8Threads)
+    matvec_glu_q8_kernel(const typename T::Block* __restrict__ gate,
+                         const typename T::Block* __restrict__ up, int64_t rows, int64_t row_blocks,
+                         int64_t expert_blocks, const int32_t* __restrict__ ids, int64_t ids_per_x,
+                         const Q8x32* __restrict__ xq, int64_t xq_stride, GluArgs glu,
+                         float* __restrict__ y, int64_t y_stride) {
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kQ8Warps + threadIdx.x / kWarp;
+  if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
+  const int64_t i = blockIdx.y;
+  const int64_t expert = ids == nullptr ? 0 : ids[i];
+  const int64_t first = expert * expert_blocks + row * row_blocks;
+  const typename T::Block* const row_w[2] = {gate + first, up + first};
+  float dot[2];
+  warp_dots_q8<T, 2>(row_w, row_blocks, xq + (i / ids_per_x) * xq_stride, dot);
+  if (threadIdx.x % kWarp != 0) return;
+  float g = dot[0], u = dot[1];
+  const int64_t bias = expert * rows + row;
+  if (glu.gate_bias != nullptr) g = g + glu.gate_bias[bias];
+  if (glu.up_bias != nullptr) u = u + glu.up_bias[bias];
+  y[i * y_stride + row] = ::orcd::GatedActivation(glu.activation, g, u, glu.alpha, glu.limit);
 }
 
 template <class T>

@@ -44,6 +44,13 @@ struct CudaKernels {
                                const int32_t* ids, int64_t n_ids, int64_t ids_per_x,
                                const orcd_q8_x32* xq, int64_t xq_stride, float* y, int64_t y_stride,
                                cudaStream_t stream);
+  // Gate and up rows in one warp, then the gated activation (ABI 1.5
+  // matvec_glu_q8); null where matvec_q8 is.
+  cudaError_t (*matvec_glu_q8)(const void* gate, const void* up, int64_t rows, int64_t cols,
+                               int64_t expert_stride, const int32_t* ids, int64_t n_ids,
+                               int64_t ids_per_x, const orcd_q8_x32* xq, int64_t xq_stride,
+                               const orcd_glu_params* glu, float* y, int64_t y_stride,
+                               cudaStream_t stream);
 };
 
 std::vector<const CudaKernels*> all_cuda_kernels();         // type_list.def order

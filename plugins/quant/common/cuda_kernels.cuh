@@ -88,6 +88,24 @@ cudaError_t launch_matvec_ids_q8(const void* w, int64_t rows, int64_t cols, int6
 }
 
 template <class T>
+cudaError_t launch_matvec_glu_q8(const void* gate, const void* up, int64_t rows, int64_t cols,
+                                 int64_t expert_stride, const int32_t* ids, int64_t n_ids,
+                                 int64_t ids_per_x, const Q8x32* xq, int64_t xq_stride,
+                                 const orcd_glu_params* glu, float* y, int64_t y_stride,
+                                 cudaStream_t stream) {
+  if (rows <= 0 || n_ids <= 0) return cudaSuccess;
+  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  if (ctas > INT32_MAX || n_ids > 65535) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(n_ids));
+  const GluArgs args{glu->activation, glu->alpha, glu->limit, glu->d_gate_bias, glu->d_up_bias};
+  ORCD_KERNEL(grid, kQ8Threads, stream, matvec_glu_q8_kernel<T>)
+  (static_cast<const typename T::Block*>(gate), static_cast<const typename T::Block*>(up), rows,
+   cols / T::kElems, expert_stride / static_cast<int64_t>(sizeof(typename T::Block)), ids,
+   ids_per_x, xq, xq_stride, args, y, y_stride);
+  return ORCD_LAUNCH_RESULT();
+}
+
+template <class T>
 cudaError_t launch_matmul(const void* w, int64_t rows, int64_t cols, const float* x,
                           int64_t n_tokens, float* y, int64_t y_stride, cudaStream_t stream) {
   if (rows <= 0 || n_tokens <= 0) return cudaSuccess;
@@ -113,7 +131,8 @@ constexpr CudaKernels make_cuda_kernels() {
                      &launch_matmul<T>,
                      &launch_matvec_ids<T>,
                      has_q8_dot<T>::value ? &launch_matvec_q8<T> : nullptr,
-                     has_q8_dot<T>::value ? &launch_matvec_ids_q8<T> : nullptr};
+                     has_q8_dot<T>::value ? &launch_matvec_ids_q8<T> : nullptr,
+                     has_q8_dot<T>::value ? &launch_matvec_glu_q8<T> : nullptr};
 }
 
 }  // namespace orcd::quant::cuda

@@ -5,6 +5,7 @@
 
 #include "common/cuda_kernel_set.h"
 #include "common/plugin_support.h"
+#include "orcd/ops.h"
 
 namespace orcd::quant {
 namespace {
@@ -123,13 +124,39 @@ struct CudaOps {
                         y_stride, static_cast<cudaStream_t>(stream)));
   }
 
+  static orcd_error* matvec_glu_q8(const void* gate, const void* up, int64_t rows, int64_t cols,
+                                   int64_t expert_stride, const int32_t* ids, int64_t n_ids,
+                                   int64_t ids_per_x, const orcd_q8_x32* xq, int64_t xq_stride,
+                                   const orcd_glu_params* glu, float* y, int64_t y_stride,
+                                   void* stream) {
+    const CudaKernels& k = kernels();
+    if (k.matvec_glu_q8 == nullptr)
+      return make_error(ORCD_ERR_UNSUPPORTED, std::string(k.name) + " matvec_glu_q8: not served");
+    if (std::string e = check_q8_args(k.block_elems, gate, rows, cols, xq, y); !e.empty()) {
+      return invalid(k, "matvec_glu_q8", e);
+    }
+    const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
+    if (up == nullptr || glu == nullptr || n_ids < 0 || ids_per_x <= 0 || xq_stride < cols / 32 ||
+        y_stride < rows || expert_stride < rows * row_bytes || expert_stride % k.block_bytes != 0 ||
+        (ids == nullptr && n_ids > 1)) {
+      return invalid(k, "matvec_glu_q8", "bad ids, strides or expert stride");
+    }
+    if (glu->activation != ORCD_MOE_ACT_SWIGLU && glu->activation != ORCD_MOE_ACT_SWIGLU_OAI)
+      return invalid(k, "matvec_glu_q8", "unknown activation");
+    return device_result(
+        k, "matvec_glu_q8",
+        k.matvec_glu_q8(gate, up, rows, cols, expert_stride, ids, n_ids, ids_per_x, xq, xq_stride,
+                        glu, y, y_stride, static_cast<cudaStream_t>(stream)));
+  }
+
   static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops),
                                                &get_rows,
                                                &matvec,
                                                &matmul,
                                                &matvec_ids,
                                                &matvec_q8,
-                                               &matvec_ids_q8};
+                                               &matvec_ids_q8,
+                                               &matvec_glu_q8};
 };
 
 }  // namespace

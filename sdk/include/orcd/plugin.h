@@ -22,14 +22,15 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 4
+#define ORCD_ABI_MINOR 5
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
  * built against an earlier one. History: 1.1 added orcd_quant_cpu_ops.matvec_q8;
  * 1.2 added orcd_quant_cuda_ops.matvec_ids and orcd_arch_plugin.chat_defaults;
  * 1.3 added orcd_q8_x32 and orcd_quant_cuda_ops.matvec_q8 / matvec_ids_q8;
- * 1.4 added orcd_quant_cpu_ops.matmul_q8. */
+ * 1.4 added orcd_quant_cpu_ops.matmul_q8;
+ * 1.5 added orcd_glu_params and orcd_quant_cuda_ops.matvec_glu_q8. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -176,6 +177,19 @@ typedef struct orcd_q8_x32 {
 
 /* Device-pointer counterparts, launched on the stream passed in (the host's).
  * Return NULL on success or an error from host->error_new. */
+/* The gated activation a fused gate/up matvec applies to each output pair:
+ * activation is an orcd_moe_activation (orcd/ops.h; orcd/cpp/gated_activation.h
+ * defines them); alpha and limit are SWIGLU_OAI's. Biases (device memory,
+ * NULL for none) hold `rows` floats per expert and are added to the dot
+ * products before the activation. Read by the host call, not kept. */
+typedef struct orcd_glu_params {
+  uint32_t activation;
+  float alpha;
+  float limit;
+  const float* d_gate_bias;
+  const float* d_up_bias;
+} orcd_glu_params;
+
 typedef struct orcd_quant_cuda_ops {
   uint32_t struct_size;
   orcd_error* (*get_rows)(const void* d_w, int64_t cols, const int32_t* d_ids, int64_t n_ids,
@@ -208,6 +222,19 @@ typedef struct orcd_quant_cuda_ops {
                                const int32_t* d_ids, int64_t n_ids, int64_t ids_per_x,
                                const orcd_q8_x32* d_xq, int64_t xq_stride, float* d_y,
                                int64_t y_stride, void* stream);
+  /* Since 1.5, optional (NULL, or absent). A gated feed-forward's first half
+   * in one launch: for i in [0, n_ids), r in [0, rows), with e = d_ids[i]
+   * (expert 0 when d_ids is NULL) and x = d_xq + (i / ids_per_x) * xq_stride,
+   *   g = Wgate_e[r] . x (+ d_gate_bias[e * rows + r]),  u likewise from Wup,
+   *   y[i * y_stride + r] = act(g, u)
+   * with each dot matvec_ids_q8's bits. d_gate and d_up are two stacks of
+   * experts of this type (expert_stride bytes apart; one expert: any stride
+   * >= its size). Saves the host the second matvec and the activation. */
+  orcd_error* (*matvec_glu_q8)(const void* d_gate, const void* d_up, int64_t rows, int64_t cols,
+                               int64_t expert_stride, const int32_t* d_ids, int64_t n_ids,
+                               int64_t ids_per_x, const orcd_q8_x32* d_xq, int64_t xq_stride,
+                               const orcd_glu_params* glu, float* d_y, int64_t y_stride,
+                               void* stream);
 } orcd_quant_cuda_ops;
 
 /* One ggml type served by a quant plugin. */

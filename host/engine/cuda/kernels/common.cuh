@@ -10,6 +10,7 @@
 
 #include "host/engine/cuda/op_kernels.h"
 #include "orcd/cpp/cuda_launch.h"  // the CUDA runtime, or the emulator (ORCD_CUDA_EMULATED)
+#include "orcd/cpp/gated_activation.h"
 #include "orcd/cpp/half.h"
 
 // Each build gets its own namespace: the device and the emulated definitions

@@ -15,14 +15,12 @@ __global__ void mul_kernel(const float* a, const float* b, float* y, int64_t n) 
   ORCD_GRID_STRIDE(i, n) y[i] = a[i] * b[i];
 }
 
-// ggml_silu_f32: x / (1 + e^-x).
-__device__ __forceinline__ float silu(float x) { return x / (1.0f + expf(-x)); }
-
 __global__ void swiglu_kernel(const float* gate, const float* up, int64_t in_stride, float* y,
                               int64_t f, int64_t n) {
   ORCD_GRID_STRIDE(i, n) {
     const int64_t t = i / f, c = i % f;
-    y[i] = silu(gate[t * in_stride + c]) * up[t * in_stride + c];
+    y[i] = ::orcd::GatedActivation(ORCD_MOE_ACT_SWIGLU, gate[t * in_stride + c],
+                                   up[t * in_stride + c], 0.0f, 0.0f);
   }
 }
 

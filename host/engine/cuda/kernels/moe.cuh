@@ -60,13 +60,7 @@ __global__ void moe_activate_kernel(float* g, const float* u, const float* g_bia
     const int64_t b = static_cast<int64_t>(ids[i / f]) * f + i % f;
     const float gv = g_bias ? g[i] + g_bias[b] : g[i];
     const float uv = u_bias ? u[i] + u_bias[b] : u[i];
-    if (activation == 1) {  // gpt-oss's clamped SwiGLU
-      const float x = fminf(gv, limit);
-      const float y = fminf(fmaxf(uv, -limit), limit);
-      g[i] = x / (1.0f + expf(-alpha * x)) * (y + 1.0f);
-    } else {
-      g[i] = gv / (1.0f + expf(-gv)) * uv;
-    }
+    g[i] = ::orcd::GatedActivation(static_cast<uint32_t>(activation), gv, uv, alpha, limit);
   }
 }
 

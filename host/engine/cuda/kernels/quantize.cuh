@@ -5,7 +5,7 @@
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_QUANTIZE_CUH_
 
 #include "host/engine/cuda/kernels/common.cuh"
-#include "host/engine/cuda/kernels/elementwise.cuh"  // silu
+#include "host/engine/cuda/kernels/elementwise.cuh"
 #include "orcd/plugin.h"
 
 namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kQuantizeWarps* kWarp)
   for (int64_t run = static_cast<int64_t>(blockIdx.x) * kQuantizeWarps + threadIdx.x / kWarp;
        run < n_runs; run += static_cast<int64_t>(gridDim.x) * kQuantizeWarps) {
     const int64_t c = run * 32 + lane;
-    const float v = silu(gate[c]) * up[c];
+    const float v = ::orcd::GatedActivation(ORCD_MOE_ACT_SWIGLU, gate[c], up[c], 0.0f, 0.0f);
     y[c] = v;
     quantize_run(v, q8 + run);
   }

@@ -1,0 +1,40 @@
+// The gated activations of a feed-forward's first half, h = act(gate, up):
+// one definition for every kernel that applies them (the host's SWIGLU and
+// MoE kernels, and a quant plugin's fused gate/up matvec), so a fused launch
+// gives the unfused launches' bits. Plain float code: host, emulator and,
+// compiled by nvcc, device.
+#ifndef ORCD_CPP_GATED_ACTIVATION_H_
+#define ORCD_CPP_GATED_ACTIVATION_H_
+
+#include <math.h>
+#include <stdint.h>
+
+#include "orcd/ops.h"
+
+#if defined(__CUDACC__)
+#define ORCD_GATED_HD __host__ __device__ __forceinline__
+#else
+#define ORCD_GATED_HD inline
+#endif
+
+namespace orcd {
+
+// ggml_silu_f32: x / (1 + e^-x).
+ORCD_GATED_HD float Silu(float x) { return x / (1.0f + expf(-x)); }
+
+// activation: orcd_moe_activation. SWIGLU: silu(g) * u; SWIGLU_OAI
+// (gpt-oss): g = min(g, limit), u = clamp(u, -limit, limit),
+// g * sigmoid(alpha g) * (u + 1).
+ORCD_GATED_HD float GatedActivation(uint32_t activation, float g, float u, float alpha,
+                                    float limit) {
+  if (activation == ORCD_MOE_ACT_SWIGLU_OAI) {
+    const float x = fminf(g, limit);
+    const float y = fminf(fmaxf(u, -limit), limit);
+    return x / (1.0f + expf(-alpha * x)) * (y + 1.0f);
+  }
+  return Silu(g) * u;
+}
+
+}  // namespace orcd
+
+#endif  // ORCD_CPP_GATED_ACTIVATION_H_
