@@ -1,7 +1,8 @@
 // orcd-bench quant: matvec (one token) bandwidth of every quant type, in GB/s
 // of weight bytes, on the CPU (one thread, then all threads splitting rows as
 // the host does) and, when built and present, on the CUDA device (also as a
-// fraction of the device's measured copy bandwidth). The CPU path is the f32
+// fraction of the device's measured copy bandwidth; each launch on another
+// copy of the weights, so memory and not L2 serves them). The CPU path is the f32
 // matmul or, with --activations q8, matvec_q8 (the decode path); --variant
 // picks a CPU kernel variant other than this CPU's best (A/B in one process).
 #include <algorithm>
@@ -137,8 +138,11 @@ void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int 
               cpu_model_name().c_str(), std::thread::hardware_concurrency(), o.variant.c_str(),
               o.activations.c_str());
   if (cuda.usable) {
-    std::printf("CUDA: %s, device-to-device copy %.1f GB/s (read + write)\n", cuda.name.c_str(),
-                cuda.copy_gbps);
+    std::printf(
+        "CUDA: %s, device-to-device copy %.1f GB/s (read + write); matvec%s cycling through "
+        "%zu MiB of weight copies (beyond L2)\n",
+        cuda.name.c_str(), cuda.copy_gbps, o.activations == "q8" ? "_q8" : "",
+        kCudaColdBytes >> 20);
   } else {
     std::printf("CUDA: not measured (%s)\n", cuda.reason.c_str());
   }
@@ -169,8 +173,8 @@ void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int 
   if (cuda.usable) {
     std::printf(
         "  \"cuda\": {\"device\": %s, \"copy_gbps\": %s, \"copy_gbps_counts\": \"read + "
-        "write\"},\n",
-        json_string(cuda.name).c_str(), json_number(cuda.copy_gbps).c_str());
+        "write\", \"cycled_weight_bytes\": %zu},\n",
+        json_string(cuda.name).c_str(), json_number(cuda.copy_gbps).c_str(), kCudaColdBytes);
   } else {
     std::printf("  \"cuda\": {\"device\": null, \"reason\": %s},\n",
                 json_string(cuda.reason).c_str());
@@ -252,7 +256,7 @@ int run_quant(const Args& args) {
       Result r{k, m.rows, m.cols, m.note, static_cast<double>(m.w.size()), NAN, NAN, NAN};
       r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, 1, o.min_time) / 1e9;
       r.cpu_nt_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, threads, o.min_time) / 1e9;
-      if (cuda.usable) r.cuda_gbps = cuda_matvec_gbps(k->type, m.w, m.rows, m.cols, o.min_time);
+      if (cuda.usable) r.cuda_gbps = cuda_matvec_gbps(k->type, m.w, m.rows, m.cols, q8, o.min_time);
       results.push_back(r);
     }
   }

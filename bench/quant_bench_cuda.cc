@@ -101,18 +101,30 @@ CudaDevice probe_cuda_device() {
 }
 
 double cuda_matvec_gbps(orcd_ggml_type type, const std::vector<uint8_t>& w, int64_t rows,
-                        int64_t cols, double min_time) {
+                        int64_t cols, bool q8, double min_time) {
   const quant::CudaKernels* k = quant::find_cuda_kernels(type);
-  if (k == nullptr) return NAN;
-  DeviceMemory d_w(w.size()), d_x(cols * sizeof(float)), d_y(rows * sizeof(float));
+  if (k == nullptr || (q8 && k->matvec_q8 == nullptr)) return NAN;
+  const size_t copies = std::max<size_t>(2, (kCudaColdBytes + w.size() - 1) / w.size());
+  DeviceMemory d_w(copies * w.size()), d_x(cols * sizeof(float)), d_y(rows * sizeof(float));
   if (d_w.get() == nullptr || d_x.get() == nullptr || d_y.get() == nullptr) return NAN;
-  if (!check(cudaMemcpy(d_w.get(), w.data(), w.size(), cudaMemcpyHostToDevice), "upload"))
-    return NAN;
+  auto* base = static_cast<uint8_t*>(d_w.get());
+  for (size_t c = 0; c < copies; ++c) {
+    if (!check(cudaMemcpy(base + c * w.size(), w.data(), w.size(), cudaMemcpyHostToDevice),
+               "upload"))
+      return NAN;
+  }
+  // Zero activations: the f32 FMAs and the dp4a work do not depend on values
+  // (the q8 runs' scales are zero too; cols / 32 runs fit the f32 buffer).
   cudaMemset(d_x.get(), 0, cols * sizeof(float));
+  const auto* x = static_cast<const float*>(d_x.get());
+  const auto* xq = static_cast<const orcd_q8_x32*>(d_x.get());
+  auto* y = static_cast<float*>(d_y.get());
+  size_t next = 0;
   const double s = time_on_device(
       [&] {
-        return k->matvec(d_w.get(), rows, cols, static_cast<const float*>(d_x.get()),
-                         static_cast<float*>(d_y.get()), nullptr);
+        const uint8_t* copy = base + (next++ % copies) * w.size();
+        return q8 ? k->matvec_q8(copy, rows, cols, xq, y, nullptr)
+                  : k->matvec(copy, rows, cols, x, y, nullptr);
       },
       min_time);
   return static_cast<double>(w.size()) / s / 1e9;
@@ -126,7 +138,8 @@ CudaDevice probe_cuda_device() {
   return d;
 }
 
-double cuda_matvec_gbps(orcd_ggml_type, const std::vector<uint8_t>&, int64_t, int64_t, double) {
+double cuda_matvec_gbps(orcd_ggml_type, const std::vector<uint8_t>&, int64_t, int64_t, bool,
+                        double) {
   return NAN;
 }
 

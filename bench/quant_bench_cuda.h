@@ -21,11 +21,18 @@ struct CudaDevice {
 // Picks device 0 and measures its copy bandwidth.
 CudaDevice probe_cuda_device();
 
-// Weight bytes per second / 1e9 of the type's CUDA matvec on `w` (rows x cols
-// blocks, host memory), timed with CUDA events for at least min_time seconds.
-// NaN if the type has no CUDA kernels or CUDA fails (the error goes to stderr).
+// Bytes of weight copies the CUDA matvec cycles through, several times an
+// H100's or H200's 50 MB L2: each launch reads a copy the previous ones have
+// evicted, so GB/s is memory's, not the cache's.
+constexpr size_t kCudaColdBytes = size_t{256} << 20;
+
+// Weight bytes per second / 1e9 of the type's CUDA matvec (q8: matvec_q8, the
+// decode path) on `w` (rows x cols blocks, host memory), each launch on the
+// next of enough device copies to fill kCudaColdBytes, timed with CUDA events
+// for at least min_time seconds. NaN if the type has no such CUDA kernel or
+// CUDA fails (the error goes to stderr).
 double cuda_matvec_gbps(orcd_ggml_type type, const std::vector<uint8_t>& w, int64_t rows,
-                        int64_t cols, double min_time);
+                        int64_t cols, bool q8, double min_time);
 
 }  // namespace orcd::bench
 

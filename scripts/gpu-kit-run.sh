@@ -35,7 +35,15 @@ run_one=("$kit/bin/orcd-run" --model "$kit/fixtures/models/gptoss-tiny.MXFP4_MOE
 step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 "${run_one[@]}"
 step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 "${run_one[@]}"
 
-# 3. A short benchmark on a real-shape model synthesized here (random weights).
+# 3. The decode kernels alone (GB/s of weights, copies cycled beyond L2, as a
+# fraction of the measured copy bandwidth): 8-bit activations (the decode
+# path) and f32.
+for act in q8 f32; do
+  step "bench_quant_$act" 90 "$kit/bin/orcd-bench" quant --json --activations "$act" \
+    --types Q4_K,Q5_0,Q6_K,Q8_0,MXFP4 --min-time 0.2
+done
+
+# 4. A short benchmark on a real-shape model synthesized here (random weights).
 qwen="$out/qwen2-0.5b-shape.gguf"
 if "$kit/bin/orcd-synth" --shape qwen2-0.5b --out "$qwen" \
   --vocab "$kit/fixtures/vocab/ggml-vocab-qwen2.gguf" >"$out/synth.log" 2>&1; then
