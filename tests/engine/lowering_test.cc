@@ -317,6 +317,26 @@ TEST_P(FusedPlans, GiveTheUnfusedLogitsBitForBitWithFewerLaunches) {
       << " launches, fused " << fused->cuda_backend()->decode_graph_kernels();
 }
 
+// The fused gate/up ops need 8-bit input; where the backend keeps the input
+// f32 (its q8 path switched off after the lowering assumed it on), MATMUL_GLU
+// and MOE_GLU run the sequence they stand for: the unfused f32 plan's bits.
+TEST_P(FusedPlans, FallBackToTheSequenceWithF32Input) {
+  const FusedCase c = GetParam();
+  const Golden golden = LoadGolden(c.golden);
+  engine::EngineOptions f32_options;
+  f32_options.fuse_ops = false;
+  f32_options.q8_decode_activations = false;
+  auto unfused = LoadEmulatedCudaEngine(c.model, 1ull << 30, f32_options);
+  auto fused = LoadEmulatedCudaEngine(c.model);
+  const engine::LoweringCounts& d = fused->lowering().phase(Phase::kDecode);
+  if (d.gate_up_matvecs + d.moe_gate_ups == 0) GTEST_SKIP() << c.model << ": no gate/up fusion";
+  fused->cuda_backend()->set_q8_activations(false);
+  const std::vector<float> a = TeacherForcedLogits(*unfused, golden.prompt, golden.greedy);
+  const std::vector<float> b = TeacherForcedLogits(*fused, golden.prompt, golden.greedy);
+  const std::string diff = FirstBitDifference(a, b, golden, "unfused f32", "fused, q8 off");
+  EXPECT_TRUE(diff.empty()) << c.model << ": " << diff;
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, FusedPlans,
                          ::testing::Values(FusedCase{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M"},
                                            FusedCase{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M"},
