@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <memory>
+#include <numeric>
 
 #include "common/cpu_kernel_set.h"
 #include "device_buffer.h"
+#include "orcd/ops.h"
 #include "plugin_test_host.h"
 #include "quant_test_support.h"
 
@@ -69,6 +71,25 @@ TEST_P(QuantCudaPlugin, BadArgumentsGiveInvalidArgumentErrors) {
   EXPECT_EQ(stride.code(), ORCD_ERR_INVALID_ARGUMENT) << stride.message();
   OwnedError ids(t.cuda->get_rows(d.get(), t.block_elems, nullptr, 3, d.get(), stream_));
   EXPECT_EQ(ids.code(), ORCD_ERR_INVALID_ARGUMENT) << ids.message();
+  // The fused gate/up matvec: a missing up, several picks without ids, an
+  // activation that does not exist.
+  ASSERT_TRUE(ORCD_HAS_FIELD(t.cuda, orcd_quant_cuda_ops, matvec_glu_q8));
+  ASSERT_NE(t.cuda->matvec_glu_q8, nullptr);
+  const int64_t glu_cols = t.block_elems * 32 / std::gcd<int64_t>(t.block_elems, 32);
+  const int64_t expert_stride = glu_cols / t.block_elems * t.block_bytes;  // one row per expert
+  const auto* xq = reinterpret_cast<const orcd_q8_x32*>(d.get());
+  const orcd_glu_params silu{ORCD_MOE_ACT_SWIGLU, 0.0f, 0.0f, nullptr, nullptr};
+  const orcd_glu_params unknown{7, 0.0f, 0.0f, nullptr, nullptr};
+  OwnedError no_up(t.cuda->matvec_glu_q8(d.get(), nullptr, 1, glu_cols, expert_stride, nullptr, 1,
+                                         1, xq, glu_cols / 32, &silu, d.get(), 1, stream_));
+  EXPECT_EQ(no_up.code(), ORCD_ERR_INVALID_ARGUMENT) << no_up.message();
+  OwnedError no_ids(t.cuda->matvec_glu_q8(d.get(), d.get(), 1, glu_cols, expert_stride, nullptr, 2,
+                                          1, xq, glu_cols / 32, &silu, d.get(), 1, stream_));
+  EXPECT_EQ(no_ids.code(), ORCD_ERR_INVALID_ARGUMENT) << no_ids.message();
+  OwnedError activation(t.cuda->matvec_glu_q8(d.get(), d.get(), 1, glu_cols, expert_stride, nullptr,
+                                              1, 1, xq, glu_cols / 32, &unknown, d.get(), 1,
+                                              stream_));
+  EXPECT_EQ(activation.code(), ORCD_ERR_INVALID_ARGUMENT) << activation.message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Plugins, QuantCudaPlugin, testing::Values("q4", "mxfp4"),

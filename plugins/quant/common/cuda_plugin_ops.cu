@@ -32,6 +32,21 @@ std::string check_q8_args(uint32_t block_elems, const void* w, int64_t rows, int
   return {};
 }
 
+// The expert stacks' arguments of matvec_ids_q8 and matvec_glu_q8 (ids: null
+// means expert 0, allowed for one pick only).
+std::string check_experts_q8_args(const CudaKernels& k, const void* w, int64_t rows, int64_t cols,
+                                  int64_t expert_stride, const int32_t* ids, int64_t n_ids,
+                                  int64_t ids_per_x, const orcd_q8_x32* xq, int64_t xq_stride,
+                                  float* y, int64_t y_stride) {
+  if (std::string e = check_q8_args(k.block_elems, w, rows, cols, xq, y); !e.empty()) return e;
+  const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
+  if (n_ids < 0 || (ids == nullptr && n_ids > 1) || ids_per_x <= 0 || xq_stride < cols / 32 ||
+      y_stride < rows || expert_stride < rows * row_bytes || expert_stride % k.block_bytes != 0) {
+    return "bad ids, strides or expert stride";
+  }
+  return {};
+}
+
 template <orcd_ggml_type kType>
 struct CudaOps {
   static const CudaKernels& kernels() {
@@ -110,13 +125,11 @@ struct CudaOps {
     const CudaKernels& k = kernels();
     if (k.matvec_ids_q8 == nullptr)
       return make_error(ORCD_ERR_UNSUPPORTED, std::string(k.name) + " matvec_ids_q8: not served");
-    if (std::string e = check_q8_args(k.block_elems, w, rows, cols, xq, y); !e.empty()) {
+    if (ids == nullptr) return invalid(k, "matvec_ids_q8", "null ids");
+    if (std::string e = check_experts_q8_args(k, w, rows, cols, expert_stride, ids, n_ids,
+                                              ids_per_x, xq, xq_stride, y, y_stride);
+        !e.empty()) {
       return invalid(k, "matvec_ids_q8", e);
-    }
-    const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
-    if (ids == nullptr || n_ids < 0 || ids_per_x <= 0 || xq_stride < cols / 32 || y_stride < rows ||
-        expert_stride < rows * row_bytes || expert_stride % k.block_bytes != 0) {
-      return invalid(k, "matvec_ids_q8", "bad ids, strides or expert stride");
     }
     return device_result(
         k, "matvec_ids_q8",
@@ -132,14 +145,11 @@ struct CudaOps {
     const CudaKernels& k = kernels();
     if (k.matvec_glu_q8 == nullptr)
       return make_error(ORCD_ERR_UNSUPPORTED, std::string(k.name) + " matvec_glu_q8: not served");
-    if (std::string e = check_q8_args(k.block_elems, gate, rows, cols, xq, y); !e.empty()) {
+    if (up == nullptr || glu == nullptr) return invalid(k, "matvec_glu_q8", "null pointer");
+    if (std::string e = check_experts_q8_args(k, gate, rows, cols, expert_stride, ids, n_ids,
+                                              ids_per_x, xq, xq_stride, y, y_stride);
+        !e.empty()) {
       return invalid(k, "matvec_glu_q8", e);
-    }
-    const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
-    if (up == nullptr || glu == nullptr || n_ids < 0 || ids_per_x <= 0 || xq_stride < cols / 32 ||
-        y_stride < rows || expert_stride < rows * row_bytes || expert_stride % k.block_bytes != 0 ||
-        (ids == nullptr && n_ids > 1)) {
-      return invalid(k, "matvec_glu_q8", "bad ids, strides or expert stride");
     }
     if (glu->activation != ORCD_MOE_ACT_SWIGLU && glu->activation != ORCD_MOE_ACT_SWIGLU_OAI)
       return invalid(k, "matvec_glu_q8", "unknown activation");
