@@ -21,6 +21,15 @@ step() {  # step NAME SECONDS COMMAND...: OUT/NAME.log, recorded as failed on no
   fi
 }
 
+# A profile step: its log is kept, but a failure (e.g. no permission for the
+# GPU's performance counters) does not fail the kit.
+optional_step() {  # optional_step NAME SECONDS COMMAND...
+  local name=$1 limit=$2
+  shift 2
+  echo "== $name (optional)"
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1 || echo "$name: exit $? (see $name.log)"
+}
+
 cp "$kit/COMMIT" "$out/" 2>/dev/null
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 
@@ -58,6 +67,14 @@ if "$kit/bin/orcd-synth" --shape qwen2-0.5b --out "$qwen" \
     --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --cuda-graphs off
   step bench_cuda_f32 90 "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --json \
     --plugin-dir "$kit/plugins" --prompt 512 --gen 128 --activations f32 --cuda-prefill f32
+  # Why a decode step takes what it takes: Nsight Compute on ~1 eager decode
+  # step (past the prefill's launches, inside the warm-up), speed of light and
+  # memory per kernel.
+  if command -v ncu >/dev/null; then
+    optional_step ncu_decode 150 ncu --csv --section SpeedOfLight --section MemoryWorkloadAnalysis \
+      --launch-skip 1500 --launch-count 300 "$kit/bin/orcd-bench" model --model "$qwen" \
+      --device cuda --plugin-dir "$kit/plugins" --prompt 16 --gen 8 --repeat 1 --cuda-graphs off
+  fi
   rm -f "$qwen"
 else
   failed+=(synth)
