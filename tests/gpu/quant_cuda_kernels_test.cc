@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <utility>
 
@@ -203,6 +204,40 @@ TEST_P(QuantCudaKernels, MatvecGluQ8IsTheActivatedMatvecQ8Dots) {
         ASSERT_NEAR(h[at], expect, 1e-6 * std::fabs(expect) + 1e-30)
             << cpu_->name << " cols " << cols << " pick " << i << " row " << r;
       }
+    }
+  }
+}
+
+// Several weights with one x in one launch (matvec_multi_q8): each part's
+// outputs are matvec_q8's, bit for bit (the same device code per row).
+TEST_P(QuantCudaKernels, MatvecMultiQ8IsEachPartsMatvecQ8) {
+  ASSERT_NE(cuda_->matvec_multi_q8, nullptr) << cpu_->name << " has no matvec_multi_q8";
+  for (const Shape& s : kShapes) {
+    const int64_t cols = cols_of(s);
+    const std::vector<uint8_t> q = quantized(s.rows, cols, 23);
+    const int64_t row_bytes = static_cast<int64_t>(q.size()) / s.rows;
+    const std::vector<orcd_q8_x32> xq = round_to_q8_x32(random_normal(cols, 24));
+    const int64_t rows[3] = {s.rows / 2, 1, s.rows - s.rows / 2 - 1};
+    DeviceBuffer<uint8_t> d_w(q);
+    DeviceBuffer<orcd_q8_x32> d_xq(xq);
+    DeviceBuffer<float> d_each(static_cast<size_t>(s.rows)), d_multi(static_cast<size_t>(s.rows));
+    ASSERT_TRUE(d_w.ok() && d_xq.ok() && d_each.ok() && d_multi.ok());
+    orcd_matvec_part parts[3];
+    int64_t first = 0;
+    for (int j = 0; j < 3; ++j) {
+      parts[j] = {d_w.get() + first * row_bytes, rows[j], d_multi.get() + first};
+      ASSERT_EQ(cuda_->matvec_q8(d_w.get() + first * row_bytes, rows[j], cols, d_xq.get(),
+                                 d_each.get() + first, nullptr),
+                cudaSuccess);
+      first += rows[j];
+    }
+    ASSERT_EQ(cuda_->matvec_multi_q8(parts, 3, cols, d_xq.get(), nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> each = d_each.download(), multi = d_multi.download();
+    for (int64_t r = 0; r < s.rows; ++r) {
+      ASSERT_EQ(std::memcmp(&each[r], &multi[r], sizeof(float)), 0)
+          << cpu_->name << " cols " << cols << " row " << r << ": " << multi[r] << " vs "
+          << each[r];
     }
   }
 }

@@ -242,6 +242,40 @@ TYPED_TEST(QuantCudaEmulation, MatvecGluQ8GivesTheSeparateDotsActivatedBitForBit
   }
 }
 
+// Up to four weights with one x in one launch (ABI 1.5 matvec_multi_q8):
+// each part's rows are matvec_q8's bit for bit; parts of 13, 1, 19 and 4 rows
+// leave partial CTAs at every boundary, and nothing past a part is written.
+TYPED_TEST(QuantCudaEmulation, MatvecMultiQ8GivesEachPartsMatvecQ8BitForBit) {
+  using T = TypeParam;
+  const std::vector<orcd_q8_x32> xq = round_to_q8_x32(random_normal(this->kCols, 39));
+  const std::vector<int64_t> rows = {13, 1, 19, 4};  // 37 rows of the test matrix
+  std::vector<std::vector<float>> got, expect;
+  orcd_matvec_part parts[4];
+  int64_t first = 0;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    const auto* w = this->q_.data() + first * this->kRowBlocks;
+    got.emplace_back(rows[j] + 1, -777.0f);
+    expect.emplace_back(rows[j]);
+    parts[j] = {w, rows[j], got[j].data()};
+    const unsigned ctas = static_cast<unsigned>((rows[j] + k::kQ8Warps - 1) / k::kQ8Warps);
+    emulator::launch({ctas}, {k::kQ8Threads}, [&] {
+      k::matvec_q8_kernel<T>(w, rows[j], this->kRowBlocks, xq.data(), expect[j].data());
+    });
+    first += rows[j];
+  }
+  ASSERT_EQ(k::launch_matvec_multi_q8<T>(parts, 4, this->kCols, xq.data(), nullptr), cudaSuccess);
+  for (size_t j = 0; j < rows.size(); ++j) {
+    for (int64_t r = 0; r < rows[j]; ++r) {
+      ASSERT_EQ(std::memcmp(&got[j][r], &expect[j][r], sizeof(float)), 0)
+          << T::kName << " part " << j << " row " << r << ": " << got[j][r] << " vs "
+          << expect[j][r];
+    }
+    ASSERT_EQ(got[j][rows[j]], -777.0f) << "part " << j << " wrote past its rows";
+  }
+  EXPECT_EQ(k::launch_matvec_multi_q8<T>(parts, 5, this->kCols, xq.data(), nullptr),
+            cudaErrorInvalidValue);
+}
+
 // 5 tokens: one partial token tile; 40: two tiles. y_stride > rows.
 TYPED_TEST(QuantCudaEmulation, TiledMatmul) {
   using T = TypeParam;

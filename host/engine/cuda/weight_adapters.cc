@@ -147,6 +147,27 @@ const orcd_q8_x32* MatmulQ8Input(ExecContext& ctx, const BoundInstruction& insn,
 
 }  // namespace
 
+// One launch for every output of a split matmul at one token (Phi-3's
+// fused QKV): the plugin's matvec_multi_q8 over the row ranges; false where
+// it does not serve it.
+bool SplitMatvecQ8(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
+                   const orcd_q8_x32* xq) {
+  const orcd_quant_cuda_ops* ops = w.quant->cuda;
+  if (insn.out.size() < 2 || insn.out.size() > 4 ||
+      !ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_multi_q8) || ops->matvec_multi_q8 == nullptr)
+    return false;
+  orcd_matvec_part parts[4];
+  uint64_t offset = 0;
+  for (size_t i = 0; i < insn.out.size(); ++i) {
+    parts[i] = {DeviceData(w) + offset, insn.out[i].width, ctx.Out(insn, i)};
+    offset += static_cast<uint64_t>(insn.out[i].width) * w.row_bytes;
+  }
+  ThrowIfPluginError(ops->matvec_multi_q8(parts, static_cast<int32_t>(insn.out.size()), w.cols(),
+                                          xq, Backend(ctx).stream()),
+                     insn.label);
+  return true;
+}
+
 // MATMUL and MATMUL_SHARED_INPUT.
 void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
@@ -154,11 +175,12 @@ void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
   const float* x = ctx.In(insn, 0);
   // One token: x is rounded once for every output of a split matmul.
   const orcd_q8_x32* xq = MatmulQ8Input(ctx, insn, w, x, insn.opcode == kOpMatmulSharedInput);
+  const bool split_done = xq != nullptr && SplitMatvecQ8(ctx, insn, w, xq);
   int64_t begin = 0;
   for (size_t i = 0; i < insn.out.size(); ++i) {
     const int64_t width = insn.out[i].width;
     float* y = ctx.Out(insn, i);
-    DeviceMatmulRows(ctx, insn, w, begin, width, x, ctx.n_tokens, y, width, xq);
+    if (!split_done) DeviceMatmulRows(ctx, insn, w, begin, width, x, ctx.n_tokens, y, width, xq);
     if (bias) {
       CudaBackend& b = Backend(ctx);
       CheckLaunch(ctx, insn,

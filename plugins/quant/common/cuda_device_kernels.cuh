@@ -187,11 +187,16 @@ __device__ __forceinline__ void warp_dots_q8(const typename T::Block* const (&ro
   for (int j = 0; j < kN; ++j) dots[j] = warp_sum(acc[j]);
 }
 
+// The row of CTA `cta` this warp takes.
+__device__ __forceinline__ int64_t q8_warp_row(int64_t cta) {
+  return cta * kQ8Warps + threadIdx.x / kWarp;
+}
+
 template <class T>
 __device__ __forceinline__ void matvec_q8_row(const typename T::Block* __restrict__ w, int64_t rows,
                                               int64_t row_blocks, const Q8x32* __restrict__ xq,
-                                              float* __restrict__ y) {
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kQ8Warps + threadIdx.x / kWarp;
+                                              float* __restrict__ y, int64_t cta = blockIdx.x) {
+  const int64_t row = q8_warp_row(cta);
   if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
   const typename T::Block* const row_w[1] = {w + row * row_blocks};
   float dot[1];
@@ -218,6 +223,27 @@ __global__ void __launch_bounds__(kQ8Threads)
                    xq + (i / ids_per_x) * xq_stride, y + i * y_stride);
 }
 
+// Several weights with one x (matvec_multi_q8): the CTAs of part j are
+// [first_cta[j], first_cta[j + 1]); each runs matvec_q8_row on its part.
+constexpr int kMaxMatvecParts = 4;
+template <class T>
+struct MultiArgs {
+  const typename T::Block* w[kMaxMatvecParts];
+  int64_t rows[kMaxMatvecParts];
+  float* y[kMaxMatvecParts];
+  int64_t first_cta[kMaxMatvecParts + 1];
+  int n_parts;
+};
+
+template <class T>
+__global__ void __launch_bounds__(kQ8Threads)
+    matvec_multi_q8_kernel(MultiArgs<T> a, int64_t row_blocks, const Q8x32* __restrict__ xq) {
+  const int64_t cta = blockIdx.x;
+  int j = 0;
+  while (j + 1 < a.n_parts && cta >= a.first_cta[j + 1]) ++j;
+  matvec_q8_row<T>(a.w[j], a.rows[j], row_blocks, xq, a.y[j], cta - a.first_cta[j]);
+}
+
 // A gated feed-forward's first half (matvec_glu_q8): one warp per output
 // row r of pick blockIdx.y, the gate row's and the up row's dots over the
 // same x runs (each dot's lanes, order and tree as matvec_q8_row's: its bits),
@@ -236,7 +262,7 @@ __global__ void __launch_bounds__(kQ8Threads)
                          int64_t expert_blocks, const int32_t* __restrict__ ids, int64_t ids_per_x,
                          const Q8x32* __restrict__ xq, int64_t xq_stride, GluArgs glu,
                          float* __restrict__ y, int64_t y_stride) {
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kQ8Warps + threadIdx.x / kWarp;
+  const int64_t row = q8_warp_row(blockIdx.x);
   if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
   const int64_t i = blockIdx.y;
   const int64_t expert = ids == nullptr ? 0 : ids[i];

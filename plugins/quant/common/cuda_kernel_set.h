@@ -51,6 +51,9 @@ struct CudaKernels {
                                int64_t ids_per_x, const orcd_q8_x32* xq, int64_t xq_stride,
                                const orcd_glu_params* glu, float* y, int64_t y_stride,
                                cudaStream_t stream);
+  // Up to 4 matvec_q8 with one x in one launch (ABI 1.5 matvec_multi_q8).
+  cudaError_t (*matvec_multi_q8)(const orcd_matvec_part* parts, int32_t n_parts, int64_t cols,
+                                 const orcd_q8_x32* xq, cudaStream_t stream);
 };
 
 std::vector<const CudaKernels*> all_cuda_kernels();         // type_list.def order

@@ -106,6 +106,26 @@ cudaError_t launch_matvec_glu_q8(const void* gate, const void* up, int64_t rows,
 }
 
 template <class T>
+cudaError_t launch_matvec_multi_q8(const orcd_matvec_part* parts, int32_t n_parts, int64_t cols,
+                                   const Q8x32* xq, cudaStream_t stream) {
+  if (n_parts <= 0 || n_parts > kMaxMatvecParts) return cudaErrorInvalidValue;
+  MultiArgs<T> a{};
+  a.n_parts = n_parts;
+  for (int j = 0; j < n_parts; ++j) {
+    a.w[j] = static_cast<const typename T::Block*>(parts[j].d_w);
+    a.rows[j] = parts[j].rows;
+    a.y[j] = parts[j].d_y;
+    a.first_cta[j + 1] = a.first_cta[j] + (parts[j].rows + kQ8Warps - 1) / kQ8Warps;
+  }
+  const int64_t ctas = a.first_cta[n_parts];
+  if (ctas == 0) return cudaSuccess;
+  if (ctas > INT32_MAX) return cudaErrorInvalidValue;
+  ORCD_KERNEL(static_cast<unsigned>(ctas), kQ8Threads, stream, matvec_multi_q8_kernel<T>)
+  (a, cols / T::kElems, xq);
+  return ORCD_LAUNCH_RESULT();
+}
+
+template <class T>
 cudaError_t launch_matmul(const void* w, int64_t rows, int64_t cols, const float* x,
                           int64_t n_tokens, float* y, int64_t y_stride, cudaStream_t stream) {
   if (rows <= 0 || n_tokens <= 0) return cudaSuccess;
@@ -132,7 +152,8 @@ constexpr CudaKernels make_cuda_kernels() {
                      &launch_matvec_ids<T>,
                      has_q8_dot<T>::value ? &launch_matvec_q8<T> : nullptr,
                      has_q8_dot<T>::value ? &launch_matvec_ids_q8<T> : nullptr,
-                     has_q8_dot<T>::value ? &launch_matvec_glu_q8<T> : nullptr};
+                     has_q8_dot<T>::value ? &launch_matvec_glu_q8<T> : nullptr,
+                     has_q8_dot<T>::value ? &launch_matvec_multi_q8<T> : nullptr};
 }
 
 }  // namespace orcd::quant::cuda

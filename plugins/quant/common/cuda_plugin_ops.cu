@@ -159,6 +159,23 @@ struct CudaOps {
                         glu, y, y_stride, static_cast<cudaStream_t>(stream)));
   }
 
+  static orcd_error* matvec_multi_q8(const orcd_matvec_part* parts, int32_t n_parts, int64_t cols,
+                                     const orcd_q8_x32* xq, void* stream) {
+    const CudaKernels& k = kernels();
+    if (k.matvec_multi_q8 == nullptr)
+      return make_error(ORCD_ERR_UNSUPPORTED, std::string(k.name) + " matvec_multi_q8: not served");
+    if (parts == nullptr || n_parts < 1 || n_parts > 4)
+      return invalid(k, "matvec_multi_q8", "1 to 4 parts");
+    for (int32_t j = 0; j < n_parts; ++j) {
+      const orcd_matvec_part& p = parts[j];
+      if (std::string e = check_q8_args(k.block_elems, p.d_w, p.rows, cols, xq, p.d_y); !e.empty())
+        return invalid(k, "matvec_multi_q8", "part " + std::to_string(j) + ": " + e);
+    }
+    return device_result(
+        k, "matvec_multi_q8",
+        k.matvec_multi_q8(parts, n_parts, cols, xq, static_cast<cudaStream_t>(stream)));
+  }
+
   static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops),
                                                &get_rows,
                                                &matvec,
@@ -166,7 +183,8 @@ struct CudaOps {
                                                &matvec_ids,
                                                &matvec_q8,
                                                &matvec_ids_q8,
-                                               &matvec_glu_q8};
+                                               &matvec_glu_q8,
+                                               &matvec_multi_q8};
 };
 
 }  // namespace

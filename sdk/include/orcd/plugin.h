@@ -30,7 +30,8 @@ extern "C" {
  * 1.2 added orcd_quant_cuda_ops.matvec_ids and orcd_arch_plugin.chat_defaults;
  * 1.3 added orcd_q8_x32 and orcd_quant_cuda_ops.matvec_q8 / matvec_ids_q8;
  * 1.4 added orcd_quant_cpu_ops.matmul_q8;
- * 1.5 added orcd_glu_params and orcd_quant_cuda_ops.matvec_glu_q8. */
+ * 1.5 added orcd_glu_params, orcd_matvec_part and orcd_quant_cuda_ops.matvec_glu_q8 /
+ * matvec_multi_q8. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -190,6 +191,14 @@ typedef struct orcd_glu_params {
   const float* d_up_bias;
 } orcd_glu_params;
 
+/* One weight of a matvec_multi_q8: `rows` rows (device memory) and where
+ * their dots go. */
+typedef struct orcd_matvec_part {
+  const void* d_w;
+  int64_t rows;
+  float* d_y;
+} orcd_matvec_part;
+
 typedef struct orcd_quant_cuda_ops {
   uint32_t struct_size;
   orcd_error* (*get_rows)(const void* d_w, int64_t cols, const int32_t* d_ids, int64_t n_ids,
@@ -235,6 +244,11 @@ typedef struct orcd_quant_cuda_ops {
                                int64_t ids_per_x, const orcd_q8_x32* d_xq, int64_t xq_stride,
                                const orcd_glu_params* glu, float* d_y, int64_t y_stride,
                                void* stream);
+  /* Since 1.5, optional. Up to 4 matvec_q8 with one x in one launch (Q, K and
+   * V, or a split output's parts): parts[j].d_y[r] = W_j[r] . x, each W_j
+   * `cols` columns of this type, each dot matvec_q8's bits. */
+  orcd_error* (*matvec_multi_q8)(const orcd_matvec_part* parts, int32_t n_parts, int64_t cols,
+                                 const orcd_q8_x32* d_xq, void* stream);
 } orcd_quant_cuda_ops;
 
 /* One ggml type served by a quant plugin. */
