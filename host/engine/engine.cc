@@ -42,6 +42,11 @@ BoundPlan BindPlan(const ExecutionPlan& plan, const WeightTable& weights,
       const WeightRef* u = weights.Find(up);
       return q8 && g != nullptr && u != nullptr && cuda::FusesGateUp(*g, *u);
     };
+    queries.joins_matvecs = [&weights, q8](const std::string& a, const std::string& b) {
+      const WeightRef* wa = weights.Find(a);
+      const WeightRef* wb = weights.Find(b);
+      return q8 && wa != nullptr && wb != nullptr && cuda::JoinsMatvecs(*wa, *wb);
+    };
   }
   const ExecutionPlan lowered = LowerPlan(plan, adapters, report, queries);
   if (report->total() == 0) return bound;

@@ -38,11 +38,16 @@ enum LoweredOp : uint32_t {
   // MATMUL {x} -> {g} (gate), MATMUL {x} -> {u} (up), SWIGLU {g, u} -> {h},
   // neither g nor u read later: one token's h in one launch (the quant
   // plugin's matvec_glu_q8); many tokens run the sequence. in {x}; out
-  // {g, u, h}; w {gate, up}; params LoweredGluParams.
+  // {g, u, h}; w {gate, up}; params LoweredMatvecParams.
   kOpMatmulGlu = kFirstLoweredOp + 6,
   // MOE whose picked experts' gate and up matvecs and activation run as one
   // launch at one token (matvec_glu_q8). Operands as MOE's.
   kOpMoeGlu = kFirstLoweredOp + 7,
+  // 2 to 4 adjacent single-output MATMULs without bias on one input (Q, K,
+  // V), weights of one type: one token's rows in one launch (the quant
+  // plugin's matvec_multi_q8). in {x}; out {y_1..y_n}; w {w_1..w_n}; params
+  // LoweredMatvecParams.
+  kOpMatmulMulti = kFirstLoweredOp + 8,
 };
 
 inline bool IsAttention(uint32_t opcode) {
@@ -68,7 +73,8 @@ struct LoweredAttentionParams {
   uint32_t round_output;  // the next MATMUL reads o: round it as produced
 };
 
-struct LoweredGluParams {
+// MATMUL_GLU's and MATMUL_MULTI's.
+struct LoweredMatvecParams {
   uint32_t shared_input;  // the producer of x rounds it for this instruction
 };
 

@@ -219,7 +219,7 @@ void FuseGateUp(Instructions& insns, const WeightQueries& queries, LoweringCount
         fused.inputs = gate.inputs;
         fused.outputs = {gate.outputs[0], up.outputs[0], act.outputs[0]};
         fused.weights = {gate.weights[0], up.weights[0]};
-        fused.params = Bytes(LoweredGluParams{0});
+        fused.params = Bytes(LoweredMatvecParams{0});
         out.push_back(std::move(fused));
         ++r.gate_up_matvecs;
         i += 2;
@@ -241,6 +241,47 @@ void FuseMoeGateUp(Instructions& insns, const WeightQueries& queries, LoweringCo
   }
 }
 
+// Adjacent single-output MATMULs without bias on one input whose weights the
+// backend runs in one launch (Q, K, V): one MATMUL_MULTI of up to 4.
+void JoinSameInputMatmuls(Instructions& insns, const WeightQueries& queries, LoweringCounts& r) {
+  const auto plain = [](const PlanInstruction& mm) {
+    return mm.opcode == ORCD_OP_MATMUL && mm.outputs.size() == 1 && mm.weights.size() == 1 &&
+           mm.outputs[0] != mm.inputs[0];
+  };
+  Instructions out;
+  for (size_t i = 0; i < insns.size(); ++i) {
+    size_t end = i + 1;
+    if (plain(insns[i])) {
+      while (end < insns.size() && end - i < 4 && plain(insns[end]) &&
+             insns[end].inputs == insns[i].inputs &&
+             (!queries.joins_matvecs ||
+              queries.joins_matvecs(insns[i].weights[0], insns[end].weights[0]))) {
+        ++end;
+      }
+    }
+    if (end - i < 2) {
+      out.push_back(std::move(insns[i]));
+      continue;
+    }
+    PlanInstruction multi;
+    multi.opcode = kOpMatmulMulti;
+    multi.inputs = insns[i].inputs;
+    for (size_t j = i; j < end; ++j) {
+      multi.outputs.push_back(insns[j].outputs[0]);
+      multi.weights.push_back(insns[j].weights[0]);
+    }
+    if (!Distinct(multi.outputs)) {  // one MATMUL overwrites another's output: keep them
+      out.push_back(std::move(insns[i]));
+      continue;
+    }
+    multi.params = Bytes(LoweredMatvecParams{0});
+    r.multi_matvecs += static_cast<int>(end - i - 1);
+    out.push_back(std::move(multi));
+    i = end - 1;
+  }
+  insns = std::move(out);
+}
+
 // The register `prev` rounds to 8 bits as it produces it (once lowered
 // below), or -1.
 int32_t RoundableOutput(const PlanInstruction& prev) {
@@ -250,19 +291,22 @@ int32_t RoundableOutput(const PlanInstruction& prev) {
   return -1;
 }
 
-// A MATMUL right after another on the same input (Q, K, V; gate, up): a
-// MATMUL never writes its input, so the input is unchanged between them.
+// A MATMUL right after another on the same input (Q, K, V; gate, up; or a
+// MATMUL_MULTI): a MATMUL never writes its input, so the input is unchanged
+// between them.
 // A MATMUL right after the ADD_RMS_NORM, SWIGLU or ATTENTION producing its
 // input: the producer rounds it as it writes it.
-// A MATMUL_GLU likewise takes its producer's rounding.
+// A MATMUL_GLU or MATMUL_MULTI likewise takes its producer's rounding.
 void MarkSharedInputs(Instructions& insns, const WeightQueries& queries, LoweringCounts& r) {
   const auto& rounds_input = queries.rounds_input;
   for (size_t i = 1; i < insns.size(); ++i) {
     PlanInstruction& prev = insns[i - 1];
     PlanInstruction& mm = insns[i];
-    if (mm.opcode != ORCD_OP_MATMUL && mm.opcode != kOpMatmulGlu) continue;
+    if (mm.opcode != ORCD_OP_MATMUL && mm.opcode != kOpMatmulGlu && mm.opcode != kOpMatmulMulti)
+      continue;
     if (mm.opcode == ORCD_OP_MATMUL &&
-        (prev.opcode == ORCD_OP_MATMUL || prev.opcode == kOpMatmulSharedInput) &&
+        (prev.opcode == ORCD_OP_MATMUL || prev.opcode == kOpMatmulSharedInput ||
+         prev.opcode == kOpMatmulMulti) &&
         prev.inputs == mm.inputs) {
       mm.opcode = kOpMatmulSharedInput;
       ++r.shared_inputs;
@@ -280,8 +324,8 @@ void MarkSharedInputs(Instructions& insns, const WeightQueries& queries, Lowerin
       } else {
         prev.opcode = kOpSwigluQ8;
       }
-      if (mm.opcode == kOpMatmulGlu) {
-        mm.params = Bytes(LoweredGluParams{1});
+      if (mm.opcode == kOpMatmulGlu || mm.opcode == kOpMatmulMulti) {
+        mm.params = Bytes(LoweredMatvecParams{1});
       } else {
         mm.opcode = kOpMatmulSharedInput;
       }
@@ -311,6 +355,7 @@ ExecutionPlan LowerPlan(const ExecutionPlan& plan, const AdapterTable& adapters,
     if (p == static_cast<int>(Phase::kDecode)) {
       if (has(kOpMatmulGlu)) FuseGateUp(insns, queries, r);
       if (has(kOpMoeGlu)) FuseMoeGateUp(insns, queries, r);
+      if (has(kOpMatmulMulti)) JoinSameInputMatmuls(insns, queries, r);
     }
     if (has(kOpMatmulSharedInput) && has(kOpSwigluQ8) && has(kOpAttentionFused))
       MarkSharedInputs(insns, queries, r);

@@ -19,7 +19,8 @@ namespace orcd::engine {
 // What the lowering did to one phase. Each fusion saves the backend one
 // kernel launch per run of the phase (a shared input: where the MATMUL takes
 // 8-bit activations), a gate/up matvec three (the up MATMUL, its input
-// rounding and the SWIGLU), a MOE's two (its up matvecs and activation).
+// rounding and the SWIGLU), a MOE's two (its up matvecs and activation), a
+// MATMUL joining a MATMUL_MULTI two (its matvec and its input rounding).
 struct LoweringCounts {
   int add_rms_norms = 0;        // ADD + RMS_NORM pairs fused
   int biases_in_rope = 0;       // MATMUL biases added by the ROPE that follows
@@ -29,10 +30,11 @@ struct LoweringCounts {
   int rounded_outputs = 0;      // ADD_RMS_NORM / SWIGLU / ATTENTION rounding for the MATMUL
   int gate_up_matvecs = 0;      // MATMUL gate, MATMUL up and SWIGLU as MATMUL_GLU (decode)
   int moe_gate_ups = 0;         // MOEs as MOE_GLU (decode): two launches fewer each
+  int multi_matvecs = 0;        // MATMULs joining the one before in a MATMUL_MULTI (decode)
   // Launches saved per run of the phase.
   int total() const {
     return add_rms_norms + biases_in_rope + rope_pairs + biases_in_attention + shared_inputs +
-           rounded_outputs + 3 * gate_up_matvecs + 2 * moe_gate_ups;
+           rounded_outputs + 3 * gate_up_matvecs + 2 * moe_gate_ups + 2 * multi_matvecs;
   }
 };
 
@@ -50,6 +52,9 @@ struct WeightQueries {
   // Whether it runs one token's gate and up matvecs and their SWIGLU in one
   // launch for these two weights.
   std::function<bool(const std::string& gate, const std::string& up)> fuses_gate_up;
+  // Whether it runs one token's matvecs of these two weights (one input) in
+  // one launch.
+  std::function<bool(const std::string& a, const std::string& b)> joins_matvecs;
 };
 
 // `plan` must have passed ValidatePlan; the result is validated again when

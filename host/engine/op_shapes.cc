@@ -321,7 +321,7 @@ void RopeFused(ShapeQuery& q) {
 // Gate and up: two matrices of one shape; g, u and h one row each.
 void MatmulGlu(ShapeQuery& q) {
   ExpectCounts(q, 1, 1, 2, 2, 3, 3);
-  RequireParams<LoweredGluParams>(q);
+  RequireParams<LoweredMatvecParams>(q);
   const WeightRef& gate = *q.weights[0];
   const WeightRef& up = *q.weights[1];
   ExpectMatrix(q, gate);
@@ -330,6 +330,19 @@ void MatmulGlu(ShapeQuery& q) {
     Fail(q, PlanErrorKind::kShapeMismatch, "MATMUL_GLU's gate and up differ in shape");
   ExpectWidth(q, 0, gate.cols(), "the columns of '" + gate.name + "' " + gate.ShapeString());
   q.out_widths = {gate.rows(), gate.rows(), gate.rows()};
+}
+
+// A weight per output, each a matrix over the one input.
+void MatmulMulti(ShapeQuery& q) {
+  ExpectCounts(q, 1, 1, 2, 4, 2, 4);
+  RequireParams<LoweredMatvecParams>(q);
+  if (q.weights.size() != q.insn->outputs.size())
+    Fail(q, PlanErrorKind::kShapeMismatch, "MATMUL_MULTI takes one weight per output");
+  for (const WeightRef* w : q.weights) {
+    ExpectMatrix(q, *w);
+    ExpectWidth(q, 0, w->cols(), "the columns of '" + w->name + "' " + w->ShapeString());
+    q.out_widths.push_back(w->rows());
+  }
 }
 
 }  // namespace
@@ -387,6 +400,9 @@ bool InferShapes(ShapeQuery& q) {
       return true;
     case kOpMatmulGlu:
       MatmulGlu(q);
+      return true;
+    case kOpMatmulMulti:
+      MatmulMulti(q);
       return true;
     default:
       return false;

@@ -50,6 +50,8 @@ std::string OpcodeName(Opcode opcode) {
       return "MATMUL_GLU";
     case kOpMoeGlu:
       return "MOE_GLU";
+    case kOpMatmulMulti:
+      return "MATMUL_MULTI";
     default:
       return "op#" + std::to_string(opcode);
   }

@@ -32,6 +32,8 @@ size_t WeightsThroughKernels(Opcode opcode) {
       return 1;
     case kOpMatmulGlu:
       return 2;  // gate and up
+    case kOpMatmulMulti:
+      return 4;  // every weight
     case ORCD_OP_MOE:
     case kOpMoeGlu:
       return 3;  // gate, up and down experts

@@ -116,11 +116,13 @@ TEST(Lowering, FusesAQwenLayerOnTheCudaTable) {
       "SWIGLU_Q8",
       "MATMUL_SHARED_INPUT",  // down
       "ADD_RMS_NORM", "LOGITS"};
-  // Decode (one token) also runs gate, up and SWIGLU as one matvec; the down
-  // MATMUL then rounds its own input.
+  // Decode (one token) also runs Q, K and V as one launch, and gate, up and
+  // SWIGLU as one matvec; the down MATMUL then rounds its own input.
   std::vector<std::string> expected_decode = expected;
   expected_decode.erase(expected_decode.begin() + 9, expected_decode.begin() + 13);
   expected_decode.insert(expected_decode.begin() + 9, {"MATMUL_GLU", "MATMUL"});
+  expected_decode.erase(expected_decode.begin() + 2, expected_decode.begin() + 5);
+  expected_decode.insert(expected_decode.begin() + 2, "MATMUL_MULTI");
   // clang-format on
   for (Phase phase : {Phase::kPrefill, Phase::kDecode}) {
     const bool decode = phase == Phase::kDecode;
@@ -129,17 +131,23 @@ TEST(Lowering, FusesAQwenLayerOnTheCudaTable) {
     EXPECT_EQ(c.add_rms_norms, 2);
     EXPECT_EQ(c.biases_in_rope, 2);
     EXPECT_EQ(c.rope_pairs, 1);
-    EXPECT_EQ(c.shared_inputs, decode ? 2 : 3);
+    EXPECT_EQ(c.shared_inputs, decode ? 0 : 3);
     EXPECT_EQ(c.biases_in_attention, 1);
     EXPECT_EQ(c.rounded_outputs, decode ? 2 : 3);
     EXPECT_EQ(c.gate_up_matvecs, decode ? 1 : 0);
-    EXPECT_EQ(c.total(), decode ? 13 : 12);
+    EXPECT_EQ(c.multi_matvecs, decode ? 2 : 0);
+    EXPECT_EQ(c.total(), decode ? 15 : 12);
   }
-  const PlanInstruction& glu = lowered.phase(Phase::kDecode).instructions[9];
+  const PlanInstruction& qkv = lowered.phase(Phase::kDecode).instructions[2];
+  EXPECT_EQ(qkv.inputs, std::vector<int32_t>{2});
+  EXPECT_EQ(qkv.outputs, (std::vector<int32_t>{3, 4, 5}));
+  EXPECT_EQ(qkv.weights, (std::vector<std::string>{"wq", "wk", "wv"}));  // biases moved on
+  EXPECT_EQ(qkv.ParamsAs<engine::LoweredMatvecParams>().shared_input, 0u);
+  const PlanInstruction& glu = lowered.phase(Phase::kDecode).instructions[7];
   EXPECT_EQ(glu.inputs, std::vector<int32_t>{8});
   EXPECT_EQ(glu.outputs, (std::vector<int32_t>{9, 10, 11}));
   EXPECT_EQ(glu.weights, (std::vector<std::string>{"gate", "up"}));
-  EXPECT_EQ(glu.ParamsAs<engine::LoweredGluParams>().shared_input, 1u);  // the norm rounds x
+  EXPECT_EQ(glu.ParamsAs<engine::LoweredMatvecParams>().shared_input, 1u);  // the norm rounds x
   const std::vector<PlanInstruction>& insns = lowered.phase(Phase::kPrefill).instructions;
   // Q and K lose their biases to the rope, V to the attention.
   EXPECT_EQ(insns[2].weights, std::vector<std::string>{"wq"});
@@ -234,6 +242,28 @@ TEST(Lowering, FusesGateAndUpOnlyWhereTheirOutputsAreNotNeeded) {
     return !(gate == "gate" && up == "up");
   };
   EXPECT_EQ(glu_count(layer, refuses), 0);
+}
+
+// Q, K and V join one MATMUL_MULTI only as far as the backend runs their
+// weights together; a MATMUL left out reuses the launch's input rounding.
+TEST(Lowering, JoinsSameInputMatmulsTheBackendRunsTogether) {
+  const engine::AdapterTable cuda = engine::cuda::MakeCudaAdapterTable();
+  engine::WeightQueries v_apart;
+  v_apart.joins_matvecs = [](const std::string&, const std::string& b) { return b != "wv"; };
+  LoweringReport report;
+  const ExecutionPlan lowered = engine::LowerPlan(PlanOf(QwenLayer()), cuda, &report, v_apart);
+  const std::vector<PlanInstruction>& insns = lowered.phase(Phase::kDecode).instructions;
+  EXPECT_EQ(engine::OpcodeName(insns[2].opcode), "MATMUL_MULTI");
+  EXPECT_EQ(insns[2].weights, (std::vector<std::string>{"wq", "wk"}));
+  EXPECT_EQ(engine::OpcodeName(insns[3].opcode), "MATMUL_SHARED_INPUT");
+  EXPECT_EQ(insns[3].weights, std::vector<std::string>{"wv"});
+  EXPECT_EQ(report.phase(Phase::kDecode).multi_matvecs, 1);
+  EXPECT_EQ(report.phase(Phase::kDecode).shared_inputs, 1);
+  engine::WeightQueries none;
+  none.joins_matvecs = [](const std::string&, const std::string&) { return false; };
+  engine::LowerPlan(PlanOf(QwenLayer()), cuda, &report, none);
+  EXPECT_EQ(report.phase(Phase::kDecode).multi_matvecs, 0);
+  EXPECT_EQ(report.phase(Phase::kDecode).shared_inputs, 2);
 }
 
 // A MOE becomes MOE_GLU in the decode phase where the backend fuses its gate
@@ -352,12 +382,13 @@ INSTANTIATE_TEST_SUITE_P(Models, FusedPlans,
 
 // What the fusions come to on Qwen2's decode step: per layer two
 // ADD+RMS_NORM (layer 0's first norm follows the embedding; the output norm
-// counts instead), Q's and K's biases, one rope pair, K and V reusing their
-// input's rounding, the ffn norm rounding its output for the gate/up matvec
-// (the attention norm too from layer 1 on), V's bias in the attention, the
-// attention rounding its output, and gate, up and SWIGLU in one launch
-// (three fewer): 14 launches per layer, less one.
-TEST(FusedPlans, SaveFourteenLaunchesPerQwen2Layer) {
+// counts instead), Q's and K's biases, one rope pair, K and V each joining
+// Q's launch (same weight type) or reusing its input rounding, the ffn norm
+// rounding its output for the gate/up matvec (the attention norm too from
+// layer 1 on), V's bias in the attention, the attention rounding its output,
+// and gate, up and SWIGLU in one launch (three fewer): 14 launches per layer,
+// less one, and one more per joined matvec.
+TEST(FusedPlans, SaveFourteenLaunchesPerQwen2LayerAndOnePerJoinedMatvec) {
   auto fused = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M");
   const LoweringReport& report = fused->lowering();
   int layers = 0;
@@ -368,11 +399,12 @@ TEST(FusedPlans, SaveFourteenLaunchesPerQwen2Layer) {
   EXPECT_EQ(c.add_rms_norms, 2 * layers);
   EXPECT_EQ(c.biases_in_rope, 2 * layers);
   EXPECT_EQ(c.rope_pairs, layers);
-  EXPECT_EQ(c.shared_inputs, 2 * layers);
+  EXPECT_EQ(c.shared_inputs + c.multi_matvecs, 2 * layers);
+  EXPECT_GE(c.multi_matvecs, layers);  // K has Q's type in every layer of the fixture
   EXPECT_EQ(c.biases_in_attention, layers);
   EXPECT_EQ(c.rounded_outputs, 3 * layers - 1);
   EXPECT_EQ(c.gate_up_matvecs, layers);
-  EXPECT_EQ(c.total(), 14 * layers - 1);
+  EXPECT_EQ(c.total(), 14 * layers - 1 + c.multi_matvecs);
 }
 
 }  // namespace

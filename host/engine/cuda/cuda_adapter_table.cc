@@ -27,6 +27,7 @@ AdapterTable MakeCudaAdapterTable() {
   table.Register(kOpAttentionFused, &RunAttention);
   table.Register(kOpMatmulGlu, &RunMatmulGlu);
   table.Register(kOpMoeGlu, &RunMoe);
+  table.Register(kOpMatmulMulti, &RunMatmulMulti);
   return table;
 }
 

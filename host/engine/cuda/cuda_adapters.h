@@ -34,6 +34,9 @@ bool TakesQ8Input(const WeightRef& w);
 // launch with their activation (the plugin's matvec_glu_q8, ABI 1.5): both
 // take q8 input, one type and shape.
 bool FusesGateUp(const WeightRef& gate, const WeightRef& up);
+// Whether one token's matvecs of a and b (one input) can run as one launch
+// (matvec_multi_q8, ABI 1.5): both take q8 input, one type and width.
+bool JoinsMatvecs(const WeightRef& a, const WeightRef& b);
 
 // x (n_rows rows, x_stride apart) rounded to 8 bits in the backend's q8
 // scratch for w's matvec_q8 (ABI 1.3), or null where the f32 path serves: a
@@ -68,6 +71,7 @@ void RunAddRmsNorm(const BoundInstruction& insn, ExecContext& ctx);
 void RunRopeFused(const BoundInstruction& insn, ExecContext& ctx);
 void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
 void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx);
+void RunMatmulMulti(const BoundInstruction& insn, ExecContext& ctx);
 void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
 
 }  // namespace orcd::engine::cuda

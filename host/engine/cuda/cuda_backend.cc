@@ -90,7 +90,8 @@ int64_t Q8Runs(const BoundPlan& plan) {
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
       if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == kOpMatmulSharedInput ||
-          insn.opcode == kOpMatmulGlu || insn.opcode == ORCD_OP_LOGITS) {
+          insn.opcode == kOpMatmulGlu || insn.opcode == kOpMatmulMulti ||
+          insn.opcode == ORCD_OP_LOGITS) {
         runs = std::max(runs, insn.weights[0]->cols() / 32);
       } else if (IsMoe(insn.opcode)) {
         const auto p = insn.ParamsAs<orcd_op_moe_params>();

@@ -27,6 +27,20 @@ bool FusesGateUp(const WeightRef& gate, const WeightRef& up) {
   return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_glu_q8) && ops->matvec_glu_q8 != nullptr;
 }
 
+namespace {
+
+bool ServesMultiQ8(const WeightRef& w) {
+  const orcd_quant_cuda_ops* ops = w.quant->cuda;
+  return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_multi_q8) &&
+         ops->matvec_multi_q8 != nullptr;
+}
+
+}  // namespace
+
+bool JoinsMatvecs(const WeightRef& a, const WeightRef& b) {
+  return TakesQ8Input(a) && a.type == b.type && a.cols() == b.cols() && ServesMultiQ8(a);
+}
+
 const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn,
                                   const WeightRef& w, const float* x, int64_t n_rows,
                                   int64_t x_stride) {
@@ -152,18 +166,15 @@ const orcd_q8_x32* MatmulQ8Input(ExecContext& ctx, const BoundInstruction& insn,
 // it does not serve it.
 bool SplitMatvecQ8(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                    const orcd_q8_x32* xq) {
-  const orcd_quant_cuda_ops* ops = w.quant->cuda;
-  if (insn.out.size() < 2 || insn.out.size() > 4 ||
-      !ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_multi_q8) || ops->matvec_multi_q8 == nullptr)
-    return false;
+  if (insn.out.size() < 2 || insn.out.size() > 4 || !ServesMultiQ8(w)) return false;
   orcd_matvec_part parts[4];
   uint64_t offset = 0;
   for (size_t i = 0; i < insn.out.size(); ++i) {
     parts[i] = {DeviceData(w) + offset, insn.out[i].width, ctx.Out(insn, i)};
     offset += static_cast<uint64_t>(insn.out[i].width) * w.row_bytes;
   }
-  ThrowIfPluginError(ops->matvec_multi_q8(parts, static_cast<int32_t>(insn.out.size()), w.cols(),
-                                          xq, Backend(ctx).stream()),
+  ThrowIfPluginError(w.quant->cuda->matvec_multi_q8(parts, static_cast<int32_t>(insn.out.size()),
+                                                    w.cols(), xq, Backend(ctx).stream()),
                      insn.label);
   return true;
 }
@@ -199,7 +210,7 @@ void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx) {
   const float* x = ctx.In(insn, 0);
   const int64_t f = insn.out[2].width;
   const orcd_q8_x32* xq =
-      MatmulQ8Input(ctx, insn, gate, x, insn.ParamsAs<LoweredGluParams>().shared_input != 0);
+      MatmulQ8Input(ctx, insn, gate, x, insn.ParamsAs<LoweredMatvecParams>().shared_input != 0);
   if (xq != nullptr && FusesGateUp(gate, up)) {
     const orcd_glu_params glu{ORCD_MOE_ACT_SWIGLU, 0.0f, 0.0f, nullptr, nullptr};
     ThrowIfPluginError(
@@ -215,6 +226,30 @@ void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx) {
   DeviceMatmulRows(ctx, insn, up, 0, f, x, ctx.n_tokens, u, f, TakesQ8Input(up) ? xq : nullptr);
   CheckLaunch(ctx, insn,
               b.kernels().swiglu(g, u, f, ctx.Out(insn, 2), f, ctx.n_tokens, b.stream()));
+}
+
+// MATMUL_MULTI: one token's rows of every weight through the plugin's
+// matvec_multi_q8; else, or where the input stays f32, a MATMUL each.
+void RunMatmulMulti(const BoundInstruction& insn, ExecContext& ctx) {
+  const WeightRef& first = *insn.weights[0];
+  const float* x = ctx.In(insn, 0);
+  const orcd_q8_x32* xq =
+      MatmulQ8Input(ctx, insn, first, x, insn.ParamsAs<LoweredMatvecParams>().shared_input != 0);
+  if (xq != nullptr && ServesMultiQ8(first)) {
+    orcd_matvec_part parts[4];
+    for (size_t j = 0; j < insn.weights.size(); ++j)
+      parts[j] = {DeviceData(*insn.weights[j]), insn.out[j].width, ctx.Out(insn, j)};
+    ThrowIfPluginError(
+        first.quant->cuda->matvec_multi_q8(parts, static_cast<int32_t>(insn.weights.size()),
+                                           first.cols(), xq, Backend(ctx).stream()),
+        insn.label);
+    return;
+  }
+  for (size_t j = 0; j < insn.weights.size(); ++j) {
+    const WeightRef& w = *insn.weights[j];
+    DeviceMatmulRows(ctx, insn, w, 0, w.rows(), x, ctx.n_tokens, ctx.Out(insn, j), w.rows(),
+                     TakesQ8Input(w) ? xq : nullptr);
+  }
 }
 
 void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
