@@ -164,7 +164,7 @@ struct Q6_KCpu : Q6_K {
             _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
       }
     }
-    p.d = fp16_to_f32(b.d);
+    p.d = q8::half_to_float_avx2(b.d);
   }
 
   // -32 * sum_j sc_j * bsums_j, in integers (exact; no float cancellation).
@@ -222,7 +222,7 @@ struct Q6_KCpu : Q6_K {
         sumi = q8::run_step(q[k], q8::load_q(x, 128 * half + 32 * k), scales, sumi);
       }
     }
-    q8::accumulate(sumi, fp16_to_f32(b.d) * x.d, acc);
+    q8::accumulate(sumi, q8::half_to_float_avx2(b.d) * x.d, acc);
   }
 
   // dot_q8_avx2 with AVX-512 VNNI: two 32-value runs per zmm (ql's 64 bytes
