@@ -6,6 +6,7 @@
 // of 32 columns.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -89,6 +90,49 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
   for (const Shape& s : shapes) {
     ExpectMatvecBits(s.rows, s.cols, s.n_tokens, seed);
     seed += 2;
+  }
+}
+
+// The decode dots of Q4_K and Q6_K (matvec_q8) are written apart from the
+// unpacked blocks matmul_q8 tiles: pin them on raw random block bytes, which
+// reach every 4/6-bit value, scale and min (scale -128 included), not only
+// what quantize_row emits. The fp16 factors are set to finite values.
+TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8BitwiseOnRawBlockBytes) {
+  const CpuKernels& k = *std::get<0>(GetParam());
+  if (ops_->matmul_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
+  // Byte offsets of the fp16 factors in a block (block_codec.h layouts).
+  std::vector<int> half_offsets;
+  if (k.name == std::string("Q4_K")) half_offsets = {0, 2};  // d, dmin
+  if (k.name == std::string("Q6_K")) half_offsets = {208};   // d after ql, qh, scales
+  ASSERT_FALSE(half_offsets.empty()) << k.name << ": add its fp16 offsets";
+  const int64_t rows = 11, cols = 3072, n_tokens = 5;
+  const int64_t n_blocks = rows * cols / k.block_elems;
+  std::vector<uint8_t> q(static_cast<size_t>(n_blocks * k.block_bytes));
+  uint64_t state = 0x9E3779B97F4A7C15u;
+  for (uint8_t& byte : q) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    byte = static_cast<uint8_t>(state >> 56);
+  }
+  const uint16_t halves[] = {0x3C00, 0x2E66, 0xB4CD, 0x0001, 0x1400, 0x7BFF};  // 1, 0.1, -0.3, ...
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    for (size_t i = 0; i < half_offsets.size(); ++i) {
+      const uint16_t h = halves[(b + static_cast<int64_t>(i)) % 6];
+      std::memcpy(q.data() + b * k.block_bytes + half_offsets[i], &h, 2);
+    }
+  }
+  std::vector<float> x = random_normal(n_tokens * cols, 77);
+  x[5] = 300.0f;  // one outlier: most of that span rounds to 0
+  const int64_t y_stride = rows;
+  std::vector<float> y(static_cast<size_t>(n_tokens * y_stride));
+  ops_->matmul_q8(q.data(), rows, cols, x.data(), n_tokens, y.data(), y_stride);
+  std::vector<float> want(static_cast<size_t>(rows));
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    ops_->matvec_q8(q.data(), rows, cols, x.data() + t * cols, want.data());
+    for (int64_t r = 0; r < rows; ++r) {
+      ASSERT_TRUE(same_bits(y[t * y_stride + r], want[r]))
+          << k.name << ": token " << t << " row " << r << ": " << y[t * y_stride + r] << " vs "
+          << want[r];
+    }
   }
 }
 

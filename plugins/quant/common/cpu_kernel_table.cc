@@ -16,11 +16,11 @@ Variant detect_variant() {
   // libgcc's checks include the OS's XSAVE state: no AVX-512 under a kernel
   // (or hypervisor) that does not save the zmm registers.
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("f16c")) {
     v = Variant::kAvx2;
-    if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512vnni")) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")) {
       v = Variant::kAvx512Vnni;
     }
   }

@@ -172,6 +172,22 @@ concept HasQ8Dot = requires(const typename T::Block& b, const typename T::XBlock
   T::dot_q8_avx2(b, x, acc, offset);
 };
 
+// Decode streams every weight byte from DRAM once: the hardware prefetcher
+// alone left 1-thread matvec_q8 at ~70 % of a plain streaming read on a
+// 2-core AVX2 EPYC VM; asking for the lines this far ahead took Q4_K / Q6_K /
+// Q8_0 / Q5_0 from ~10-11.5 to ~12-14 GB/s there (1 GiB of weights; 2 KiB
+// and 8 KiB were no better). Prefetches do not fault, so reading past the
+// last row is harmless; they change no result.
+inline constexpr int kPrefetchBytes = 4096;
+
+template <class Block>
+ORCD_QUANT_AVX2 __attribute__((always_inline)) inline void prefetch_ahead(const Block* b) {
+  const char* p = reinterpret_cast<const char*>(b) + kPrefetchBytes;
+#pragma GCC unroll 4
+  for (size_t line = 0; line < (sizeof(Block) + 63) / 64; ++line)
+    _mm_prefetch(p + 64 * line, _MM_HINT_T0);
+}
+
 // Batch-1 y = W x with x rounded to 8 bits (see q8_activations.h): x is
 // quantized once per call, every weight block is dotted with integers.
 template <HasQ8Dot T>
@@ -190,7 +206,10 @@ void matvec_q8(const void* w, int64_t rows, int64_t cols, const float* x, float*
     const typename T::Block* row = blocks + r * row_blocks;
     __m256 acc = _mm256_setzero_ps();
     float offset = 0.0f;
-    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_avx2(row[b], xq[b], acc, offset);
+    for (int64_t b = 0; b < row_blocks; ++b) {
+      prefetch_ahead(row + b);
+      T::dot_q8_avx2(row[b], xq[b], acc, offset);
+    }
     y[r] = q8::hsum(acc) + offset;
   }
 }

@@ -28,7 +28,7 @@ namespace portable {
 
 #if ORCD_QUANT_HAVE_X86
 #pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2,fma,f16c")  // ORCD_QUANT_AVX2_TARGET (no macros in pragmas)
 namespace avx2 {
 #define ORCD_QUANT_ISA_AVX2 1
 #include "common/cpu_kernels-inl.h"

@@ -106,6 +106,9 @@ ORCD_QUANT_AVX512_VNNI inline __m512i load_q64(const Q8x256& x, int i) {
 // is not a NaN (hardware quiets signalling NaNs).
 ORCD_QUANT_AVX512_VNNI inline float half_to_float(uint16_t h) { return _cvtsh_ss(h); }
 
+// The same in the AVX2 kernels (F16C comes with their target).
+ORCD_QUANT_AVX2 inline float half_to_float_avx2(uint16_t h) { return _cvtsh_ss(h); }
+
 // 32 bytes in both 256-bit halves.
 ORCD_QUANT_AVX512_VNNI inline __m512i broadcast_256(__m256i v) {
   return _mm512_maskz_broadcast_i64x4(0xFF, v);

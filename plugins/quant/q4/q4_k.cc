@@ -104,8 +104,8 @@ struct Q4_KCpu : Q4_K {
       p.scales[2 * g + 1] = _mm256_shuffle_epi8(
           scales, _mm256_set1_epi16(static_cast<short>(((4 * g + 3) << 8) | (4 * g + 2))));
     }
-    p.d = fp16_to_f32(b.d);
-    p.dmin = fp16_to_f32(b.dmin);
+    p.d = q8::half_to_float_avx2(b.d);
+    p.dmin = q8::half_to_float_avx2(b.dmin);
   }
 
   ORCD_QUANT_AVX2 static __m256i sumi_init_avx2(const PrepAvx2&, const XBlock&) {
@@ -121,9 +121,50 @@ struct Q4_KCpu : Q4_K {
     offset -= p.dmin * x.d * static_cast<float>(min_sum);
   }
 
+  // The decode (matvec_q8) dot: prepare_avx2 + dot_by_runs with each run
+  // consumed as it is unpacked and the scales and mins decoded in SIMD
+  // registers (prepare_vnni's kmask steps, on SSE/AVX2). The same int32 lanes
+  // (exact: integer adds in any order), the same min sum and the same float
+  // steps as finish_avx2, so the bits are matmul_q8's (quant_q8_matmul_test).
   ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
                                           float& offset) {
-    q8::dot_by_runs<Q4_KCpu>(b, x, acc, offset);
+    // The 12 scale bytes as dwords u0 u1 u2 (the 16-byte load stays inside
+    // the block): [u0 & 0x3f.., (u2 & 0x0f..) | (u0 >> 6 & 0x03..) << 4,
+    // u1 & 0x3f.., (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4].
+    const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+    const __m128i low_bits = _mm_and_si128(
+        _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_setr_epi32(0, 0, 0, 4)),
+        _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+    const __m128i top_bits =
+        _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 2),
+                      _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+    // Words 0..7: the scales; 8..15: the mins.
+    const __m256i scales_mins = _mm256_cvtepu8_epi16(_mm_or_si128(low_bits, top_bits));
+    // Min term: sum_s m_s * (x sums of sub-block s), exact in int32.
+    const __m256i mins_twice =
+        _mm256_shuffle_epi8(_mm256_permute2x128_si256(scales_mins, scales_mins, 0x11),
+                            _mm256_setr_epi8(0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9,
+                                             8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15));
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const int32_t min_sum = q8::hsum_i32(_mm256_madd_epi16(mins_twice, bsums));
+    const __m256i scales = _mm256_permute2x128_si256(scales_mins, scales_mins, 0x00);
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * g));
+      const __m256i sc_lo = _mm256_shuffle_epi8(
+          scales, _mm256_set1_epi16(static_cast<short>(((4 * g + 1) << 8) | (4 * g))));
+      const __m256i sc_hi = _mm256_shuffle_epi8(
+          scales, _mm256_set1_epi16(static_cast<short>(((4 * g + 3) << 8) | (4 * g + 2))));
+      sumi = q8::run_step(_mm256_and_si256(q, low4), q8::load_q(x, 64 * g), sc_lo, sumi);
+      sumi = q8::run_step(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4),
+                          q8::load_q(x, 64 * g + 32), sc_hi, sumi);
+    }
+    const float d = q8::half_to_float_avx2(b.d);
+    const float dmin = q8::half_to_float_avx2(b.dmin);
+    q8::accumulate(sumi, d * x.d, acc);
+    offset -= dmin * x.d * static_cast<float>(min_sum);
   }
 
   // dot_q8_avx2 with AVX-512 VNNI: a group's 32 bytes give both nibble runs

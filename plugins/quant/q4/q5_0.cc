@@ -76,7 +76,8 @@ struct Q5_0Cpu : Q5_0 {
 
   ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
                                           float& /*offset*/) {
-    q8::accumulate(q8::dot_s8s8(q8_weights(b), q8::load_q(x)), fp16_to_f32(b.d) * x.d, acc);
+    q8::accumulate(q8::dot_s8s8(q8_weights(b), q8::load_q(x)), q8::half_to_float_avx2(b.d) * x.d,
+                   acc);
   }
 
   // The same sums with vpdpbusd (q8::dot_s8s8_vnni).

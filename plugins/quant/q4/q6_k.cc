@@ -164,7 +164,7 @@ struct Q6_KCpu : Q6_K {
             _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
       }
     }
-    p.d = fp16_to_f32(b.d);
+    p.d = q8::half_to_float_avx2(b.d);
   }
 
   // -32 * sum_j sc_j * bsums_j, in integers (exact; no float cancellation).
@@ -179,9 +179,50 @@ struct Q6_KCpu : Q6_K {
     q8::accumulate(sumi, p.d * x.d, acc);
   }
 
+  // The decode (matvec_q8) dot: the runs of prepare_avx2 + dot_by_runs, each
+  // consumed as it is unpacked (nothing goes through the stack), the high bits
+  // masked in place (unpack_quarter's shifts) and each run's two scales
+  // shuffled from one register. Every run adds the same int32 lanes as
+  // dot_by_runs (exact: integer adds in any order), and the float steps are
+  // its finish_avx2, so the bits are matmul_q8's (quant_q8_matmul_test).
   ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& offset) {
-    q8::dot_by_runs<Q6_KCpu>(b, x, acc, offset);
+                                          float& /*offset*/) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i bits45 = _mm256_set1_epi8(0x30);
+    const __m256i sc16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                    _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 5));
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; ++half) {
+      // The half's eight scales (int16) in both 128-bit lanes.
+      const __m256i sc = _mm256_permute2x128_si256(sc16, sc16, half == 0 ? 0x00 : 0x11);
+      const uint8_t* ql = b.ql + 64 * half;
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+      const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+      const __m256i hb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * half));
+      const __m256i q[4] = {_mm256_or_si256(_mm256_and_si256(a, low4),
+                                            _mm256_and_si256(_mm256_slli_epi16(hb, 4), bits45)),
+                            _mm256_or_si256(_mm256_and_si256(c, low4),
+                                            _mm256_and_si256(_mm256_slli_epi16(hb, 2), bits45)),
+                            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), low4),
+                                            _mm256_and_si256(hb, bits45)),
+                            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), low4),
+                                            _mm256_and_si256(_mm256_srli_epi16(hb, 2), bits45))};
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {  // elements 128 * half + 32k ..
+        // Low lane: scale 2k of the half in every int16; high lane: 2k + 1.
+        const __m256i scales = _mm256_shuffle_epi8(
+            sc, _mm256_setr_epi8(4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k,
+                                 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1, 4 * k, 4 * k + 1,
+                                 4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3,
+                                 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3,
+                                 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3, 4 * k + 2, 4 * k + 3));
+        sumi = q8::run_step(q[k], q8::load_q(x, 128 * half + 32 * k), scales, sumi);
+      }
+    }
+    q8::accumulate(sumi, q8::half_to_float_avx2(b.d) * x.d, acc);
   }
 
   // dot_q8_avx2 with AVX-512 VNNI: two 32-value runs per zmm (ql's 64 bytes
