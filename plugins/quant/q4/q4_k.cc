@@ -121,16 +121,14 @@ struct Q4_KCpu : Q4_K {
     offset -= p.dmin * x.d * static_cast<float>(min_sum);
   }
 
-  // The decode (matvec_q8) dot: prepare_avx2 + dot_by_runs with each run
-  // consumed as it is unpacked and the scales and mins decoded in SIMD
-  // registers (prepare_vnni's kmask steps, on SSE/AVX2). The same int32 lanes
-  // (exact: integer adds in any order), the same min sum and the same float
-  // steps as finish_avx2, so the bits are matmul_q8's (quant_q8_matmul_test).
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& offset) {
-    // The 12 scale bytes as dwords u0 u1 u2 (the 16-byte load stays inside
-    // the block): [u0 & 0x3f.., (u2 & 0x0f..) | (u0 >> 6 & 0x03..) << 4,
-    // u1 & 0x3f.., (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4].
+  // A block's 6-bit sub-block scales (words 0..7) and mins (words 8..15),
+  // decoded in SIMD registers (ggml's kmask steps on all four dwords): with
+  // the scale bytes as dwords u0 u1 u2, [u0 & 0x3f.., (u2 & 0x0f..) | (u0 >> 6
+  // & 0x03..) << 4, u1 & 0x3f.., (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4].
+  // The 16-byte load stays inside the block (qs follows). Inlined into the
+  // AVX2 and the AVX-512 VNNI dots alike.
+  ORCD_QUANT_AVX2 __attribute__((always_inline)) static inline __m256i unpack_scales_mins(
+      const Block& b) {
     const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
     const __m128i low_bits = _mm_and_si128(
         _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_setr_epi32(0, 0, 0, 4)),
@@ -138,8 +136,17 @@ struct Q4_KCpu : Q4_K {
     const __m128i top_bits =
         _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 2),
                       _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
-    // Words 0..7: the scales; 8..15: the mins.
-    const __m256i scales_mins = _mm256_cvtepu8_epi16(_mm_or_si128(low_bits, top_bits));
+    return _mm256_cvtepu8_epi16(_mm_or_si128(low_bits, top_bits));
+  }
+
+  // The decode (matvec_q8) dot: prepare_avx2 + dot_by_runs with each run
+  // consumed as it is unpacked and the scales and mins decoded in SIMD
+  // registers (prepare_vnni's kmask steps, on SSE/AVX2). The same int32 lanes
+  // (exact: integer adds in any order), the same min sum and the same float
+  // steps as finish_avx2, so the bits are matmul_q8's (quant_q8_matmul_test).
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
+                                          float& offset) {
+    const __m256i scales_mins = unpack_scales_mins(b);
     // Min term: sum_s m_s * (x sums of sub-block s), exact in int32.
     const __m256i mins_twice =
         _mm256_shuffle_epi8(_mm256_permute2x128_si256(scales_mins, scales_mins, 0x11),
@@ -182,19 +189,7 @@ struct Q4_KCpu : Q4_K {
   };
 
   ORCD_QUANT_AVX512_VNNI static void prepare_vnni(const Block& b, PrepVnni& p) {
-    // The kmask decode of dot_q8_avx2 on the four dwords at once: with the
-    // scale bytes as dwords u0 u1 u2, the result is [u0 & 0x3f.., (u2 & 0x0f..)
-    // | (u0 >> 6 & 0x03..) << 4, u1 & 0x3f.., (u2 >> 4 & 0x0f..) | (u1 >> 6 &
-    // 0x03..) << 4]. The 16-byte load stays inside the block (qs follows).
-    const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
-    const __m128i low_bits = _mm_and_si128(
-        _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_setr_epi32(0, 0, 0, 4)),
-        _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
-    const __m128i top_bits =
-        _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 2),
-                      _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
-    // Words 0..7: the scales; 8..15: the mins.
-    const __m256i scales_mins = _mm256_cvtepu8_epi16(_mm_or_si128(low_bits, top_bits));
+    const __m256i scales_mins = unpack_scales_mins(b);
     p.mins_twice = _mm256_permutexvar_epi16(
         _mm256_setr_epi16(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15), scales_mins);
     const __m512i scales = q8::broadcast_256(scales_mins);  // indices below 16 only
