@@ -37,16 +37,16 @@ BoundPlan BindPlan(const ExecutionPlan& plan, const WeightTable& weights,
       const WeightRef* w = weights.Find(name);
       return q8 && w != nullptr && cuda::TakesQ8Input(*w);
     };
-    queries.fuses_gate_up = [&weights, q8](const std::string& gate, const std::string& up) {
-      const WeightRef* g = weights.Find(gate);
-      const WeightRef* u = weights.Find(up);
-      return q8 && g != nullptr && u != nullptr && cuda::FusesGateUp(*g, *u);
+    // A question about two weights, by name.
+    const auto of_pair = [&weights, q8](bool (*pred)(const WeightRef&, const WeightRef&)) {
+      return [&weights, q8, pred](const std::string& a, const std::string& b) {
+        const WeightRef* wa = weights.Find(a);
+        const WeightRef* wb = weights.Find(b);
+        return q8 && wa != nullptr && wb != nullptr && pred(*wa, *wb);
+      };
     };
-    queries.joins_matvecs = [&weights, q8](const std::string& a, const std::string& b) {
-      const WeightRef* wa = weights.Find(a);
-      const WeightRef* wb = weights.Find(b);
-      return q8 && wa != nullptr && wb != nullptr && cuda::JoinsMatvecs(*wa, *wb);
-    };
+    queries.fuses_gate_up = of_pair(&cuda::FusesGateUp);
+    queries.joins_matvecs = of_pair(&cuda::JoinsMatvecs);
   }
   const ExecutionPlan lowered = LowerPlan(plan, adapters, report, queries);
   if (report->total() == 0) return bound;

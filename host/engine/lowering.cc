@@ -195,21 +195,25 @@ bool Distinct(std::vector<int32_t> regs) {
   return std::adjacent_find(regs.begin(), regs.end()) == regs.end();
 }
 
+// A MATMUL the decode fusions may take in: one output, not its input, and
+// no bias.
+bool PlainMatmul(const PlanInstruction& mm) {
+  return mm.opcode == ORCD_OP_MATMUL && mm.outputs.size() == 1 && mm.weights.size() == 1 &&
+         mm.outputs[0] != mm.inputs[0];
+}
+
 // MATMUL {x} -> {g} (gate), MATMUL {x} -> {u} (up), SWIGLU {g, u} -> {h},
 // adjacent, no biases, g and u read by nothing after: one MATMUL_GLU that
 // still names g and u (a many-token run writes them).
 void FuseGateUp(Instructions& insns, const WeightQueries& queries, LoweringCounts& r) {
-  const auto plain = [](const PlanInstruction& mm, const std::vector<int32_t>& in) {
-    return mm.opcode == ORCD_OP_MATMUL && mm.inputs == in && mm.outputs.size() == 1 &&
-           mm.weights.size() == 1;
-  };
   Instructions out;
   for (size_t i = 0; i < insns.size(); ++i) {
     if (i + 2 < insns.size()) {
       const PlanInstruction& gate = insns[i];
       const PlanInstruction& up = insns[i + 1];
       const PlanInstruction& act = insns[i + 2];
-      if (plain(gate, gate.inputs) && plain(up, gate.inputs) && act.opcode == ORCD_OP_SWIGLU &&
+      if (PlainMatmul(gate) && PlainMatmul(up) && up.inputs == gate.inputs &&
+          act.opcode == ORCD_OP_SWIGLU &&
           act.inputs == std::vector<int32_t>{gate.outputs[0], up.outputs[0]} &&
           Distinct({gate.inputs[0], gate.outputs[0], up.outputs[0], act.outputs[0]}) &&
           !ReadLater(insns, i + 2, gate.outputs[0]) && !ReadLater(insns, i + 2, up.outputs[0]) &&
@@ -244,15 +248,11 @@ void FuseMoeGateUp(Instructions& insns, const WeightQueries& queries, LoweringCo
 // Adjacent single-output MATMULs without bias on one input whose weights the
 // backend runs in one launch (Q, K, V): one MATMUL_MULTI of up to 4.
 void JoinSameInputMatmuls(Instructions& insns, const WeightQueries& queries, LoweringCounts& r) {
-  const auto plain = [](const PlanInstruction& mm) {
-    return mm.opcode == ORCD_OP_MATMUL && mm.outputs.size() == 1 && mm.weights.size() == 1 &&
-           mm.outputs[0] != mm.inputs[0];
-  };
   Instructions out;
   for (size_t i = 0; i < insns.size(); ++i) {
     size_t end = i + 1;
-    if (plain(insns[i])) {
-      while (end < insns.size() && end - i < 4 && plain(insns[end]) &&
+    if (PlainMatmul(insns[i])) {
+      while (end < insns.size() && end - i < 4 && PlainMatmul(insns[end]) &&
              insns[end].inputs == insns[i].inputs &&
              (!queries.joins_matvecs ||
               queries.joins_matvecs(insns[i].weights[0], insns[end].weights[0]))) {
