@@ -78,10 +78,13 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
   struct Shape {
     int64_t rows, cols, n_tokens;
   };
-  std::vector<Shape> shapes = {{1, 256, 4},   {5, 512, 7}, {7, 768, 37},  {13, 3072, 9},
-                               {6, 1024, 16}, {3, 256, 5}, {9, 8192, 21}, {2, 16384, 11},
-                               {3, 16640, 6}};  // past q8::kMaxCols: the f32 fallback
-  if (k.block_elems == 32) {                    // for a 32-element type that offers it
+  // 8192 columns: spans of 12, 12 and 8 blocks; 61 and 29 tokens: three
+  // 256 KiB chunks each; 200 one-block tokens: past the 192-token chunk cap.
+  std::vector<Shape> shapes = {
+      {1, 256, 4},   {5, 512, 7},   {7, 768, 37},  {13, 3072, 9},  {6, 1024, 16},
+      {3, 256, 5},   {9, 8192, 21}, {4, 8192, 61}, {2, 16384, 11}, {2, 16384, 29},
+      {5, 256, 200}, {3, 16640, 6}};  // past q8::kMaxCols: the f32 fallback
+  if (k.block_elems == 32) {          // for a 32-element type that offers it
     shapes.push_back({11, 32 * 7, 13});
     shapes.push_back({5, 32 * 29, 33});
     shapes.push_back({6, 32 * 95, 4});

@@ -164,12 +164,10 @@ void matmul(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n
 #if ORCD_QUANT_ISA_AVX2
 
 // T::XBlock is the activation block matching one weight block (q8::Q8x32 or
-// q8::Q8x256); T::dot_q8_avx2 adds one weight block's dot into acc (and
-// terms it keeps in float into offset).
+// q8::Q8x256); T::dot_q8_avx2 adds one weight block's dot into acc.
 template <class T>
-concept HasQ8Dot = requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc,
-                            float& offset) {
-  T::dot_q8_avx2(b, x, acc, offset);
+concept HasQ8Dot = requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc) {
+  T::dot_q8_avx2(b, x, acc);
 };
 
 // Decode streams every weight byte from DRAM once: the hardware prefetcher
@@ -205,12 +203,11 @@ void matvec_q8(const void* w, int64_t rows, int64_t cols, const float* x, float*
   for (int64_t r = 0; r < rows; ++r) {
     const typename T::Block* row = blocks + r * row_blocks;
     __m256 acc = _mm256_setzero_ps();
-    float offset = 0.0f;
     for (int64_t b = 0; b < row_blocks; ++b) {
       prefetch_ahead(row + b);
-      T::dot_q8_avx2(row[b], xq[b], acc, offset);
+      T::dot_q8_avx2(row[b], xq[b], acc);
     }
-    y[r] = q8::hsum(acc) + offset;
+    y[r] = q8::hsum(acc);
   }
 }
 

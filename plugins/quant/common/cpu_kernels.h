@@ -42,8 +42,8 @@ namespace avx512_vnni {
 // with the same float scaling, so matvec_q8 gives identical bits.
 template <class T>
 concept HasQ8DotVnni = avx2::HasQ8Dot<T> &&
-    requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc, float& offset) {
-  T::dot_q8_vnni(b, x, acc, offset);
+    requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc) {
+  T::dot_q8_vnni(b, x, acc);
 };
 
 // avx2::matvec_q8 with the VNNI block dot (kept in step with it).
@@ -62,9 +62,8 @@ ORCD_QUANT_AVX512_VNNI void matvec_q8(const void* w, int64_t rows, int64_t cols,
   for (int64_t r = 0; r < rows; ++r) {
     const typename T::Block* row = blocks + r * row_blocks;
     __m256 acc = _mm256_setzero_ps();
-    float offset = 0.0f;
-    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_vnni(row[b], xq[b], acc, offset);
-    y[r] = q8::hsum(acc) + offset;
+    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_vnni(row[b], xq[b], acc);
+    y[r] = q8::hsum(acc);
   }
 }
 

@@ -6,7 +6,7 @@
 // A Dot policy says how one weight block meets one activation block:
 //   using Prep = ...;                                  // the unpacked block
 //   static void prepare(const Block&, Prep&);          // once per (row, block)
-//   static void dot(const Prep&, const XBlock&, __m256& acc, float& offset);
+//   static void dot(const Prep&, const XBlock&, __m256& acc);
 // prepare + dot must be exactly what the variant's matvec_q8 does per block,
 // so every (row, token) gets matvec_q8's bits: the same activation rounding,
 // the same int32 lanes, the same float operations in the same block order.
@@ -17,16 +17,19 @@
 // kQ8TileTokens tokens, each activation block for kQ8TileRows rows.
 inline constexpr int kQ8TileRows = 4;
 inline constexpr int kQ8TileTokens = 4;
-// The same for Dots made of runs, whose int32 lanes stay in registers (4 x 3
-// measured best of 1x8 .. 6x2 on a 2-core AMD EPYC VM with AVX2: Q4_K 43, Q6_K
-// 45 GMAC/s against 38 / 38 with 2 x 4).
-inline constexpr int kQ8RunsTileRows = 4;
+// The same for Dots made of runs, whose int32 lanes stay in registers: 3 x 3
+// (nine sums, a run's weights and a temporary in the 16 ymm registers) measured
+// best on a 2-core AMD EPYC (Zen 3) VM with AVX2: Q4_K 60 GMAC/s, 1 thread,
+// against 56 with 4 x 2 and 43-45 with 4 x 3 and 3 x 4, which spill.
+inline constexpr int kQ8RunsTileRows = 3;
 inline constexpr int kQ8RunsTileTokens = 3;
 
 // Bytes of rounded activations kept on the stack: as many tokens as fit are
-// rounded once, then every weight row of the call streams past them. At
-// least one token always fits (q8::kMaxCols elements, ~20 KiB).
-inline constexpr int64_t kQ8ChunkBytes = 128 * 1024;
+// rounded once, then every weight row of the call streams past them (and is
+// unpacked again for the next chunk: 128 KiB held an 8192-column matmul to
+// 14 tokens a chunk). At least one token always fits (q8::kMaxCols elements,
+// ~20 KiB).
+inline constexpr int64_t kQ8ChunkBytes = 256 * 1024;
 
 // The accumulators of one tile; nr / nt below the tile size at the edges
 // (kFull: they are the tile size, and the loops unroll with constant bounds).
@@ -37,12 +40,8 @@ ORCD_Q8_MATMUL_TARGET void q8_tile(const typename T::Block* w, int64_t row_block
   const int nr = kFull ? kRows : nr_edge;
   const int nt = kFull ? kTokens : nt_edge;
   __m256 acc[kRows][kTokens];
-  float offset[kRows][kTokens];
   for (int r = 0; r < kRows; ++r) {
-    for (int t = 0; t < kTokens; ++t) {
-      acc[r][t] = _mm256_setzero_ps();
-      offset[r][t] = 0.0f;
-    }
+    for (int t = 0; t < kTokens; ++t) acc[r][t] = _mm256_setzero_ps();
   }
   for (int64_t b = 0; b < row_blocks; ++b) {
     for (int r = 0; r < kRows; ++r) {
@@ -51,86 +50,129 @@ ORCD_Q8_MATMUL_TARGET void q8_tile(const typename T::Block* w, int64_t row_block
       Dot::prepare(w[r * row_blocks + b], p);
       for (int t = 0; t < kTokens; ++t) {
         if (t >= nt) break;
-        Dot::dot(p, xq[t * row_blocks + b], acc[r][t], offset[r][t]);
+        Dot::dot(p, xq[t * row_blocks + b], acc[r][t]);
       }
     }
   }
   for (int r = 0; r < nr; ++r) {
-    for (int t = 0; t < nt; ++t) y[t * y_stride + r] = q8::hsum(acc[r][t]) + offset[r][t];
+    for (int t = 0; t < nt; ++t) y[t * y_stride + r] = q8::hsum(acc[r][t]);
   }
 }
 
-// q8_tile for Dots made of runs (q8_runs.h), on weights unpacked beforehand
-// (prep: kRows rows of row_blocks unpacked blocks, reused by every token tile
-// of the chunk). Inside a block the int32 lanes of every (row, token) pair
-// stay in registers while each run's weights and activations are loaded once
-// for the whole tile. The pairs' integer lanes equal dot_by_runs' (exact
-// integers), and init / finish are its own, so the bits stay matvec_q8's.
-// Edge tiles repeat their last token (in bounds, never stored) so the loops
-// keep constant bounds; the caller repeats the last row's prep.
+// q8_tile for Dots made of runs (q8_runs.h), over one span of blocks
+// [b0, b0 + span) of weights unpacked beforehand (prep: kRows rows of span
+// unpacked blocks, reused by every token tile of the chunk). Inside a block
+// the int32 lanes of every (row, token) pair stay in registers while each
+// run's weights and activations are loaded once for the whole tile; acc
+// (kRows x kTokens, carried from span to span) takes each block's floats in
+// block order. The pairs' integer lanes equal dot_by_runs' (exact integers)
+// and init / finish are its own, so the bits stay matvec_q8's. Edge tiles
+// repeat their last token (in bounds, never stored) so the loops keep
+// constant bounds; the caller repeats the last row's prep.
 template <class T, class Dot, int kRows, int kTokens>
-ORCD_Q8_MATMUL_TARGET void q8_tile_runs(const typename Dot::Prep* prep, int64_t row_blocks, int nr,
-                                        const typename T::XBlock* xq, int nt, float* y,
-                                        int64_t y_stride) {
+ORCD_Q8_MATMUL_TARGET void q8_tile_runs(const typename Dot::Prep* prep, int64_t span, int64_t b0,
+                                        int64_t row_blocks, const typename T::XBlock* xq, int nt,
+                                        __m256 (&acc)[kRows][kTokens]) {
   const typename T::XBlock* xt[kTokens];
-  for (int t = 0; t < kTokens; ++t) xt[t] = xq + (t < nt ? t : nt - 1) * row_blocks;
-  __m256 acc[kRows][kTokens];
-  float offset[kRows][kTokens];
-  for (int r = 0; r < kRows; ++r) {
-    for (int t = 0; t < kTokens; ++t) {
-      acc[r][t] = _mm256_setzero_ps();
-      offset[r][t] = 0.0f;
-    }
-  }
-  for (int64_t b = 0; b < row_blocks; ++b) {
+  for (int t = 0; t < kTokens; ++t) xt[t] = xq + (t < nt ? t : nt - 1) * row_blocks + b0;
+  for (int64_t b = 0; b < span; ++b) {
     const typename Dot::Prep* p[kRows];
     __m256i s[kRows][kTokens];
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
-      p[r] = prep + r * row_blocks + b;
+      p[r] = prep + r * span + b;
 #pragma GCC unroll 8
       for (int t = 0; t < kTokens; ++t) s[r][t] = Dot::init(*p[r], xt[t][b]);
     }
+    // Row by row, so a run's weights are loaded once for the tile's tokens
+    // and x is a memory operand. The empty asm keeps each pair's sum one
+    // chain of adds in a register: without it GCC reassociates the chains
+    // into trees whose intermediate products spill to the stack (Q4_K 40
+    // against 60 GMAC/s, 1 thread, on the AVX2 VM of bench/RESULTS.md).
 #pragma GCC unroll 8
     for (int i = 0; i < Dot::kRuns; ++i) {
 #pragma GCC unroll 8
-      for (int t = 0; t < kTokens; ++t) {
-        const __m256i xv = Dot::x_run(xt[t][b], i);
+      for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
-        for (int r = 0; r < kRows; ++r) s[r][t] = Dot::step(*p[r], i, xv, s[r][t]);
+        for (int t = 0; t < kTokens; ++t) {
+          s[r][t] = Dot::step(*p[r], i, Dot::x_run(xt[t][b], i), s[r][t]);
+          asm("" : "+x"(s[r][t]));
+        }
       }
     }
-    const typename T::XBlock* xb[kTokens];
-    for (int t = 0; t < kTokens; ++t) xb[t] = xt[t] + b;
 #pragma GCC unroll 8
-    for (int r = 0; r < kRows; ++r)
-      Dot::template finish_tokens<kTokens>(*p[r], xb, s[r], acc[r], offset[r]);
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+      for (int t = 0; t < kTokens; ++t) Dot::finish(*p[r], xt[t][b], s[r][t], acc[r][t]);
+    }
   }
-  for (int r = 0; r < nr; ++r) {
-    for (int t = 0; t < nt; ++t) y[t * y_stride + r] = q8::hsum(acc[r][t]) + offset[r][t];
+}
+
+// Blocks per span of q8_rows_by_tokens_runs: kRows x 12 unpacked K-quant
+// blocks (~20 KiB) stay in L1 while the chunk's token tiles pass over them.
+// Unpacking a whole 8192-column row tile (~55 KiB) left the tiles reading it
+// from L2 (Q4_K 3072x8192: ~40 against ~55 GMAC/s for 3072 columns).
+inline constexpr int64_t kQ8RunsSpanBlocks = 12;
+// Token tiles per chunk at most (their accumulators live on the stack).
+inline constexpr int64_t kQ8RunsMaxChunkTiles = 64;
+
+// Asks for the cache lines of n blocks (fewer at a row's end: the lines
+// past it are the next row's) of each of `rows` rows from `first` on.
+// Prefetches never fault and change no result.
+template <class Block>
+ORCD_Q8_MATMUL_TARGET inline void q8_prefetch_rows(const Block* first, int64_t row_blocks,
+                                                   int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const char* p = reinterpret_cast<const char*>(first + r * row_blocks);
+    for (size_t off = 0; off < n * sizeof(Block); off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
   }
 }
 
 // Rows [0, rows) of w against nc tokens (rounded blocks xq), for Dots made of
-// runs: each row pair is unpacked once into prep, then every token tile of
-// the chunk runs over it.
+// runs: each row tile is unpacked a span of blocks at a time, and every token
+// tile of the chunk runs over the span.
 template <class T, class Dot>
 ORCD_Q8_MATMUL_TARGET void q8_rows_by_tokens_runs(const typename T::Block* w, int64_t rows,
                                                   int64_t row_blocks, const typename T::XBlock* xq,
                                                   int64_t nc, float* y, int64_t y_stride) {
   constexpr int kRows = kQ8RunsTileRows;
   constexpr int kTokens = kQ8RunsTileTokens;
-  alignas(64) typename Dot::Prep prep[kRows * (q8::kMaxCols / T::kElems)];
+  alignas(64) typename Dot::Prep prep[kRows * kQ8RunsSpanBlocks];
+  __m256 acc[kQ8RunsMaxChunkTiles][kRows][kTokens];
+  const int64_t tiles = (nc + kTokens - 1) / kTokens;
   for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
     const int nr = static_cast<int>(rows - r0 < kRows ? rows - r0 : kRows);
-    for (int r = 0; r < kRows; ++r) {
-      const typename T::Block* row = w + (r0 + (r < nr ? r : nr - 1)) * row_blocks;
-      for (int64_t b = 0; b < row_blocks; ++b) Dot::prepare(row[b], prep[r * row_blocks + b]);
+    for (int64_t i = 0; i < tiles; ++i) {
+      for (int r = 0; r < kRows; ++r) {
+        for (int t = 0; t < kTokens; ++t) acc[i][r][t] = _mm256_setzero_ps();
+      }
     }
-    for (int64_t t0 = 0; t0 < nc; t0 += kTokens) {
-      const int nt = static_cast<int>(nc - t0 < kTokens ? nc - t0 : kTokens);
-      q8_tile_runs<T, Dot, kRows, kTokens>(prep, row_blocks, nr, xq + t0 * row_blocks, nt,
-                                           y + t0 * y_stride + r0, y_stride);
+    for (int64_t b0 = 0; b0 < row_blocks; b0 += kQ8RunsSpanBlocks) {
+      const int64_t span =
+          row_blocks - b0 < kQ8RunsSpanBlocks ? row_blocks - b0 : kQ8RunsSpanBlocks;
+      for (int r = 0; r < kRows; ++r) {
+        const typename T::Block* row = w + (r0 + (r < nr ? r : nr - 1)) * row_blocks + b0;
+        for (int64_t b = 0; b < span; ++b) Dot::prepare(row[b], prep[r * span + b]);
+      }
+      // The next span's weights (or the next row tile's first span) come
+      // from DRAM while this span's tiles run: unpacking waited on them.
+      if (b0 + span < row_blocks) {
+        q8_prefetch_rows(w + r0 * row_blocks + b0 + span, row_blocks, nr, kQ8RunsSpanBlocks);
+      } else if (r0 + kRows < rows) {
+        const int64_t next_rows = rows - r0 - kRows < kRows ? rows - r0 - kRows : kRows;
+        q8_prefetch_rows(w + (r0 + kRows) * row_blocks, row_blocks, next_rows, kQ8RunsSpanBlocks);
+      }
+      for (int64_t i = 0; i < tiles; ++i) {
+        const int nt = static_cast<int>(nc - i * kTokens < kTokens ? nc - i * kTokens : kTokens);
+        q8_tile_runs<T, Dot, kRows, kTokens>(prep, span, b0, row_blocks,
+                                             xq + i * kTokens * row_blocks, nt, acc[i]);
+      }
+    }
+    for (int64_t i = 0; i < tiles; ++i) {
+      for (int r = 0; r < nr; ++r) {
+        for (int t = 0; t < kTokens && i * kTokens + t < nc; ++t)
+          y[(i * kTokens + t) * y_stride + r0 + r] = q8::hsum(acc[i][r][t]);
+      }
     }
   }
 }
@@ -173,7 +215,14 @@ ORCD_Q8_MATMUL_TARGET void matmul_q8_tiled(const void* w, int64_t rows, int64_t 
   static_assert(kChunkBlocks >= q8::kMaxCols / T::kElems, "one token must fit");
   alignas(64) XBlock xq[kChunkBlocks];
   const int64_t row_blocks = cols / T::kElems;
-  const int64_t chunk_tokens = kChunkBlocks / row_blocks;
+  // Whole token tiles per chunk where more than one fits (a partial tile
+  // repeats a token's work).
+  int64_t chunk_tokens = kChunkBlocks / row_blocks;
+  if constexpr (requires { Dot::kRuns; }) {
+    constexpr int64_t kMaxTokens = kQ8RunsMaxChunkTiles * kQ8RunsTileTokens;
+    if (chunk_tokens > kMaxTokens) chunk_tokens = kMaxTokens;
+    if (chunk_tokens > kQ8RunsTileTokens) chunk_tokens -= chunk_tokens % kQ8RunsTileTokens;
+  }
   const auto* blocks = static_cast<const typename T::Block*>(w);
   for (int64_t t0 = 0; t0 < n_tokens; t0 += chunk_tokens) {
     const int64_t nc = n_tokens - t0 < chunk_tokens ? n_tokens - t0 : chunk_tokens;

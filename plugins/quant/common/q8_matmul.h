@@ -17,12 +17,11 @@ namespace avx2 {
 // Types whose dot_q8_avx2 is q8::dot_by_runs (q8_runs.h): unpacked once per
 // block for the tile, run by run in registers.
 template <class T>
-concept HasQ8Runs = HasQ8Dot<T> &&
-    requires(const typename T::Block& b, typename T::PrepAvx2& p, const typename T::XBlock& x,
-             __m256i s, __m256& acc, float& offset) {
+concept HasQ8Runs = HasQ8Dot<T> && requires(const typename T::Block& b, typename T::PrepAvx2& p,
+                                            const typename T::XBlock& x, __m256i s, __m256& acc) {
   T::prepare_avx2(b, p);
   T::sumi_init_avx2(p, x);
-  T::finish_avx2(p, x, s, acc, offset);
+  T::finish_avx2(p, x, s, acc);
 };
 
 template <class T>
@@ -40,11 +39,8 @@ struct RunsQ8Dot {
   ORCD_QUANT_AVX2 static __m256i step(const Prep& p, int i, __m256i xv, __m256i s) {
     return q8::run_step(p.q[i], xv, p.scales[i], s);
   }
-  template <int kTokens>
-  ORCD_QUANT_AVX2 static void finish_tokens(const Prep& p, const XBlock* const* x, const __m256i* s,
-                                            __m256* acc, float* offset) {
-#pragma GCC unroll 8
-    for (int t = 0; t < kTokens; ++t) T::finish_avx2(p, *x[t], s[t], acc[t], offset[t]);
+  ORCD_QUANT_AVX2 static void finish(const Prep& p, const XBlock& x, __m256i s, __m256& acc) {
+    T::finish_avx2(p, x, s, acc);
   }
 };
 
@@ -70,14 +66,14 @@ constexpr MatmulQ8Fn matmul_q8_or_null() {
 namespace avx512_vnni {
 
 // T::prepare_vnni(block, prep) unpacks a block once (nibbles, scales) and
-// T::dot_prepared_vnni(prep, x, acc, offset) finishes it for one token; the
+// T::dot_prepared_vnni(prep, x, acc) finishes it for one token; the
 // type's dot_q8_vnni is these two in a row, so matvec_q8 shares the bits.
 template <class T>
 concept HasPreparedVnni = HasQ8DotVnni<T> &&
     requires(const typename T::Block& b, typename T::PrepVnni& p, const typename T::XBlock& x,
-             __m256& acc, float& offset) {
+             __m256& acc) {
   T::prepare_vnni(b, p);
-  T::dot_prepared_vnni(p, x, acc, offset);
+  T::dot_prepared_vnni(p, x, acc);
 };
 
 template <class T>
@@ -86,9 +82,8 @@ struct PreparedQ8Dot {
   ORCD_QUANT_AVX512_VNNI static void prepare(const typename T::Block& b, Prep& p) {
     T::prepare_vnni(b, p);
   }
-  ORCD_QUANT_AVX512_VNNI static void dot(const Prep& p, const typename T::XBlock& x, __m256& acc,
-                                         float& offset) {
-    T::dot_prepared_vnni(p, x, acc, offset);
+  ORCD_QUANT_AVX512_VNNI static void dot(const Prep& p, const typename T::XBlock& x, __m256& acc) {
+    T::dot_prepared_vnni(p, x, acc);
   }
 };
 

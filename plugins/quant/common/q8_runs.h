@@ -6,7 +6,7 @@
 //   static void prepare_avx2(const Block&, PrepAvx2&);
 //   static __m256i sumi_init_avx2(const PrepAvx2&, const Q8x256&);  // offsets
 //   static void finish_avx2(const PrepAvx2&, const Q8x256&, __m256i sumi,
-//                           __m256& acc, float& offset);          // to float
+//                           __m256& acc);                       // to float
 // and its dot_q8_avx2 is dot_by_runs<T>: the batch-1 path (matvec_q8) and the
 // register-blocked tiles of matmul_q8 then share every operation, so they
 // share the bits (integer lanes are exact in any order).
@@ -27,14 +27,13 @@ ORCD_QUANT_AVX2 inline __m256i run_step(__m256i q, __m256i x, __m256i scales, __
 }
 
 template <class T>
-ORCD_QUANT_AVX2 inline void dot_by_runs(const typename T::Block& b, const Q8x256& x, __m256& acc,
-                                        float& offset) {
+ORCD_QUANT_AVX2 inline void dot_by_runs(const typename T::Block& b, const Q8x256& x, __m256& acc) {
   typename T::PrepAvx2 p;
   T::prepare_avx2(b, p);
   __m256i s = T::sumi_init_avx2(p, x);
 #pragma GCC unroll 8
   for (int i = 0; i < kRunsPer256; ++i) s = run_step(p.q[i], load_q(x, 32 * i), p.scales[i], s);
-  T::finish_avx2(p, x, s, acc, offset);
+  T::finish_avx2(p, x, s, acc);
 }
 
 }  // namespace orcd::quant::q8

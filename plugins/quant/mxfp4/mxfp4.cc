@@ -53,8 +53,7 @@ struct MXFP4Cpu : MXFP4 {
   // 8-bit activations (q8_activations.h): the doubled E2M1 values are int8
   // already (|v| <= 12), one table lookup per nibble.
   using XBlock = q8::Q8x32;
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& /*offset*/) {
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc) {
     using namespace avx2_convert;
     const __m128i values = _mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
     const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));

@@ -74,15 +74,13 @@ struct Q5_0Cpu : Q5_0 {
     return _mm256_or_si256(nibbles, _mm256_andnot_si256(bit_set, _mm256_set1_epi8(-16)));
   }
 
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& /*offset*/) {
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc) {
     q8::accumulate(q8::dot_s8s8(q8_weights(b), q8::load_q(x)), q8::half_to_float_avx2(b.d) * x.d,
                    acc);
   }
 
   // The same sums with vpdpbusd (q8::dot_s8s8_vnni).
-  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
-                                                 float& /*offset*/) {
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc) {
     q8::accumulate(q8::dot_s8s8_vnni(q8_weights(b), q8::load_q(x)), q8::half_to_float(b.d) * x.d,
                    acc);
   }

@@ -175,7 +175,7 @@ struct Q6_KCpu : Q6_K {
   }
 
   ORCD_QUANT_AVX2 static void finish_avx2(const PrepAvx2& p, const XBlock& x, __m256i sumi,
-                                          __m256& acc, float& /*offset*/) {
+                                          __m256& acc) {
     q8::accumulate(sumi, p.d * x.d, acc);
   }
 
@@ -185,8 +185,7 @@ struct Q6_KCpu : Q6_K {
   // shuffled from one register. Every run adds the same int32 lanes as
   // dot_by_runs (exact: integer adds in any order), and the float steps are
   // its finish_avx2, so the bits are matmul_q8's (quant_q8_matmul_test).
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& /*offset*/) {
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc) {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i bits45 = _mm256_set1_epi8(0x30);
     const __m256i sc16 =
@@ -270,7 +269,7 @@ struct Q6_KCpu : Q6_K {
   }
 
   ORCD_QUANT_AVX512_VNNI static void dot_prepared_vnni(const PrepVnni& p, const XBlock& x,
-                                                       __m256& acc, float& /*offset*/) {
+                                                       __m256& acc) {
     const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
     const __m256i offset_term = _mm256_sub_epi32(
         _mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(p.sc16, bsums), 5));
@@ -283,11 +282,10 @@ struct Q6_KCpu : Q6_K {
     q8::accumulate(_mm256_add_epi32(offset_term, q8::fold_halves(sumi)), p.d * x.d, acc);
   }
 
-  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
-                                                 float& offset) {
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc) {
     PrepVnni p;
     prepare_vnni(b, p);
-    dot_prepared_vnni(p, x, acc, offset);
+    dot_prepared_vnni(p, x, acc);
   }
 #endif
 };

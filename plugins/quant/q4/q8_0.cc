@@ -40,15 +40,13 @@ struct Q8_0Cpu : Q8_0 {
 
   // 8-bit activations (q8_activations.h): one x block per weight block.
   using XBlock = q8::Q8x32;
-  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc,
-                                          float& /*offset*/) {
+  ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc) {
     const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
     q8::accumulate(q8::dot_s8s8(w, q8::load_q(x)), q8::half_to_float_avx2(b.d) * x.d, acc);
   }
 
   // The same sums with vpdpbusd (q8::dot_s8s8_vnni).
-  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc,
-                                                 float& /*offset*/) {
+  ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc) {
     const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
     q8::accumulate(q8::dot_s8s8_vnni(w, q8::load_q(x)), q8::half_to_float(b.d) * x.d, acc);
   }
