@@ -85,18 +85,36 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       const int64_t first = window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0;
       const int64_t count = pos - first + 1;
       const float* qh = q + t * n_head * d + h * d;
-      // Position j's row: this batch's staging copy, or the cache's ring slot.
-      const auto row = [&](const uint8_t* batch, const uint8_t* cache, int64_t j) {
-        if (j >= pos0) return batch + static_cast<size_t>((j - pos0) * n_head_kv + g) * row_bytes;
-        return cache + static_cast<size_t>(g * layer.capacity + layer.Slot(j)) * row_bytes;
+      // Positions first .. pos as runs of rows at one stride each: the
+      // cache's ring (split where it wraps), then this batch's staging copy.
+      // fn(rows, stride in elements, index of the run's first position, rows).
+      const auto for_each_run = [&](const uint8_t* batch, const uint8_t* cache, auto&& fn) {
+        int64_t j = first;
+        const int64_t cached_end = std::min(pos + 1, pos0);
+        while (j < cached_end) {
+          const int64_t slot = layer.Slot(j);
+          const int64_t n = std::min(cached_end - j, layer.capacity - slot);
+          fn(cache + static_cast<size_t>(g * layer.capacity + slot) * row_bytes, d, j - first, n);
+          j += n;
+        }
+        if (j <= pos) {
+          fn(batch + static_cast<size_t>((j - pos0) * n_head_kv + g) * row_bytes, n_head_kv * d,
+             j - first, pos + 1 - j);
+        }
       };
 
+      for_each_run(
+          k_batch, k_cache, [&](const uint8_t* rows, int64_t stride, int64_t at, int64_t n) {
+            if (f16) {
+              s.dot_f16_rows(reinterpret_cast<const uint16_t*>(rows), stride, n, qh, d,
+                             scores + at);
+            } else {
+              s.dot_f32_rows(reinterpret_cast<const float*>(rows), stride, n, qh, d, scores + at);
+            }
+          });
       float max_score = -std::numeric_limits<float>::infinity();
       for (int64_t j = 0; j < count; ++j) {
-        const uint8_t* kj = row(k_batch, k_cache, first + j);
-        float score = f16 ? s.dot_f16(reinterpret_cast<const uint16_t*>(kj), qh, d)
-                          : s.dot_f32(reinterpret_cast<const float*>(kj), qh, d);
-        score *= p.scale;
+        float score = scores[j] * p.scale;
         if (p.softcap > 0.0f) score = p.softcap * std::tanh(score / p.softcap);
         scores[j] = score;
         max_score = std::max(max_score, score);
@@ -108,16 +126,18 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
         sum += scores[j];
       }
       const float inv = 1.0f / sum;
+      for (int64_t j = 0; j < count; ++j) scores[j] *= inv;  // each value row's weight
       float* oh = o + t * n_head * d + h * d;
       std::fill(oh, oh + d, 0.0f);
-      for (int64_t j = 0; j < count; ++j) {
-        const uint8_t* vj = row(v_batch, v_cache, first + j);
-        if (f16) {
-          s.axpy_f16(scores[j] * inv, reinterpret_cast<const uint16_t*>(vj), oh, d);
-        } else {
-          s.axpy_f32(scores[j] * inv, reinterpret_cast<const float*>(vj), oh, d);
-        }
-      }
+      for_each_run(
+          v_batch, v_cache, [&](const uint8_t* rows, int64_t stride, int64_t at, int64_t n) {
+            if (f16) {
+              s.axpy_f16_rows(scores + at, reinterpret_cast<const uint16_t*>(rows), stride, n, oh,
+                              d);
+            } else {
+              s.axpy_f32_rows(scores + at, reinterpret_cast<const float*>(rows), stride, n, oh, d);
+            }
+          });
     }
   });
   StoreKv(kv, layer, k_batch, v_batch, ctx.n_tokens, pos0);

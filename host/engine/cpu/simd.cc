@@ -53,9 +53,30 @@ void AxpyF16Portable(float a, const uint16_t* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += a * fp16_to_f32(x[i]);
 }
 
-constexpr SimdKernels kPortable = {"portable",       DotF32Portable,    DotF16Portable,
-                                   F16ToF32Portable, Bf16ToF32Portable, F32ToF16Portable,
-                                   AxpyF32Portable,  AxpyF16Portable};
+template <typename A, float (*kDot)(const A*, const float*, int64_t)>
+void DotRowsPortable(const A* rows, int64_t stride, int64_t n_rows, const float* b, int64_t n,
+                     float* out) {
+  for (int64_t j = 0; j < n_rows; ++j) out[j] = kDot(rows + j * stride, b, n);
+}
+
+template <typename A, void (*kAxpy)(float, const A*, float*, int64_t)>
+void AxpyRowsPortable(const float* w, const A* rows, int64_t stride, int64_t n_rows, float* y,
+                      int64_t n) {
+  for (int64_t j = 0; j < n_rows; ++j) kAxpy(w[j], rows + j * stride, y, n);
+}
+
+constexpr SimdKernels kPortable = {"portable",
+                                   DotF32Portable,
+                                   DotF16Portable,
+                                   F16ToF32Portable,
+                                   Bf16ToF32Portable,
+                                   F32ToF16Portable,
+                                   AxpyF32Portable,
+                                   AxpyF16Portable,
+                                   DotRowsPortable<float, DotF32Portable>,
+                                   DotRowsPortable<uint16_t, DotF16Portable>,
+                                   AxpyRowsPortable<float, AxpyF32Portable>,
+                                   AxpyRowsPortable<uint16_t, AxpyF16Portable>};
 
 // ---- AVX2 + FMA + F16C ------------------------------------------------------
 #if ORCD_ENGINE_X86
@@ -143,8 +164,114 @@ ORCD_AVX2 void AxpyF16Avx2(float a, const uint16_t* x, float* y, int64_t n) {
   for (; i < n; ++i) y[i] += a * fp16_to_f32(x[i]);
 }
 
-constexpr SimdKernels kAvx2 = {"avx2",        DotF32Avx2,   DotF16Avx2,  F16ToF32Avx2,
-                               Bf16ToF32Avx2, F32ToF16Avx2, AxpyF32Avx2, AxpyF16Avx2};
+// DotAvx2 of two rows a and c against one b, sharing b's loads: each row
+// gets DotAvx2's chains, steps and order, so its bits.
+template <typename A>
+ORCD_AVX2 inline void DotPairAvx2(const A* a, const A* c, const float* b, int64_t n, float* out) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
+         a3 = _mm256_setzero_ps();
+  __m256 c0 = _mm256_setzero_ps(), c1 = _mm256_setzero_ps(), c2 = _mm256_setzero_ps(),
+         c3 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256 b0 = _mm256_loadu_ps(b + i), b1 = _mm256_loadu_ps(b + i + 8);
+    const __m256 b2 = _mm256_loadu_ps(b + i + 16), b3 = _mm256_loadu_ps(b + i + 24);
+    a0 = _mm256_fmadd_ps(Load8(a + i), b0, a0);
+    c0 = _mm256_fmadd_ps(Load8(c + i), b0, c0);
+    a1 = _mm256_fmadd_ps(Load8(a + i + 8), b1, a1);
+    c1 = _mm256_fmadd_ps(Load8(c + i + 8), b1, c1);
+    a2 = _mm256_fmadd_ps(Load8(a + i + 16), b2, a2);
+    c2 = _mm256_fmadd_ps(Load8(c + i + 16), b2, c2);
+    a3 = _mm256_fmadd_ps(Load8(a + i + 24), b3, a3);
+    c3 = _mm256_fmadd_ps(Load8(c + i + 24), b3, c3);
+  }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 bv = _mm256_loadu_ps(b + i);
+    a0 = _mm256_fmadd_ps(Load8(a + i), bv, a0);
+    c0 = _mm256_fmadd_ps(Load8(c + i), bv, c0);
+  }
+  float sa = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  float sc = HorizontalSum(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)));
+  for (; i < n; ++i) {
+    sa += ToF32(a[i]) * b[i];
+    sc += ToF32(c[i]) * b[i];
+  }
+  out[0] = sa;
+  out[1] = sc;
+}
+
+template <typename A>
+ORCD_AVX2 void DotRowsAvx2(const A* rows, int64_t stride, int64_t n_rows, const float* b, int64_t n,
+                           float* out) {
+  int64_t j = 0;
+  for (; j + 2 <= n_rows; j += 2)
+    DotPairAvx2(rows + j * stride, rows + (j + 1) * stride, b, n, out + j);
+  for (; j < n_rows; ++j) out[j] = DotAvx2(rows + j * stride, b, n);
+}
+
+// y[0, 8 * kVecs) += w[j] * row j for every row in order, y in registers:
+// per element the FMAs of that many AxpyAvx2 calls, in the same order.
+template <int kVecs, typename A>
+ORCD_AVX2 inline void AxpyRowsBlockAvx2(const float* w, const A* rows, int64_t stride,
+                                        int64_t n_rows, float* y) {
+  __m256 acc[kVecs];
+  for (int k = 0; k < kVecs; ++k) acc[k] = _mm256_loadu_ps(y + 8 * k);
+  for (int64_t j = 0; j < n_rows; ++j) {
+    const __m256 a = _mm256_set1_ps(w[j]);
+    const A* x = rows + j * stride;
+    for (int k = 0; k < kVecs; ++k) acc[k] = _mm256_fmadd_ps(a, Load8(x + 8 * k), acc[k]);
+  }
+  for (int k = 0; k < kVecs; ++k) _mm256_storeu_ps(y + 8 * k, acc[k]);
+}
+
+template <typename A>
+ORCD_AVX2 void AxpyRowsAvx2(const float* w, const A* rows, int64_t stride, int64_t n_rows, float* y,
+                            int64_t n) {
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) AxpyRowsBlockAvx2<8>(w, rows + i, stride, n_rows, y + i);
+  switch ((n - i) / 8) {
+    case 7:
+      AxpyRowsBlockAvx2<7>(w, rows + i, stride, n_rows, y + i);
+      break;
+    case 6:
+      AxpyRowsBlockAvx2<6>(w, rows + i, stride, n_rows, y + i);
+      break;
+    case 5:
+      AxpyRowsBlockAvx2<5>(w, rows + i, stride, n_rows, y + i);
+      break;
+    case 4:
+      AxpyRowsBlockAvx2<4>(w, rows + i, stride, n_rows, y + i);
+      break;
+    case 3:
+      AxpyRowsBlockAvx2<3>(w, rows + i, stride, n_rows, y + i);
+      break;
+    case 2:
+      AxpyRowsBlockAvx2<2>(w, rows + i, stride, n_rows, y + i);
+      break;
+    case 1:
+      AxpyRowsBlockAvx2<1>(w, rows + i, stride, n_rows, y + i);
+      break;
+    default:
+      break;
+  }
+  i += (n - i) / 8 * 8;
+  for (; i < n; ++i) {
+    for (int64_t j = 0; j < n_rows; ++j) y[i] += w[j] * ToF32(rows[j * stride + i]);
+  }
+}
+
+constexpr SimdKernels kAvx2 = {"avx2",
+                               DotF32Avx2,
+                               DotF16Avx2,
+                               F16ToF32Avx2,
+                               Bf16ToF32Avx2,
+                               F32ToF16Avx2,
+                               AxpyF32Avx2,
+                               AxpyF16Avx2,
+                               DotRowsAvx2<float>,
+                               DotRowsAvx2<uint16_t>,
+                               AxpyRowsAvx2<float>,
+                               AxpyRowsAvx2<uint16_t>};
 
 bool CpuHasAvx2() {
   __builtin_cpu_init();

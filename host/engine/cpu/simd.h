@@ -19,6 +19,18 @@ struct SimdKernels {
   // y += a * x
   void (*axpy_f32)(float a, const float* x, float* y, int64_t n);
   void (*axpy_f16)(float a, const uint16_t* x, float* y, int64_t n);
+  // Many rows at once (attention's keys and values), row j at rows + j *
+  // stride elements: out[j] = dot_f32 / dot_f16 (row j, b, n), and y += w[j] *
+  // row j for j in order, with the bits of that many single calls (the rows
+  // versions only save the calls and keep y and b in registers).
+  void (*dot_f32_rows)(const float* rows, int64_t stride, int64_t n_rows, const float* b, int64_t n,
+                       float* out);
+  void (*dot_f16_rows)(const uint16_t* rows, int64_t stride, int64_t n_rows, const float* b,
+                       int64_t n, float* out);
+  void (*axpy_f32_rows)(const float* w, const float* rows, int64_t stride, int64_t n_rows, float* y,
+                        int64_t n);
+  void (*axpy_f16_rows)(const float* w, const uint16_t* rows, int64_t stride, int64_t n_rows,
+                        float* y, int64_t n);
 };
 
 const SimdKernels& Simd();

@@ -1,0 +1,90 @@
+// The CPU attention's row kernels (simd.h: dot_*_rows, axpy_*_rows) give the
+// bits of the single-row calls they replace, so attention's scores and
+// outputs do not depend on how its rows are grouped: lengths around the
+// vector widths (8, 32, 64 and the tails between), odd row counts (the dots
+// go two rows at a time) and strides wider than a row.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "host/engine/cpu/simd.h"
+#include "orcd/cpp/half.h"
+
+namespace orcd::engine::cpu {
+namespace {
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+class SimdRows : public ::testing::Test {
+ protected:
+  void SetUp() override { RecordProperty("simd", Simd().name); }
+  std::mt19937 rng_{11};
+  std::normal_distribution<float> normal_{0.0f, 1.0f};
+
+  std::vector<float> Normal(size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = normal_(rng_);
+    return v;
+  }
+  std::vector<uint16_t> Half(const std::vector<float>& v) {
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = f32_to_fp16(v[i]);
+    return h;
+  }
+};
+
+constexpr int64_t kLengths[] = {1, 7, 8, 9, 31, 32, 33, 64, 72, 96, 100, 128, 136};
+constexpr int64_t kRowCounts[] = {1, 2, 3, 7, 16};
+
+TEST_F(SimdRows, DotsAreTheSingleRowDots) {
+  const SimdKernels& s = Simd();
+  for (int64_t n : kLengths) {
+    for (int64_t rows : kRowCounts) {
+      const int64_t stride = n + 5;
+      const std::vector<float> f32 = Normal(static_cast<size_t>(rows * stride));
+      const std::vector<uint16_t> f16 = Half(f32);
+      const std::vector<float> b = Normal(static_cast<size_t>(n));
+      std::vector<float> got32(rows), want32(rows), got16(rows), want16(rows);
+      s.dot_f32_rows(f32.data(), stride, rows, b.data(), n, got32.data());
+      s.dot_f16_rows(f16.data(), stride, rows, b.data(), n, got16.data());
+      for (int64_t j = 0; j < rows; ++j) {
+        want32[j] = s.dot_f32(f32.data() + j * stride, b.data(), n);
+        want16[j] = s.dot_f16(f16.data() + j * stride, b.data(), n);
+      }
+      const std::string shape = std::to_string(rows) + " rows of " + std::to_string(n);
+      EXPECT_TRUE(SameBits(got32, want32)) << s.name << " f32, " << shape;
+      EXPECT_TRUE(SameBits(got16, want16)) << s.name << " f16, " << shape;
+    }
+  }
+}
+
+TEST_F(SimdRows, AxpysAreTheSingleRowAxpysInOrder) {
+  const SimdKernels& s = Simd();
+  for (int64_t n : kLengths) {
+    for (int64_t rows : kRowCounts) {
+      const int64_t stride = n + 3;
+      const std::vector<float> f32 = Normal(static_cast<size_t>(rows * stride));
+      const std::vector<uint16_t> f16 = Half(f32);
+      const std::vector<float> w = Normal(static_cast<size_t>(rows));
+      const std::vector<float> y0 = Normal(static_cast<size_t>(n));  // accumulates into y
+      std::vector<float> got32 = y0, want32 = y0, got16 = y0, want16 = y0;
+      s.axpy_f32_rows(w.data(), f32.data(), stride, rows, got32.data(), n);
+      s.axpy_f16_rows(w.data(), f16.data(), stride, rows, got16.data(), n);
+      for (int64_t j = 0; j < rows; ++j) {
+        s.axpy_f32(w[j], f32.data() + j * stride, want32.data(), n);
+        s.axpy_f16(w[j], f16.data() + j * stride, want16.data(), n);
+      }
+      const std::string shape = std::to_string(rows) + " rows of " + std::to_string(n);
+      EXPECT_TRUE(SameBits(got32, want32)) << s.name << " f32, " << shape;
+      EXPECT_TRUE(SameBits(got16, want16)) << s.name << " f16, " << shape;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace orcd::engine::cpu
