@@ -21,11 +21,25 @@
 namespace orcd::engine::cpu {
 namespace {
 
-// The batch's K or V ([n_tokens][heads][head_dim] f32) in the cache's type.
-const uint8_t* Stage(const KvCache& kv, const float* src, int64_t n, std::vector<uint8_t>& buf) {
-  if (kv.type() == KvType::kF32) return reinterpret_cast<const uint8_t*>(src);
-  buf.resize(static_cast<size_t>(n) * sizeof(uint16_t));
-  Simd().f32_to_f16(src, reinterpret_cast<uint16_t*>(buf.data()), n);
+// The batch's K or V ([n_tokens][heads][head_dim] f32) in the cache's type
+// and laid out as the cache is, head by head ([heads][n_tokens][head_dim]):
+// one head's rows are then contiguous, where token-major rows lie a whole
+// token's heads apart (6 KiB on Phi-3: a page, and a TLB miss, per row).
+const uint8_t* Stage(const KvCache& kv, const float* src, int64_t n_tokens, int64_t heads,
+                     int64_t d, std::vector<uint8_t>& buf) {
+  buf.resize(static_cast<size_t>(n_tokens * heads * d) * kv.element_size());
+  for (int64_t g = 0; g < heads; ++g) {
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      const float* from = src + (t * heads + g) * d;
+      const int64_t at = g * n_tokens + t;
+      if (kv.type() == KvType::kF32) {
+        std::memcpy(reinterpret_cast<float*>(buf.data()) + at * d, from,
+                    static_cast<size_t>(d) * sizeof(float));
+      } else {
+        Simd().f32_to_f16(from, reinterpret_cast<uint16_t*>(buf.data()) + at * d, d);
+      }
+    }
+  }
   return buf.data();
 }
 
@@ -40,7 +54,7 @@ void StoreKv(const KvCache& kv, const KvCache::Layer& layer, const uint8_t* k, c
     const int64_t slot = layer.Slot(pos0 + t);
     for (int64_t g = 0; g < heads; ++g) {
       const size_t at = static_cast<size_t>(g * layer.capacity + slot) * bytes;
-      const size_t from = static_cast<size_t>(t * heads + g) * bytes;
+      const size_t from = static_cast<size_t>(g * n_tokens + t) * bytes;
       std::memcpy(static_cast<uint8_t*>(layer.k) + at, k + from, bytes);
       std::memcpy(static_cast<uint8_t*>(layer.v) + at, v + from, bytes);
     }
@@ -57,11 +71,10 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   const int64_t n_head = p.n_head;
   const int64_t n_head_kv = p.n_head_kv;
   const int64_t group = p.n_head / p.n_head_kv;
-  const int64_t batch_values = ctx.n_tokens * n_head_kv * d;
   // Reused across calls (this adapter runs on the executor's thread only).
   thread_local std::vector<uint8_t> k_buf, v_buf;
-  const uint8_t* k_batch = Stage(kv, ctx.In(insn, 1), batch_values, k_buf);
-  const uint8_t* v_batch = Stage(kv, ctx.In(insn, 2), batch_values, v_buf);
+  const uint8_t* k_batch = Stage(kv, ctx.In(insn, 1), ctx.n_tokens, n_head_kv, d, k_buf);
+  const uint8_t* v_batch = Stage(kv, ctx.In(insn, 2), ctx.n_tokens, n_head_kv, d, v_buf);
 
   const SimdKernels& s = Simd();
   const bool f16 = kv.type() == KvType::kF16;
@@ -78,8 +91,12 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   ParallelRange(ctx, ctx.n_tokens * n_head, 4, [&](int64_t begin, int64_t end, int thread) {
     float* scores = ctx.Workspace(thread);
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t t = item / n_head;
-      const int64_t h = item % n_head;
+      // Head-major: one head's queries run back to back, so its keys and
+      // values stay in L2 from one query to the next, and the pieces of the
+      // range hold equal shares of the causal work (token-major gave the
+      // last piece the longest rows).
+      const int64_t h = item / ctx.n_tokens;
+      const int64_t t = item % ctx.n_tokens;
       const int64_t g = h / group;
       const int64_t pos = pos0 + t;
       const int64_t first = window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0;
@@ -98,8 +115,8 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
           j += n;
         }
         if (j <= pos) {
-          fn(batch + static_cast<size_t>((j - pos0) * n_head_kv + g) * row_bytes, n_head_kv * d,
-             j - first, pos + 1 - j);
+          fn(batch + static_cast<size_t>(g * ctx.n_tokens + j - pos0) * row_bytes, d, j - first,
+             pos + 1 - j);
         }
       };
 
