@@ -224,36 +224,26 @@ ORCD_AVX2 inline void AxpyRowsBlockAvx2(const float* w, const A* rows, int64_t s
   for (int k = 0; k < kVecs; ++k) _mm256_storeu_ps(y + 8 * k, acc[k]);
 }
 
+// AxpyRowsBlockAvx2<vecs> for a run-time vecs in [1, kVecs] (a row's last
+// n % 64 elements in whole vectors).
+template <int kVecs, typename A>
+ORCD_AVX2 inline void AxpyRowsTailAvx2(int vecs, const float* w, const A* rows, int64_t stride,
+                                       int64_t n_rows, float* y) {
+  if constexpr (kVecs > 0) {
+    if (vecs == kVecs) {
+      AxpyRowsBlockAvx2<kVecs>(w, rows, stride, n_rows, y);
+    } else {
+      AxpyRowsTailAvx2<kVecs - 1>(vecs, w, rows, stride, n_rows, y);
+    }
+  }
+}
+
 template <typename A>
 ORCD_AVX2 void AxpyRowsAvx2(const float* w, const A* rows, int64_t stride, int64_t n_rows, float* y,
                             int64_t n) {
   int64_t i = 0;
   for (; i + 64 <= n; i += 64) AxpyRowsBlockAvx2<8>(w, rows + i, stride, n_rows, y + i);
-  switch ((n - i) / 8) {
-    case 7:
-      AxpyRowsBlockAvx2<7>(w, rows + i, stride, n_rows, y + i);
-      break;
-    case 6:
-      AxpyRowsBlockAvx2<6>(w, rows + i, stride, n_rows, y + i);
-      break;
-    case 5:
-      AxpyRowsBlockAvx2<5>(w, rows + i, stride, n_rows, y + i);
-      break;
-    case 4:
-      AxpyRowsBlockAvx2<4>(w, rows + i, stride, n_rows, y + i);
-      break;
-    case 3:
-      AxpyRowsBlockAvx2<3>(w, rows + i, stride, n_rows, y + i);
-      break;
-    case 2:
-      AxpyRowsBlockAvx2<2>(w, rows + i, stride, n_rows, y + i);
-      break;
-    case 1:
-      AxpyRowsBlockAvx2<1>(w, rows + i, stride, n_rows, y + i);
-      break;
-    default:
-      break;
-  }
+  AxpyRowsTailAvx2<7>(static_cast<int>((n - i) / 8), w, rows + i, stride, n_rows, y + i);
   i += (n - i) / 8 * 8;
   for (; i < n; ++i) {
     for (int64_t j = 0; j < n_rows; ++j) y[i] += w[j] * ToF32(rows[j * stride + i]);
