@@ -138,7 +138,7 @@ ORCD_Q8_MATMUL_TARGET void q8_rows_by_tokens_runs(const typename T::Block* w, in
   constexpr int kRows = kQ8RunsTileRows;
   constexpr int kTokens = kQ8RunsTileTokens;
   alignas(64) typename Dot::Prep prep[kRows * kQ8RunsSpanBlocks];
-  __m256 acc[kQ8RunsMaxChunkTiles][kRows][kTokens];
+  __m256 acc[kQ8RunsMaxChunkTiles][kRows][kTokens];  // matmul_q8_tiled caps nc to fit
   const int64_t tiles = (nc + kTokens - 1) / kTokens;
   for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
     const int nr = static_cast<int>(rows - r0 < kRows ? rows - r0 : kRows);

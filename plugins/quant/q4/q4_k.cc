@@ -152,7 +152,7 @@ struct Q4_KCpu : Q4_K {
   // The decode (matvec_q8) dot: prepare_avx2 + dot_by_runs with each run
   // consumed as it is unpacked and the scales and mins decoded in SIMD
   // registers (prepare_vnni's kmask steps, on SSE/AVX2). The same int32 lanes
-  // (exact: integer adds in any order), the same min sum and the same float
+  // (exact: integer adds in any order), the same min products and the same float
   // steps as finish_avx2, so the bits are matmul_q8's (quant_q8_matmul_test).
   ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc) {
     const __m256i scales_mins = unpack_scales_mins(b);
