@@ -10,6 +10,7 @@
 #include "host/engine/plan_builder.h"
 #include "host/engine/plan_validator.h"
 #include "host/gguf/file_type.h"
+#include "host/sampling/sampler.h"
 
 namespace orcd::engine {
 namespace {
@@ -106,7 +107,7 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   if (on_cuda) {
     InitCuda(options, ctx);
   } else {
-    kv_ = std::make_unique<KvCache>(plan_.kv_states, ctx, options.kv_type);
+    InitKvPool(options, ctx);
     executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
     executor_->set_q8_activations(options.q8_decode_activations);
   }
@@ -135,6 +136,194 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
            {"prefill_scratch_floats", std::to_string(bound_.phase(Phase::kPrefill).arena_floats)}});
 }
 
+void Engine::InitKvPool(const EngineOptions& options, int64_t context_length) {
+  if (options.max_sequences < 1)
+    throw Error(ErrorCode::kInvalidArgument, "max_sequences must be at least 1");
+  if (options.kv_block_tokens < 1)
+    throw Error(ErrorCode::kInvalidArgument, "kv_block_tokens must be at least 1");
+  KvLayout layout;
+  layout.block_tokens = options.kv_block_tokens;
+  layout.ring_slots = options.max_sequences;
+  const int64_t per_sequence = (context_length + layout.block_tokens - 1) / layout.block_tokens;
+  const uint64_t block_bytes =
+      KvCache::BlockBytes(plan_.kv_states, layout.block_tokens, options.kv_type);
+  const uint64_t ring_bytes =
+      KvCache::RingBytes(plan_.kv_states, context_length, layout.block_tokens, options.kv_type) *
+      static_cast<uint64_t>(options.max_sequences);
+  layout.blocks = per_sequence * options.max_sequences;
+  if (options.kv_pool_bytes > 0 && block_bytes > 0) {
+    // The budget less the windows' rings, in whole blocks.
+    if (options.kv_pool_bytes < ring_bytes + block_bytes) {
+      throw Error(ErrorCode::kOutOfMemory,
+                  "limits.kv_cache_bytes (" + std::to_string(options.kv_pool_bytes) +
+                      ") cannot hold one KV block (" + std::to_string(block_bytes) +
+                      " bytes) beside the sliding windows of " +
+                      std::to_string(options.max_sequences) + " sequences (" +
+                      std::to_string(ring_bytes) + " bytes)");
+    }
+    layout.blocks = static_cast<int64_t>((options.kv_pool_bytes - ring_bytes) / block_bytes);
+  }
+  if (block_bytes == 0) layout.blocks = 1;  // every layer has a window: the pool is unused
+  kv_ =
+      std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, nullptr, layout);
+  sequences_.assign(static_cast<size_t>(options.max_sequences), Sequence{});
+  free_blocks_.clear();
+  for (int64_t b = layout.blocks - 1; b >= 0; --b) free_blocks_.push_back(static_cast<int32_t>(b));
+}
+
+int Engine::OpenSequence() {
+  for (size_t i = 0; i < sequences_.size(); ++i) {
+    if (sequences_[i].open) continue;
+    sequences_[i] = Sequence{};
+    sequences_[i].open = true;
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int64_t Engine::BlocksFor(int64_t positions) const {
+  if (cuda_ || KvCache::BlockBytes(plan_.kv_states, 1, kv_->type()) == 0) return 0;
+  const int64_t bt = kv_->layout().block_tokens;
+  return (positions + bt - 1) / bt;
+}
+
+bool Engine::Reserve(int sequence, int64_t positions) {
+  Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
+  const int64_t need = BlocksFor(positions) - static_cast<int64_t>(seq.blocks.size());
+  if (need <= 0) return true;
+  if (need > static_cast<int64_t>(free_blocks_.size())) return false;
+  for (int64_t i = 0; i < need; ++i) {
+    seq.blocks.push_back(free_blocks_.back());
+    free_blocks_.pop_back();
+  }
+  return true;
+}
+
+void Engine::CloseSequence(int sequence) {
+  Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
+  free_blocks_.insert(free_blocks_.end(), seq.blocks.rbegin(), seq.blocks.rend());
+  seq = Sequence{};
+  if (sequence == legacy_sequence_) legacy_sequence_ = -1;
+}
+
+int64_t Engine::sequence_length(int sequence) const {
+  return sequences_.at(static_cast<size_t>(sequence)).length;
+}
+
+KvPoolInfo Engine::kv_pool() const {
+  KvPoolInfo info;
+  info.max_sequences = cuda_ ? 1 : static_cast<int>(sequences_.size());
+  if (!cuda_) {
+    info.block_tokens = kv_->layout().block_tokens;
+    info.blocks_total = kv_->layout().blocks;
+    info.blocks_free = static_cast<int64_t>(free_blocks_.size());
+  }
+  return info;
+}
+
+std::span<const float> Engine::Step(std::span<const StepPart> parts) {
+  if (cuda_) throw Error(ErrorCode::kUnsupported, "steps of sequences run on the CPU backend only");
+  if (parts.empty()) throw Error(ErrorCode::kInvalidArgument, "a step of no sequences");
+  step_tokens_.clear();
+  step_seqs_.clear();
+  step_positions_.clear();
+  step_token_seq_.clear();
+  step_generated_.clear();
+  step_logit_rows_.clear();
+  bool one_generated = parts.size() == 1 && parts[0].tokens.size() == 1;
+  for (const StepPart& part : parts) {
+    if (part.sequence < 0 || part.sequence >= static_cast<int>(sequences_.size()) ||
+        !sequences_[static_cast<size_t>(part.sequence)].open) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "step: sequence " + std::to_string(part.sequence) + " is not open");
+    }
+    const Sequence& seq = sequences_[static_cast<size_t>(part.sequence)];
+    const auto n = static_cast<int64_t>(part.tokens.size());
+    if (n == 0) throw Error(ErrorCode::kInvalidArgument, "step: a part of zero tokens");
+    if (seq.length + n > kv_->context_length()) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  std::to_string(n) + " tokens at position " + std::to_string(seq.length) +
+                      " exceed the context length " + std::to_string(kv_->context_length()));
+    }
+    if (BlocksFor(seq.length + n) > static_cast<int64_t>(seq.blocks.size())) {
+      throw Error(ErrorCode::kInternal, "step: sequence " + std::to_string(part.sequence) +
+                                            " has no KV blocks reserved for its tokens");
+    }
+    for (const StepPart* other = parts.data(); other != &part; ++other) {
+      if (other->sequence == part.sequence)
+        throw Error(ErrorCode::kInvalidArgument, "step: a sequence appears twice");
+    }
+    StepSequence ss;
+    ss.first_row = static_cast<int64_t>(step_tokens_.size());
+    ss.n_tokens = n;
+    ss.pos0 = seq.length;
+    ss.kv = {seq.blocks.data(), static_cast<int64_t>(seq.blocks.size()), part.sequence};
+    for (int64_t i = 0; i < n; ++i) {
+      step_tokens_.push_back(part.tokens[static_cast<size_t>(i)]);
+      step_positions_.push_back(seq.length + i);
+      step_token_seq_.push_back(static_cast<int32_t>(step_seqs_.size()));
+      step_generated_.push_back(i >= part.prompt_tokens ? 1 : 0);
+    }
+    if (part.logits) {
+      for (int64_t i = part.rows == LogitRows::kAll ? 0 : n - 1; i < n; ++i)
+        step_logit_rows_.push_back(ss.first_row + i);
+    }
+    step_seqs_.push_back(ss);
+  }
+  one_generated = one_generated && step_generated_[0] == 1;
+  if (static_cast<int64_t>(step_tokens_.size()) > max_batch_) {
+    throw Error(ErrorCode::kInvalidArgument, "step of " + std::to_string(step_tokens_.size()) +
+                                                 " tokens; at most " + std::to_string(max_batch_));
+  }
+  StepInput in;
+  in.tokens = step_tokens_;
+  in.seqs = step_seqs_;
+  in.positions = step_positions_;
+  in.token_seq = step_token_seq_;
+  in.generated = step_generated_;
+  in.logit_rows = step_logit_rows_;
+  // One decode token: the decode phase (the plans' phases share their
+  // instructions on the CPU; the counters tell them apart).
+  std::span<const float> out =
+      executor_->RunStep(one_generated ? Phase::kDecode : Phase::kPrefill, in, *kv_);
+  for (const StepPart& part : parts)
+    sequences_[static_cast<size_t>(part.sequence)].length +=
+        static_cast<int64_t>(part.tokens.size());
+  return out;
+}
+
+void Engine::Reset() {
+  position_ = 0;
+  if (legacy_sequence_ >= 0) CloseSequence(legacy_sequence_);
+}
+
+std::span<const float> Engine::LegacyStep(std::span<const int32_t> tokens, bool generated,
+                                          bool all_logits) {
+  if (legacy_sequence_ < 0) {
+    legacy_sequence_ = OpenSequence();
+    if (legacy_sequence_ < 0)
+      throw Error(ErrorCode::kInternal, "every KV sequence is taken by Step() callers");
+  }
+  const auto n = static_cast<int64_t>(tokens.size());
+  if (position_ + n > kv_->context_length()) {
+    throw Error(ErrorCode::kInvalidArgument, "positions " + std::to_string(position_) + ".." +
+                                                 std::to_string(position_ + n - 1) +
+                                                 " exceed the context length " +
+                                                 std::to_string(kv_->context_length()));
+  }
+  if (!Reserve(legacy_sequence_, position_ + n)) {
+    throw Error(ErrorCode::kOutOfMemory,
+                "the KV pool has no free blocks for " + std::to_string(n) + " more positions");
+  }
+  // The sequence follows position_ (Reset() rewinds it).
+  sequences_[static_cast<size_t>(legacy_sequence_)].length = position_;
+  StepPart part{legacy_sequence_, tokens, generated ? 0 : n, true};
+  part.rows = all_logits ? LogitRows::kAll : LogitRows::kLast;
+  std::span<const float> out = Step({&part, 1});
+  position_ += n;
+  return out;
+}
+
 void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   std::shared_ptr<cuda::DeviceRuntime> runtime = options.device_runtime;
   if (!runtime) runtime = cuda::CreateCudaRuntime(options.gpu_index, options.cuda_stream);
@@ -161,13 +350,21 @@ std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRow
   std::span<const float> out;
   for (int64_t begin = 0; begin < n; begin += max_batch_) {
     const int64_t count = std::min(max_batch_, n - begin);
-    out = executor_->Run(Phase::kPrefill, tokens.subspan(begin, count), position_, *kv_, all);
-    position_ += count;
+    out = RunPass(tokens.subspan(begin, count), /*generated=*/false, all);
     if (all && n > max_batch_)
       std::copy(out.begin(), out.end(), all_logits_.begin() + begin * vocab);
   }
   if (all) return n > max_batch_ ? std::span<const float>(all_logits_) : out;
   return out.subspan(out.size() - static_cast<size_t>(vocab));
+}
+
+std::span<const float> Engine::RunPass(std::span<const int32_t> tokens, bool generated,
+                                       bool all_logits) {
+  if (!cuda_) return LegacyStep(tokens, generated, all_logits);
+  std::span<const float> out = executor_->Run(generated ? Phase::kDecode : Phase::kPrefill, tokens,
+                                              position_, *kv_, all_logits);
+  position_ += static_cast<int64_t>(tokens.size());
+  return out;
 }
 
 void Engine::CheckPromptFits(int64_t n) const {
@@ -181,12 +378,14 @@ void Engine::CheckPromptFits(int64_t n) const {
 }
 
 int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
+  if (!cuda_) return GreedyToken(Prefill(tokens));
   return PrefillLast(tokens, [&](std::span<const int32_t> last) {
     return executor_->RunArgmax(Phase::kPrefill, last, position_, *kv_);
   });
 }
 
 int32_t Engine::DecodeGreedy(int32_t token) {
+  if (!cuda_) return GreedyToken(Decode(token));
   const int32_t one[1] = {token};
   const int32_t next = executor_->RunArgmax(Phase::kDecode, one, position_, *kv_);
   ++position_;
@@ -219,9 +418,7 @@ int32_t Engine::PrefillLast(std::span<const int32_t> tokens,
 
 std::span<const float> Engine::Decode(int32_t token) {
   const int32_t one[1] = {token};
-  std::span<const float> out = executor_->Run(Phase::kDecode, one, position_, *kv_, false);
-  ++position_;
-  return out;
+  return RunPass(one, /*generated=*/true, false);
 }
 
 }  // namespace orcd::engine

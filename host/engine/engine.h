@@ -1,8 +1,13 @@
 // A model ready to run: the GGUF mapped, routed to its plugins, its plan
 // compiled by the architecture plugin, validated and bound once, the KV cache
-// of its slot allocated at the configured context length. Prefill evaluates a
-// whole prompt as one matrix-matrix pass per batch (max_batch tokens); decode
-// evaluates one token. Batch 1: one slot.
+// allocated once. Prefill evaluates a whole prompt as one matrix-matrix pass
+// per batch (max_batch tokens); decode evaluates one token.
+//
+// Many sequences (CPU backend): up to max_sequences sequences share one KV
+// pool in blocks; Step() evaluates any mix of them (decode tokens and prompt
+// chunks) as one pass whose matmuls read each weight once, while attention,
+// positions and KV stay per sequence. A sequence's bits do not depend on what
+// else shares its steps. The CUDA backend runs one sequence at a time.
 #ifndef ORCD_HOST_ENGINE_ENGINE_H_
 #define ORCD_HOST_ENGINE_ENGINE_H_
 
@@ -60,6 +65,12 @@ struct EngineOptions {
   // shared matmul inputs). Same results bit for bit; false runs the plan as
   // the plugin wrote it, for comparisons.
   bool fuse_ops = true;
+  // Sequences held at once (CPU; the CUDA backend holds one) and the KV pool
+  // they share: kv_pool_bytes 0 = room for every sequence at the context
+  // length; less lets sequences share (each still bounded by the context).
+  int max_sequences = 1;
+  uint64_t kv_pool_bytes = 0;
+  int64_t kv_block_tokens = 32;
   // Load progress in percent of the weight bytes copied (0, 25, 50, 75, 100).
   std::function<void(int)> load_progress;
 };
@@ -85,6 +96,25 @@ struct ModelInfo {
 };
 
 enum class LogitRows { kLast, kAll };
+
+// One sequence's part of a step: its next tokens, of which the first
+// `prompt_tokens` are prompt tokens and the rest generated ones (a decode
+// token; tokens recomputed after a preemption), and whether its last token's
+// (or every token's) logits come back.
+struct StepPart {
+  int sequence = -1;
+  std::span<const int32_t> tokens;
+  int64_t prompt_tokens = 0;
+  bool logits = true;
+  LogitRows rows = LogitRows::kLast;
+};
+
+struct KvPoolInfo {
+  int64_t block_tokens = 0;
+  int64_t blocks_total = 0;
+  int64_t blocks_free = 0;
+  int max_sequences = 0;
+};
 
 class Engine {
  public:
@@ -125,8 +155,25 @@ class Engine {
   void set_should_stop(std::function<bool()> f) { executor_->set_should_stop(std::move(f)); }
 
   // Starts a new sequence (the KV cache is overwritten as positions refill).
-  void Reset() { position_ = 0; }
+  void Reset();
   int64_t position() const { return position_; }
+
+  // Sequences of the KV pool (the CPU backend; the CUDA backend's one
+  // sequence is the single-sequence API above). OpenSequence returns an id,
+  // or -1 when max_sequences are open. Reserve gives a sequence blocks for
+  // `positions` positions in all; false (nothing changed) when the pool has
+  // too few free blocks. Close frees its blocks.
+  int OpenSequence();
+  bool Reserve(int sequence, int64_t positions);
+  void CloseSequence(int sequence);
+  int64_t sequence_length(int sequence) const;
+  // Blocks `positions` positions need, and the pool's state.
+  int64_t BlocksFor(int64_t positions) const;
+  KvPoolInfo kv_pool() const;
+  // Evaluates the parts (distinct sequences, at most max_batch tokens in
+  // all, each with its blocks reserved) at their sequences' next positions
+  // and returns the logits of the parts that asked, in order, [k][vocab].
+  std::span<const float> Step(std::span<const StepPart> parts);
 
   const ModelInfo& info() const { return info_; }
   const ExecutionPlan& plan() const { return plan_; }
@@ -157,6 +204,25 @@ class Engine {
   BoundPlan bound_;
   LoweringReport lowering_;
   std::unique_ptr<KvCache> kv_;
+  struct Sequence {
+    bool open = false;
+    int64_t length = 0;
+    std::vector<int32_t> blocks;
+  };
+  std::vector<Sequence> sequences_;
+  std::vector<int32_t> free_blocks_;
+  int legacy_sequence_ = -1;  // the single-sequence API's, on the CPU (opened on first use)
+  // Step scratch, reused.
+  std::vector<int32_t> step_tokens_;
+  std::vector<StepSequence> step_seqs_;
+  std::vector<int64_t> step_positions_, step_logit_rows_;
+  std::vector<int32_t> step_token_seq_;
+  std::vector<uint8_t> step_generated_;
+  // The single-sequence API on the CPU: one part of a step.
+  std::span<const float> RunPass(std::span<const int32_t> tokens, bool generated, bool all_logits);
+  std::span<const float> LegacyStep(std::span<const int32_t> tokens, bool generated,
+                                    bool all_logits);
+  void InitKvPool(const EngineOptions& options, int64_t context_length);
   std::unique_ptr<Executor> executor_;
   ModelInfo info_;
   int64_t max_batch_ = 0;

@@ -1,6 +1,11 @@
 // What an adapter sees while running: the batch (tokens, positions), the
-// scratch arena holding the registers, the slot's KV cache, the logits
-// buffer, per-thread workspace and the thread pool.
+// scratch arena holding the registers, the KV cache, the logits buffer,
+// per-thread workspace and the thread pool.
+//
+// A batch holds the tokens of one or more sequences (a step): sequence s
+// owns rows [first_row, first_row + n_tokens) at positions pos0.. of its own
+// KV. Without a step (`seqs` null: kernel tests, the CUDA backend) the batch
+// is one sequence at pos0 in the cache's contiguous layout.
 #ifndef ORCD_HOST_ENGINE_EXEC_CONTEXT_H_
 #define ORCD_HOST_ENGINE_EXEC_CONTEXT_H_
 
@@ -13,6 +18,14 @@
 
 namespace orcd::engine {
 
+// One sequence of a step.
+struct StepSequence {
+  int64_t first_row = 0;
+  int64_t n_tokens = 0;
+  int64_t pos0 = 0;
+  KvSequenceView kv;
+};
+
 struct ExecContext {
   ThreadPool* pool = nullptr;
   float* arena = nullptr;
@@ -20,10 +33,23 @@ struct ExecContext {
   int64_t n_tokens = 0;
   int64_t pos0 = 0;  // sequence position of token 0
   KvCache* kv = nullptr;
-  // Logits of tokens [first_logit_row, first_logit_row + logit_rows).
+  // Logits of tokens [first_logit_row, first_logit_row + logit_rows), or,
+  // when `logit_row_list` is set, of the logit_rows tokens it names.
   float* logits = nullptr;
   int64_t first_logit_row = 0;
   int64_t logit_rows = 0;
+  const int64_t* logit_row_list = nullptr;
+  // A step of several sequences (null: one, at pos0): each token's position
+  // and sequence index.
+  const StepSequence* seqs = nullptr;
+  int64_t n_seqs = 0;
+  const int64_t* positions = nullptr;
+  const int32_t* token_seq = nullptr;
+  // Per token, 1 when it is a generated token (a decode step's, or one
+  // recomputed after a preemption), 0 for a prompt token; null: all prompt
+  // tokens unless the batch is one token (decode). A matmul gives each kind
+  // one fixed arithmetic whatever else shares the step (batch invariance).
+  const uint8_t* generated = nullptr;
   // Per-thread scratch: workspace + thread * workspace_floats.
   float* workspace = nullptr;
   int64_t workspace_floats = 0;
@@ -45,6 +71,8 @@ struct ExecContext {
   float* In(const BoundInstruction& insn, size_t i) const { return Reg(insn.in[i]); }
   float* Out(const BoundInstruction& insn, size_t i) const { return Reg(insn.out[i]); }
   float* Workspace(int thread) const { return workspace + thread * workspace_floats; }
+  int64_t Position(int64_t t) const { return positions ? positions[t] : pos0 + t; }
+  bool Generated(int64_t t) const { return generated ? generated[t] != 0 : n_tokens == 1; }
 };
 
 }  // namespace orcd::engine

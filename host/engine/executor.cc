@@ -30,7 +30,7 @@ Executor::Executor(const BoundPlan& plan, int threads, int64_t workspace_floats_
 }
 
 size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
-                         bool all_logits) {
+                         bool all_logits, const StepInput* step) {
   const BoundPhase& bp = plan_.phase(phase);
   const auto n = static_cast<int64_t>(tokens.size());
   if (n <= 0 || n > bp.row_capacity) {
@@ -38,10 +38,17 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
                                                  std::to_string(n) + " tokens (1.." +
                                                  std::to_string(bp.row_capacity) + " allowed)");
   }
-  if (pos0 < 0 || pos0 + n > kv.context_length()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "positions " + std::to_string(pos0) + ".." + std::to_string(pos0 + n - 1) +
-                    " exceed the context length " + std::to_string(kv.context_length()));
+  const auto check_positions = [&](int64_t first, int64_t count) {
+    if (first < 0 || first + count > kv.context_length()) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "positions " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
+                      " exceed the context length " + std::to_string(kv.context_length()));
+    }
+  };
+  if (step == nullptr) {
+    check_positions(pos0, n);
+  } else {
+    for (const StepSequence& seq : step->seqs) check_positions(seq.pos0, seq.n_tokens);
   }
   ThrowIfStopRequested();
   ExecContext ctx;
@@ -54,6 +61,18 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
   const bool last_only = bp.logits_rows_selectable && !all_logits;
   ctx.first_logit_row = last_only ? n - 1 : 0;
   ctx.logit_rows = last_only ? 1 : n;
+  if (step != nullptr) {
+    ctx.seqs = step->seqs.data();
+    ctx.n_seqs = static_cast<int64_t>(step->seqs.size());
+    ctx.positions = step->positions.data();
+    ctx.token_seq = step->token_seq.data();
+    ctx.generated = step->generated.data();
+    if (bp.logits_rows_selectable) {
+      ctx.first_logit_row = 0;
+      ctx.logit_rows = static_cast<int64_t>(step->logit_rows.size());
+      ctx.logit_row_list = step->logit_rows.data();
+    }
+  }
   const auto logits_size = static_cast<size_t>(ctx.logit_rows * bp.vocab);
   if (logits_.size() < logits_size) logits_.resize(logits_size);
   ctx.logits = device_ ? device_->logits(logits_size) : logits_.data();
@@ -114,6 +133,22 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
   const size_t floats = Execute(phase, tokens, pos0, kv, all_logits);
   if (device_) device_->FinishRun(logits_.data(), floats);
   return {logits_.data(), floats};
+}
+
+std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvCache& kv) {
+  if (device_ != nullptr)
+    throw Error(ErrorCode::kUnsupported, "steps of several sequences run on the CPU backend only");
+  const int64_t vocab = plan_.phase(phase).vocab;
+  Execute(phase, step.tokens, 0, kv, /*all_logits=*/false, &step);
+  if (plan_.phase(phase).logits_rows_selectable)
+    return {logits_.data(), step.logit_rows.size() * static_cast<size_t>(vocab)};
+  // Every row came back: keep the asked ones, in order.
+  step_logits_.resize(step.logit_rows.size() * static_cast<size_t>(vocab));
+  for (size_t i = 0; i < step.logit_rows.size(); ++i) {
+    std::copy_n(logits_.begin() + step.logit_rows[i] * vocab, vocab,
+                step_logits_.begin() + static_cast<int64_t>(i) * vocab);
+  }
+  return step_logits_;
 }
 
 int32_t Executor::RunSample(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,

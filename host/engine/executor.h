@@ -20,6 +20,17 @@
 
 namespace orcd::engine {
 
+// A step of one or more sequences: their tokens back to back, where each
+// sequence's rows and KV are, and the rows whose logits come back.
+struct StepInput {
+  std::span<const int32_t> tokens;
+  std::span<const StepSequence> seqs;
+  std::span<const int64_t> positions;  // per token
+  std::span<const int32_t> token_seq;  // per token: index into seqs
+  std::span<const uint8_t> generated;  // per token: ExecContext::generated
+  std::span<const int64_t> logit_rows;
+};
+
 class Executor {
  public:
   // `plan` (and `device`, when given) must outlive the executor. With a
@@ -41,6 +52,10 @@ class Executor {
   // The same run, sampling the last token's logits on the device. Device only.
   int32_t RunSample(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
                     const SampleRequest& request);
+
+  // Evaluates a step (CPU backend) and returns the logits of its
+  // logit_rows, [logit_rows.size()][vocab], in that order.
+  std::span<const float> RunStep(Phase phase, const StepInput& step, KvCache& kv);
 
   // Batch-1 matmuls with 8-bit activations where the weight's plugin has them.
   void set_q8_activations(bool on) { q8_activations_ = on; }
@@ -65,7 +80,8 @@ class Executor {
   int64_t workspace_floats_;
   // Runs the phase's instructions; returns the logits floats the run wrote.
   size_t Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
-                 bool all_logits);
+                 bool all_logits, const StepInput* step = nullptr);
+  std::vector<float> step_logits_;  // a step's rows gathered from an all-rows plan
   // Runs (or enqueues) every instruction; bytes[i] = instruction i's weight bytes.
   static void Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes,
                       const std::function<bool()>* should_stop = nullptr);

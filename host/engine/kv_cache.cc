@@ -34,10 +34,17 @@ HostKvMemory g_host_kv_memory;
 
 namespace {
 
-int64_t Capacity(const KvStateDesc& d, int64_t context_length) {
+// Positions a sliding-window layer keeps per sequence (0: not a window layer).
+int64_t WindowPositions(const KvStateDesc& d, int64_t context_length) {
   return d.sliding_window > 0 && d.sliding_window < context_length
              ? static_cast<int64_t>(d.sliding_window)
-             : context_length;
+             : 0;
+}
+
+int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+uint64_t PositionBytes(const KvStateDesc& d, KvType type) {
+  return 2ull * d.n_kv_heads * d.head_dim * (type == KvType::kF16 ? 2 : 4);
 }
 
 }  // namespace
@@ -46,23 +53,69 @@ uint64_t KvCache::BytesFor(const std::vector<KvStateDesc>& states, int64_t conte
                            KvType type) {
   uint64_t total = 0;
   for (const KvStateDesc& d : states) {
-    total += 2ull * d.n_kv_heads * d.head_dim * static_cast<uint64_t>(Capacity(d, context_length)) *
-             (type == KvType::kF16 ? 2 : 4);
+    const int64_t window = WindowPositions(d, context_length);
+    total += PositionBytes(d, type) * static_cast<uint64_t>(window > 0 ? window : context_length);
+  }
+  return total;
+}
+
+uint64_t KvCache::BlockBytes(const std::vector<KvStateDesc>& states, int64_t block_tokens,
+                             KvType type) {
+  uint64_t total = 0;
+  for (const KvStateDesc& d : states) {
+    if (d.sliding_window == 0)
+      total += PositionBytes(d, type) * static_cast<uint64_t>(block_tokens);
+  }
+  return total;
+}
+
+uint64_t KvCache::RingBytes(const std::vector<KvStateDesc>& states, int64_t context_length,
+                            int64_t block_tokens, KvType type) {
+  uint64_t total = 0;
+  for (const KvStateDesc& d : states) {
+    const int64_t window = WindowPositions(d, context_length);
+    if (d.sliding_window == 0) continue;
+    const int64_t held = window > 0 ? window : context_length;
+    total += PositionBytes(d, type) * static_cast<uint64_t>(RoundUp(held, block_tokens));
   }
   return total;
 }
 
 KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length, KvType type,
-                 KvMemory* memory)
-    : memory_(memory ? memory : &g_host_kv_memory), type_(type), context_length_(context_length) {
+                 KvMemory* memory, KvLayout layout)
+    : memory_(memory ? memory : &g_host_kv_memory),
+      type_(type),
+      context_length_(context_length),
+      layout_(layout) {
   if (context_length <= 0)
     throw Error(ErrorCode::kInvalidArgument, "context length must be positive");
+  const bool paged = layout.block_tokens > 0;
+  if (paged && (layout.blocks <= 0 || layout.ring_slots <= 0))
+    throw Error(ErrorCode::kInvalidArgument, "a paged KV cache needs blocks and ring slots");
   for (const KvStateDesc& d : states) {
     Layer layer;
     layer.desc = d;
-    layer.capacity = Capacity(d, context_length);
-    const uint64_t bytes = static_cast<uint64_t>(d.n_kv_heads) * d.head_dim *
-                           static_cast<uint64_t>(layer.capacity) * element_size();
+    const int64_t window = WindowPositions(d, context_length);
+    // A window as wide as the context is a full layer in the contiguous
+    // layout, but still a ring of whole blocks when paged (the pool holds
+    // only layers without a window).
+    layer.ring = paged ? d.sliding_window > 0 : window > 0;
+    const int64_t held = window > 0 ? window : context_length;
+    uint64_t positions = 0;  // per K (or V) buffer
+    if (!paged) {
+      layer.capacity = held;
+      layer.block_tokens = held;
+      positions = static_cast<uint64_t>(held);
+    } else if (layer.ring) {
+      layer.capacity = RoundUp(held, layout.block_tokens);
+      layer.block_tokens = layout.block_tokens;
+      positions = static_cast<uint64_t>(layer.capacity * layout.ring_slots);
+    } else {
+      layer.capacity = context_length;
+      layer.block_tokens = layout.block_tokens;
+      positions = static_cast<uint64_t>(layout.blocks * layout.block_tokens);
+    }
+    const uint64_t bytes = positions * d.n_kv_heads * d.head_dim * element_size();
     layer.bytes = 2 * bytes;
     for (void** side : {&layer.k, &layer.v}) {
       void* p = nullptr;
@@ -79,7 +132,6 @@ KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length,
     layers_.push_back(layer);
   }
 }
-
 KvCache::~KvCache() {
   for (void* b : buffers_) memory_->Free(b);
 }

@@ -1,8 +1,10 @@
 // ATTENTION on the CPU: for every (token, head) computes softmax(scale * q.K)
 // over the positions the query may see (causal, limited by the state's sliding
 // window; optional sinks join the denominator only) and the weighted sum of V,
-// then stores the batch's K and V in the slot's cache. Scores and softmax in
-// f32; K/V are read in the cache's type (f16 by default).
+// then stores the batch's K and V in the cache. Scores and softmax in f32;
+// K/V are read in the cache's type (f16 by default). In a step of several
+// sequences each query sees only its own sequence's keys: its cached blocks
+// (through its block table or ring) and its own tokens of this batch.
 //
 // Why attend before storing: a sliding-window layer's cache is a ring of
 // `window` positions, so a batch longer than the window would overwrite keys
@@ -43,17 +45,18 @@ const uint8_t* Stage(const KvCache& kv, const float* src, int64_t n_tokens, int6
   return buf.data();
 }
 
-// Stores the batch's last min(n_tokens, capacity) positions in the ring
-// (earlier ones would be overwritten within this batch anyway).
+// Stores each sequence's last min(n_tokens, capacity) positions (earlier
+// ones would be overwritten within this batch anyway in a ring).
 void StoreKv(const KvCache& kv, const KvCache::Layer& layer, const uint8_t* k, const uint8_t* v,
-             int64_t n_tokens, int64_t pos0) {
-  const int64_t d = layer.desc.head_dim;
+             int64_t n_tokens, const StepSequence& seq) {
   const int64_t heads = layer.desc.n_kv_heads;
-  const size_t bytes = static_cast<size_t>(d) * kv.element_size();
-  for (int64_t t = std::max<int64_t>(0, n_tokens - layer.capacity); t < n_tokens; ++t) {
-    const int64_t slot = layer.Slot(pos0 + t);
+  const size_t bytes = static_cast<size_t>(layer.desc.head_dim) * kv.element_size();
+  const int64_t first = std::max<int64_t>(0, seq.n_tokens - layer.capacity);
+  for (int64_t i = first; i < seq.n_tokens; ++i) {
+    const int64_t t = seq.first_row + i;
     for (int64_t g = 0; g < heads; ++g) {
-      const size_t at = static_cast<size_t>(g * layer.capacity + slot) * bytes;
+      const auto at =
+          static_cast<size_t>(layer.RowIndex(seq.kv, seq.pos0 + i, g)) * kv.element_size();
       const size_t from = static_cast<size_t>(g * n_tokens + t) * bytes;
       std::memcpy(static_cast<uint8_t*>(layer.k) + at, k + from, bytes);
       std::memcpy(static_cast<uint8_t*>(layer.v) + at, v + from, bytes);
@@ -75,6 +78,10 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   thread_local std::vector<uint8_t> k_buf, v_buf;
   const uint8_t* k_batch = Stage(kv, ctx.In(insn, 1), ctx.n_tokens, n_head_kv, d, k_buf);
   const uint8_t* v_batch = Stage(kv, ctx.In(insn, 2), ctx.n_tokens, n_head_kv, d, v_buf);
+  // Without a step: the batch is one sequence in the contiguous cache.
+  const StepSequence single{0, ctx.n_tokens, ctx.pos0, kv.contiguous_view()};
+  const StepSequence* seqs = ctx.seqs ? ctx.seqs : &single;
+  const int64_t n_seqs = ctx.seqs ? ctx.n_seqs : 1;
 
   const SimdKernels& s = Simd();
   const bool f16 = kv.type() == KvType::kF16;
@@ -84,9 +91,9 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   const float* q = ctx.In(insn, 0);
   float* o = ctx.Out(insn, 0);
   const size_t row_bytes = static_cast<size_t>(d) * kv.element_size();
+  const size_t elem = kv.element_size();
   const auto* k_cache = static_cast<const uint8_t*>(layer.k);
   const auto* v_cache = static_cast<const uint8_t*>(layer.v);
-  const int64_t pos0 = ctx.pos0;
 
   ParallelRange(ctx, ctx.n_tokens * n_head, 4, [&](int64_t begin, int64_t end, int thread) {
     float* scores = ctx.Workspace(thread);
@@ -97,26 +104,27 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       // last piece the longest rows).
       const int64_t h = item / ctx.n_tokens;
       const int64_t t = item % ctx.n_tokens;
+      const StepSequence& seq = seqs[ctx.token_seq ? ctx.token_seq[t] : 0];
       const int64_t g = h / group;
-      const int64_t pos = pos0 + t;
+      const int64_t pos = seq.pos0 + (t - seq.first_row);
       const int64_t first = window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0;
       const int64_t count = pos - first + 1;
       const float* qh = q + t * n_head * d + h * d;
       // Positions first .. pos as runs of rows at one stride each: the
-      // cache's ring (split where it wraps), then this batch's staging copy.
+      // sequence's cached blocks (or ring, split where it wraps), then its
+      // tokens of this batch in the staging copy.
       // fn(rows, stride in elements, index of the run's first position, rows).
       const auto for_each_run = [&](const uint8_t* batch, const uint8_t* cache, auto&& fn) {
         int64_t j = first;
-        const int64_t cached_end = std::min(pos + 1, pos0);
+        const int64_t cached_end = std::min(pos + 1, seq.pos0);
         while (j < cached_end) {
-          const int64_t slot = layer.Slot(j);
-          const int64_t n = std::min(cached_end - j, layer.capacity - slot);
-          fn(cache + static_cast<size_t>(g * layer.capacity + slot) * row_bytes, d, j - first, n);
+          const int64_t n = std::min(cached_end - j, layer.RunLength(j));
+          fn(cache + static_cast<size_t>(layer.RowIndex(seq.kv, j, g)) * elem, d, j - first, n);
           j += n;
         }
         if (j <= pos) {
-          fn(batch + static_cast<size_t>(g * ctx.n_tokens + j - pos0) * row_bytes, d, j - first,
-             pos + 1 - j);
+          const int64_t row = g * ctx.n_tokens + seq.first_row + (j - seq.pos0);
+          fn(batch + static_cast<size_t>(row) * row_bytes, d, j - first, pos + 1 - j);
         }
       };
 
@@ -157,7 +165,7 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
           });
     }
   });
-  StoreKv(kv, layer, k_batch, v_batch, ctx.n_tokens, pos0);
+  for (int64_t i = 0; i < n_seqs; ++i) StoreKv(kv, layer, k_batch, v_batch, ctx.n_tokens, seqs[i]);
 }
 
 }  // namespace orcd::engine::cpu

@@ -1,8 +1,10 @@
 // MATMUL (+bias, split outputs), LOGITS and EMBEDDING on the CPU: weights go
 // through weight_kernels (host kernels or the type's quant plugin); rows of the
 // weight are split across the pool's threads.
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "host/common/status.h"
 #include "host/engine/cpu/cpu_adapters.h"
@@ -27,7 +29,7 @@ struct Segment {
 };
 
 void MatmulSegments(const WeightRef& w, const float* bias, const float* x, int64_t n_tokens,
-                    const Segment* segments, size_t n_segments, ExecContext& ctx) {
+                    const Segment* segments, size_t n_segments, ExecContext& ctx, TokenKind kind) {
   const int64_t m = w.rows();
   ParallelRange(ctx, m, RowGrain(m, ctx.pool->size()), [&](int64_t r0, int64_t r1, int) {
     for (size_t s = 0; s < n_segments; ++s) {
@@ -36,7 +38,7 @@ void MatmulSegments(const WeightRef& w, const float* bias, const float* x, int64
       const int64_t b = r1 < seg.begin + seg.width ? r1 : seg.begin + seg.width;
       if (a >= b) continue;
       float* y = seg.y + (a - seg.begin);
-      MatmulRows(w, a, b - a, x, n_tokens, y, seg.width, ctx.q8_activations);
+      MatmulRows(w, a, b - a, x, n_tokens, y, seg.width, ctx.q8_activations, kind);
       if (bias == nullptr) continue;
       for (int64_t t = 0; t < n_tokens; ++t) {
         float* yt = y + t * seg.width;
@@ -52,20 +54,37 @@ void RunMatmul(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
   const float* bias =
       insn.weights.size() == 2 ? reinterpret_cast<const float*>(insn.weights[1]->data) : nullptr;
-  Segment segments[ORCD_OP_MAX_OUTPUTS];
-  int64_t begin = 0;
-  for (size_t i = 0; i < insn.out.size(); ++i) {
-    segments[i] = {ctx.Out(insn, i), begin, insn.out[i].width};
-    begin += insn.out[i].width;
-  }
-  MatmulSegments(w, bias, ctx.In(insn, 0), ctx.n_tokens, segments, insn.out.size(), ctx);
+  const float* x = ctx.In(insn, 0);
+  ForEachKindRun(ctx, [&](int64_t t0, int64_t t1, bool generated) {
+    Segment segments[ORCD_OP_MAX_OUTPUTS];
+    int64_t begin = 0;
+    for (size_t i = 0; i < insn.out.size(); ++i) {
+      const int64_t width = insn.out[i].width;
+      segments[i] = {ctx.Out(insn, i) + t0 * width, begin, width};
+      begin += width;
+    }
+    MatmulSegments(w, bias, x + t0 * w.cols(), t1 - t0, segments, insn.out.size(), ctx,
+                   generated ? TokenKind::kGenerated : TokenKind::kPrompt);
+  });
 }
 
 void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
-  const float* x = ctx.In(insn, 0) + ctx.first_logit_row * w.cols();
+  const int64_t cols = w.cols();
+  const float* x = ctx.In(insn, 0) + ctx.first_logit_row * cols;
+  if (ctx.logit_row_list != nullptr) {  // a step's sampling rows, gathered
+    thread_local std::vector<float> rows;
+    rows.resize(static_cast<size_t>(ctx.logit_rows * cols));
+    for (int64_t i = 0; i < ctx.logit_rows; ++i) {
+      const float* from = ctx.In(insn, 0) + ctx.logit_row_list[i] * cols;
+      std::copy(from, from + cols, rows.begin() + i * cols);
+    }
+    x = rows.data();
+  }
+  // Every logits row with the generated tokens' arithmetic: a sequence's
+  // logits do not depend on whether its row ended a prompt or a decode step.
   const Segment all = {ctx.logits, 0, w.rows()};
-  MatmulSegments(w, nullptr, x, ctx.logit_rows, &all, 1, ctx);
+  MatmulSegments(w, nullptr, x, ctx.logit_rows, &all, 1, ctx, TokenKind::kGenerated);
   const float softcap = insn.ParamsAs<orcd_op_logits_params>().softcap;
   if (softcap > 0.0f) {
     float* y = ctx.logits;

@@ -76,13 +76,13 @@ void Activate(const orcd_op_moe_params& p, float* g, const float* u, int64_t n) 
 
 // y[m][rows] = W[expert rows] x[m][cols] (+ bias), split across the pool by rows.
 void ExpertMatmul(ExecContext& ctx, const WeightRef& w, const WeightRef* bias, int64_t expert,
-                  const float* x, int64_t m, float* y) {
+                  const float* x, int64_t m, float* y, TokenKind kind) {
   const int64_t rows = w.ne[1];
   const int64_t row0 = expert * rows;
   const float* b = bias ? reinterpret_cast<const float*>(bias->data) + row0 : nullptr;
   const int64_t grain = std::max<int64_t>(16, rows / (4 * ctx.pool->size()));
   ParallelRange(ctx, rows, grain, [&](int64_t r0, int64_t r1, int) {
-    MatmulRows(w, row0 + r0, r1 - r0, x, m, y + r0, rows, ctx.q8_activations);
+    MatmulRows(w, row0 + r0, r1 - r0, x, m, y + r0, rows, ctx.q8_activations, kind);
     if (b == nullptr) return;
     for (int64_t t = 0; t < m; ++t) {
       for (int64_t r = r0; r < r1; ++r) y[t * rows + r] += b[r];
@@ -119,41 +119,51 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
   // Scratch reused across calls (the executor's thread only): routes, the
   // tokens of each expert, and the gathered activations of one expert.
   thread_local std::vector<Route> routes;
-  thread_local std::vector<std::vector<int64_t>> picks;  // per expert: t * k + slot
+  // Per expert and token kind (0 prompt, 1 generated): t * k + slot. The
+  // kinds run apart so that each keeps its own arithmetic (TokenKind).
+  thread_local std::vector<std::vector<int64_t>> picks;
   thread_local std::vector<float> xs, gs, us, ds;
   routes.resize(static_cast<size_t>(n));
-  picks.resize(p.n_expert);
+  picks.resize(static_cast<size_t>(2 * p.n_expert));
   for (auto& list : picks) list.clear();
   for (int64_t t = 0; t < n; ++t) {
     routes[t] = RouteToken(p, logits + t * p.n_expert);
-    for (int64_t i = 0; i < k; ++i) picks[routes[t].expert[i]].push_back(t * k + i);
+    const int64_t kind = ctx.Generated(t) ? 1 : 0;
+    for (int64_t i = 0; i < k; ++i) picks[2 * routes[t].expert[i] + kind].push_back(t * k + i);
   }
 
   std::fill(y, y + n * d, 0.0f);
   uint64_t bytes = 0;
   for (int64_t e = 0; e < p.n_expert; ++e) {
-    const std::vector<int64_t>& list = picks[e];
-    if (list.empty()) continue;  // never read: the point of the op
-    const auto m = static_cast<int64_t>(list.size());
-    xs.resize(static_cast<size_t>(m * d));
-    gs.resize(static_cast<size_t>(m * f));
-    us.resize(static_cast<size_t>(m * f));
-    ds.resize(static_cast<size_t>(m * d));
-    for (int64_t i = 0; i < m; ++i) {
-      std::memcpy(xs.data() + i * d, x + (list[i] / k) * d, static_cast<size_t>(d) * sizeof(float));
+    bool read = false;
+    for (int64_t kind = 0; kind < 2; ++kind) {
+      const std::vector<int64_t>& list = picks[static_cast<size_t>(2 * e + kind)];
+      if (list.empty()) continue;  // never read: the point of the op
+      read = true;
+      const TokenKind token_kind = kind == 1 ? TokenKind::kGenerated : TokenKind::kPrompt;
+      const auto m = static_cast<int64_t>(list.size());
+      xs.resize(static_cast<size_t>(m * d));
+      gs.resize(static_cast<size_t>(m * f));
+      us.resize(static_cast<size_t>(m * f));
+      ds.resize(static_cast<size_t>(m * d));
+      for (int64_t i = 0; i < m; ++i) {
+        std::memcpy(xs.data() + i * d, x + (list[i] / k) * d,
+                    static_cast<size_t>(d) * sizeof(float));
+      }
+      ExpertMatmul(ctx, gate, gate_b, e, xs.data(), m, gs.data(), token_kind);
+      ExpertMatmul(ctx, up, up_b, e, xs.data(), m, us.data(), token_kind);
+      Activate(p, gs.data(), us.data(), m * f);
+      ExpertMatmul(ctx, down, down_b, e, gs.data(), m, ds.data(), token_kind);
+      for (int64_t i = 0; i < m; ++i) {
+        const int64_t t = list[i] / k;
+        const float w = routes[t].weight[list[i] % k];
+        float* yt = y + t * d;
+        const float* dt = ds.data() + i * d;
+        for (int64_t c = 0; c < d; ++c) yt[c] += w * dt[c];
+      }
     }
-    ExpertMatmul(ctx, gate, gate_b, e, xs.data(), m, gs.data());
-    ExpertMatmul(ctx, up, up_b, e, xs.data(), m, us.data());
-    Activate(p, gs.data(), us.data(), m * f);
-    ExpertMatmul(ctx, down, down_b, e, gs.data(), m, ds.data());
-    for (int64_t i = 0; i < m; ++i) {
-      const int64_t t = list[i] / k;
-      const float w = routes[t].weight[list[i] % k];
-      float* yt = y + t * d;
-      const float* dt = ds.data() + i * d;
-      for (int64_t c = 0; c < d; ++c) yt[c] += w * dt[c];
-    }
-    bytes += ExpertBytes(gate, gate_b) + ExpertBytes(up, up_b) + ExpertBytes(down, down_b);
+    if (read)
+      bytes += ExpertBytes(gate, gate_b) + ExpertBytes(up, up_b) + ExpertBytes(down, down_b);
   }
   ctx.weight_bytes_read = bytes;
 }

@@ -57,7 +57,7 @@ void RunRope(const BoundInstruction& insn, ExecContext& ctx) {
   ParallelRange(ctx, ctx.n_tokens, 8, [&](int64_t t0, int64_t t1, int) {
     float cache[kMaxRopeDims];
     for (int64_t t = t0; t < t1; ++t) {
-      FillCache(p, dims, freq_factors, static_cast<float>(ctx.pos0 + t), cache);
+      FillCache(p, dims, freq_factors, static_cast<float>(ctx.Position(t)), cache);
       for (int64_t h = 0; h < heads; ++h) {
         const float* src = x + t * width + h * p.head_dim;
         float* dst = y + t * width + h * p.head_dim;

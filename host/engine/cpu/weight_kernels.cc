@@ -35,12 +35,14 @@ void ConvertChunk(uint32_t type, const uint8_t* row, int64_t c0, int64_t n, floa
   }
 }
 
+// Generated tokens on host-typed weights: straight dot products for F32
+// and F16 (nothing to convert, or one row read per token); BF16 through f32
+// chunks, each token with its own accumulator.
 void HostMatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
                     int64_t n_tokens, float* y, int64_t y_stride) {
   const SimdKernels& s = Simd();
   const int64_t cols = w.cols();
-  if (w.type == ORCD_TYPE_F32 || (w.type == ORCD_TYPE_F16 && n_tokens == 1)) {
-    // Straight dot products: nothing to convert (F32) or one token (F16).
+  if (w.type == ORCD_TYPE_F32 || w.type == ORCD_TYPE_F16) {
     for (int64_t r = 0; r < n_rows; ++r) {
       const uint8_t* row = w.row(row0 + r);
       for (int64_t t = 0; t < n_tokens; ++t) {
@@ -69,13 +71,10 @@ void HostMatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const floa
   }
 }
 
-// Prefill (matrix-matrix) path: from this many tokens on, a tile of weight
-// rows is decoded once into an f32 buffer (kRowTile rows x kColChunk columns,
-// 24 KiB: it stays in L1, the tensor itself is never dequantized) and
-// multiplied with every token by the register-blocked kernel. Below it the
-// fused block-wise matvec of the type's kernels is faster: decode is bound by
-// the weight bytes, not by arithmetic.
-constexpr int64_t kGemmMinTokens = 4;
+// Prompt (matrix-matrix) path: a tile of weight rows is decoded once into an
+// f32 buffer (kRowTile rows x kColChunk columns, 24 KiB: it stays in L1, the
+// tensor itself is never dequantized) and multiplied with every token by the
+// register-blocked kernel.
 constexpr int64_t kRowTile = 12;
 constexpr int64_t kColChunk = 512;  // a multiple of every block size (32, 256)
 
@@ -113,30 +112,69 @@ bool CpuSupportsWeight(const WeightRef& w) {
          w.quant->cpu->get_rows != nullptr;
 }
 
+namespace {
+
+bool HasMatvecQ8(const WeightRef& w) {
+  return !IsHostType(w.type) && ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matvec_q8) &&
+         w.quant->cpu->matvec_q8 != nullptr;
+}
+
+bool HasMatmulQ8(const WeightRef& w) {
+  return !IsHostType(w.type) && ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matmul_q8) &&
+         w.quant->cpu->matmul_q8 != nullptr;
+}
+
+// Generated tokens with 8-bit activations, several at once: matvec_q8 over
+// tiles of rows small enough to stay in L2 while every token passes, so the
+// weights come from memory once for the whole batch and each (row, token)
+// keeps matvec_q8's bits (a row's dot does not depend on its neighbours).
+void RowTiledMatvecQ8(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
+                      int64_t n_tokens, float* y, int64_t y_stride) {
+  constexpr uint64_t kTileBytes = 64 * 1024;
+  const int64_t tile = std::max<int64_t>(1, static_cast<int64_t>(kTileBytes / w.row_bytes));
+  const int64_t cols = w.cols();
+  for (int64_t r = 0; r < n_rows; r += tile) {
+    const int64_t rows = std::min(tile, n_rows - r);
+    for (int64_t t = 0; t < n_tokens; ++t)
+      w.quant->cpu->matvec_q8(w.row(row0 + r), rows, cols, x + t * cols, y + t * y_stride + r);
+  }
+}
+
+}  // namespace
+
 void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens,
-                float* y, int64_t y_stride, bool q8_activations) {
+                float* y, int64_t y_stride, bool q8_activations, TokenKind kind) {
   if (n_rows <= 0 || n_tokens <= 0) return;
-  if (q8_activations && n_tokens == 1 && !IsHostType(w.type) &&
-      ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matvec_q8) &&
-      w.quant->cpu->matvec_q8 != nullptr) {
-    w.quant->cpu->matvec_q8(w.row(row0), n_rows, w.cols(), x, y);
+  if (kind == TokenKind::kGenerated) {
+    if (q8_activations && HasMatvecQ8(w)) {
+      // matmul_q8 gives each token matvec_q8's bits (the plugins' tests pin it).
+      if (n_tokens == 1) {
+        w.quant->cpu->matvec_q8(w.row(row0), n_rows, w.cols(), x, y);
+      } else if (HasMatmulQ8(w)) {
+        w.quant->cpu->matmul_q8(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
+      } else {
+        RowTiledMatvecQ8(w, row0, n_rows, x, n_tokens, y, y_stride);
+      }
+      return;
+    }
+    if (IsHostType(w.type)) {
+      HostMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);
+      return;
+    }
+    w.quant->cpu->matmul(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
     return;
   }
-  // Prefill with 8-bit activations: the plugin's tiled integer GEMM gives each
-  // token matvec_q8's bits, so prefill and decode round x the same way.
-  if (q8_activations && n_tokens >= kGemmMinTokens && !IsHostType(w.type) &&
-      ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matmul_q8) &&
-      w.quant->cpu->matmul_q8 != nullptr) {
+  // Prompt tokens, whatever their count (a prompt's chunking must not change
+  // its bits): the plugin's tiled integer GEMM with 8-bit activations (each
+  // token gets matvec_q8's bits, so prompt and generated tokens round x the
+  // same way), else the tiled f32 GEMM on decoded weight chunks.
+  if (q8_activations && HasMatmulQ8(w)) {
     w.quant->cpu->matmul_q8(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
     return;
   }
   const bool blocks_fit = IsHostType(w.type) || kColChunk % w.quant->block_elems == 0;
-  if (n_tokens >= kGemmMinTokens && blocks_fit) {
+  if (blocks_fit) {
     TiledMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);
-    return;
-  }
-  if (IsHostType(w.type)) {
-    HostMatmulRows(w, row0, n_rows, x, n_tokens, y, y_stride);
     return;
   }
   w.quant->cpu->matmul(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);

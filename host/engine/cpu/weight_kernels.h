@@ -18,8 +18,14 @@ bool CpuSupportsWeight(const WeightRef& w);
 // `q8_activations`, x is rounded to 8 bits first where the plugin offers it:
 // one token through orcd_quant_cpu_ops.matvec_q8, prefill (from 4 tokens)
 // through matmul_q8, which gives each token matvec_q8's bits.
+// Which arithmetic a token's matmul gets. Fixed by the kind, never by how
+// many tokens share the call, so that a sequence's bits do not depend on
+// what else runs in its step (batch invariance): prompt tokens take the
+// tiled GEMMs, generated tokens matvec_q8's (or the plain dots') arithmetic.
+enum class TokenKind { kPrompt, kGenerated };
+
 void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens,
-                float* y, int64_t y_stride, bool q8_activations = false);
+                float* y, int64_t y_stride, bool q8_activations, TokenKind kind);
 
 // out[i][:] = row ids[i] of w, as f32. ids must be in range.
 void GetRows(const WeightRef& w, const int32_t* ids, int64_t n_ids, float* out);
