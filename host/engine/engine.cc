@@ -189,6 +189,11 @@ int64_t Engine::BlocksFor(int64_t positions) const {
 
 bool Engine::Reserve(int sequence, int64_t positions) {
   Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
+  if (positions > kv_->context_length()) {
+    throw Error(ErrorCode::kInvalidArgument, std::to_string(positions) +
+                                                 " positions exceed the context length " +
+                                                 std::to_string(kv_->context_length()));
+  }
   const int64_t need = BlocksFor(positions) - static_cast<int64_t>(seq.blocks.size());
   if (need <= 0) return true;
   if (need > static_cast<int64_t>(free_blocks_.size())) return false;

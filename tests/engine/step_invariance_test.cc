@@ -1,0 +1,237 @@
+// Many sequences in one step (Engine::Step) over every fixture family: a
+// sequence's logits are bit-identical whether it runs alone, beside seven
+// others with staggered starts and chunked prompts, or after its KV was
+// dropped and recomputed (a preemption). Exact equality, no tolerance: the
+// engine promises the same arithmetic for a token whatever shares its step
+// (a token's kind fixes its matmul path; attention never mixes sequences).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine_test_support.h"
+#include "golden.h"
+#include "host/common/status.h"
+#include "host/engine/engine.h"
+
+namespace orcd::testing {
+namespace {
+
+constexpr int kSequences = 8;
+constexpr int kGenerated = 6;  // greedy tokens after each prompt
+
+struct SeqRun {
+  std::vector<int32_t> tokens;  // generated
+  std::vector<float> logits;    // [1 + kGenerated - 1][vocab]: each sampled row
+};
+
+std::vector<std::vector<int32_t>> Prompts(int64_t vocab) {
+  std::mt19937 rng(1234);
+  std::uniform_int_distribution<int32_t> id(1, static_cast<int32_t>(std::min<int64_t>(vocab, 250)) - 1);
+  // Lengths from one token to past the gpt-oss fixture's 16-position window.
+  const int lengths[kSequences] = {5, 13, 1, 40, 7, 22, 3, 17};
+  std::vector<std::vector<int32_t>> prompts;
+  for (int len : lengths) {
+    std::vector<int32_t> p(static_cast<size_t>(len));
+    for (int32_t& t : p) t = id(rng);
+    prompts.push_back(std::move(p));
+  }
+  return prompts;
+}
+
+void Append(SeqRun& run, std::span<const float> row) {
+  run.logits.insert(run.logits.end(), row.begin(), row.end());
+  run.tokens.push_back(Argmax(row));
+}
+
+// One sequence alone: its prompt in one part, then one token per step.
+SeqRun Solo(engine::Engine& e, const std::vector<int32_t>& prompt) {
+  const int seq = e.OpenSequence();
+  EXPECT_GE(seq, 0);
+  SeqRun run;
+  EXPECT_TRUE(e.Reserve(seq, static_cast<int64_t>(prompt.size()) + kGenerated));
+  engine::StepPart part{seq, prompt, static_cast<int64_t>(prompt.size())};
+  Append(run, e.Step({&part, 1}));
+  for (int i = 1; i < kGenerated; ++i) {
+    const int32_t token = run.tokens.back();
+    engine::StepPart next{seq, {&token, 1}, 0};
+    Append(run, e.Step({&next, 1}));
+  }
+  e.CloseSequence(seq);
+  return run;
+}
+
+// All at once: sequence i starts at step i / 2, prompts go in chunks of
+// `chunk` tokens between the others' decode tokens. With `preempt`, sequence
+// 3 loses its KV after its third generated token and recomputes prompt +
+// generated tokens (the latter as generated tokens) before going on.
+std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<int32_t>>& prompts,
+                          int64_t chunk, bool preempt) {
+  struct State {
+    int seq = -1;
+    std::vector<int32_t> feed;  // tokens still to evaluate before the next sample
+    int64_t prompt_left = 0;    // of feed, prompt tokens
+    bool done = false;
+  };
+  std::vector<State> states(prompts.size());
+  std::vector<SeqRun> runs(prompts.size());
+  bool preempted = false;
+  for (int step = 0; step < 200; ++step) {
+    std::vector<engine::StepPart> parts;
+    std::vector<size_t> owners;
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      State& s = states[i];
+      if (s.done || static_cast<int>(i) / 2 > step) continue;
+      if (s.seq < 0) {
+        s.seq = e.OpenSequence();
+        EXPECT_GE(s.seq, 0);
+        EXPECT_TRUE(e.Reserve(s.seq, static_cast<int64_t>(prompts[i].size()) + kGenerated));
+        s.feed = prompts[i];
+        s.prompt_left = static_cast<int64_t>(s.feed.size());
+      }
+      const int64_t n = std::min<int64_t>(chunk, static_cast<int64_t>(s.feed.size()));
+      engine::StepPart part{s.seq, std::span<const int32_t>(s.feed).first(static_cast<size_t>(n)),
+                            std::min(n, s.prompt_left)};
+      part.logits = n == static_cast<int64_t>(s.feed.size());
+      parts.push_back(part);
+      owners.push_back(i);
+    }
+    if (parts.empty()) break;
+    const std::span<const float> logits = e.Step(parts);
+    const auto vocab = static_cast<size_t>(e.info().vocab);
+    size_t row = 0;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      State& s = states[owners[k]];
+      const auto n = static_cast<int64_t>(parts[k].tokens.size());
+      s.feed.erase(s.feed.begin(), s.feed.begin() + n);
+      s.prompt_left = std::max<int64_t>(0, s.prompt_left - n);
+      if (!parts[k].logits) continue;
+      SeqRun& run = runs[owners[k]];
+      Append(run, logits.subspan(row++ * vocab, vocab));
+      if (static_cast<int>(run.tokens.size()) == kGenerated) {
+        e.CloseSequence(s.seq);
+        s.done = true;
+      } else if (preempt && owners[k] == 3 && run.tokens.size() == 3 && !preempted) {
+        preempted = true;  // drop its KV: recompute everything it has evaluated
+        e.CloseSequence(s.seq);
+        s.seq = e.OpenSequence();
+        EXPECT_TRUE(e.Reserve(s.seq, static_cast<int64_t>(prompts[3].size()) + kGenerated));
+        s.feed = prompts[3];
+        s.feed.insert(s.feed.end(), run.tokens.begin(), run.tokens.end());
+        s.prompt_left = static_cast<int64_t>(prompts[3].size());
+      } else {
+        s.feed = {run.tokens.back()};
+        s.prompt_left = 0;
+      }
+    }
+  }
+  if (preempt) {
+    EXPECT_TRUE(preempted);
+  }
+  return runs;
+}
+
+class StepInvariance : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(StepInvariance, EachSequenceGetsItsSoloBits) {
+  engine::EngineOptions options;
+  options.max_sequences = kSequences;
+  options.context_length = 128;
+  options.threads = 2;
+  auto e = LoadFixtureEngine(GetParam(), options);
+  const auto prompts = Prompts(e->info().vocab);
+  std::vector<SeqRun> solo;
+  for (const auto& p : prompts) solo.push_back(Solo(*e, p));
+
+  // The single-sequence API is the same computation.
+  e->Reset();
+  std::span<const float> first = e->Prefill(prompts[1]);
+  EXPECT_EQ(0, std::memcmp(first.data(), solo[1].logits.data(), first.size_bytes()))
+      << "Prefill() differs from a one-sequence step";
+  e->Reset();  // closes the single-sequence API's sequence
+
+  for (const int64_t chunk : {int64_t{8}, int64_t{3}}) {
+    for (const bool preempt : {false, true}) {
+      const std::vector<SeqRun> together = Together(*e, prompts, chunk, preempt);
+      for (size_t i = 0; i < prompts.size(); ++i) {
+        SCOPED_TRACE("sequence " + std::to_string(i) + ", chunk " + std::to_string(chunk) +
+                     (preempt ? ", with a preemption" : ""));
+        ASSERT_EQ(together[i].tokens, solo[i].tokens);
+        ASSERT_EQ(together[i].logits.size(), solo[i].logits.size());
+        EXPECT_EQ(0, std::memcmp(together[i].logits.data(), solo[i].logits.data(),
+                                 solo[i].logits.size() * sizeof(float)))
+            << "logits differ from the solo run";
+      }
+      EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
+    }
+  }
+}
+
+// Dense and MoE, F16 and quantized, RoPE and learned positions, sliding
+// windows with sinks, K-quants (matmul_q8) and Q4_0/Q8_0 (matvec_q8 only).
+INSTANTIATE_TEST_SUITE_P(Fixtures, StepInvariance,
+                         ::testing::Values("qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_0", "qwen2-tiny.F16",
+                                           "phi3-tiny.Q4_K_M", "llama3-tiny.Q4_K_M",
+                                           "gpt2-tiny.Q8_0", "gpt2-tiny.F16",
+                                           "gptoss-tiny.MXFP4_MOE", "gptoss-tiny.F16",
+                                           "llama3-tiny.F16"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           std::replace(name.begin(), name.end(), '.', '_');
+                           return name;
+                         });
+
+TEST(KvPool, BlocksAreBoundedAndReturned) {
+  engine::EngineOptions options;
+  options.max_sequences = 4;
+  options.context_length = 64;
+  options.kv_block_tokens = 16;
+  auto full = LoadFixtureEngine("qwen2-tiny.Q4_K_M", options);
+  EXPECT_EQ(full->kv_pool().blocks_total, 4 * 64 / 16);  // the default: every sequence at 64
+  // A pool of 6 blocks shared by 4 sequences.
+  options.kv_pool_bytes = full->info().kv_bytes / 16 * 6;
+  auto e = LoadFixtureEngine("qwen2-tiny.Q4_K_M", options);
+  ASSERT_EQ(e->kv_pool().blocks_total, 6);
+  const int a = e->OpenSequence();
+  const int b = e->OpenSequence();
+  EXPECT_TRUE(e->Reserve(a, 64));  // a whole context: 4 blocks
+  EXPECT_TRUE(e->Reserve(b, 17));  // 2 blocks
+  EXPECT_EQ(e->kv_pool().blocks_free, 0);
+  EXPECT_THROW(e->Reserve(b, 65), Error) << "past the context length";
+  EXPECT_FALSE(e->Reserve(b, 33)) << "more blocks than are free";
+  EXPECT_EQ(e->kv_pool().blocks_free, 0) << "a refused reservation changes nothing";
+  // A step past a sequence's reserved blocks is refused, not written anywhere.
+  const std::vector<int32_t> many(40, 5);
+  engine::StepPart part{b, many, 40};
+  EXPECT_THROW(e->Step({&part, 1}), Error);
+  e->CloseSequence(a);
+  EXPECT_TRUE(e->Reserve(b, 64)) << "a closed sequence's blocks are free again";
+  e->CloseSequence(b);
+  EXPECT_EQ(e->kv_pool().blocks_free, 6);
+  for (int i = 0; i < 4; ++i) EXPECT_GE(e->OpenSequence(), 0);
+  EXPECT_EQ(e->OpenSequence(), -1) << "past max_sequences";
+}
+
+TEST(KvPool, ABudgetSizesThePool) {
+  engine::EngineOptions options;
+  options.max_sequences = 4;
+  options.context_length = 256;
+  options.kv_block_tokens = 16;
+  auto full = LoadFixtureEngine("qwen2-tiny.Q4_K_M", options);
+  const uint64_t per_block = full->info().kv_bytes / 64;
+  options.kv_pool_bytes = per_block * 10 + per_block / 2;
+  auto small = LoadFixtureEngine("qwen2-tiny.Q4_K_M", options);
+  EXPECT_EQ(small->kv_pool().blocks_total, 10);
+  EXPECT_LE(small->info().kv_bytes, options.kv_pool_bytes);
+  options.kv_pool_bytes = per_block / 2;
+  EXPECT_THROW(LoadFixtureEngine("qwen2-tiny.Q4_K_M", options), Error);
+}
+
+}  // namespace
+}  // namespace orcd::testing
