@@ -133,19 +133,20 @@ bool RegisterWithPoolManager(WorkerState& state, const std::string& uri, uint64_
   return acknowledged;
 }
 
-// Lets the running job finish within the timeout, then cancels it.
+// Lets the accepted jobs (running and waiting) finish within the timeout,
+// then cancels those left.
 void Drain(WorkerState& state) {
   const auto deadline =
       std::chrono::steady_clock::now() +
       std::chrono::milliseconds(static_cast<int64_t>(state.config.shutdown_timeout_s * 1000));
-  while (state.slot.busy() && std::chrono::steady_clock::now() < deadline) {
+  while (state.jobs.held() > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (state.slot.busy()) {
-    const std::string job = state.slot.current_job();
-    LogWarn("shutdown", "shutdown timeout reached; cancelling the running job", {{"job_id", job}});
-    state.slot.Cancel(job);
-    while (state.slot.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (state.jobs.held() > 0) {
+    const int n = state.jobs.CancelAll();
+    LogWarn("shutdown", "shutdown timeout reached; cancelling the jobs left",
+            {{"jobs", std::to_string(n)}});
+    while (state.jobs.held() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 

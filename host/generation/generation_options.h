@@ -23,7 +23,11 @@ struct GenerationOptions {
   int residency_check_seconds = 60;       // CUDA: 0 = never
   int64_t context_length = 0;             // 0 = the model's trained context
   int64_t max_input_tokens = 0;           // 0 = context_length - 1
-  int64_t kv_cache_bytes = 0;             // 0 = no cap beyond context_length's need
+  int64_t kv_cache_bytes = 0;             // CPU: the KV pool; 0 = slots x context_length
+  // Sequences generated at once (CPU: batched in shared steps; the CUDA
+  // backend runs one at a time, the others wait in order).
+  int slots = 4;
+  int64_t max_batched_tokens = 512;  // tokens per step (decode tokens + prompt chunks)
 };
 
 }  // namespace orcd

@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <list>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -10,6 +12,7 @@
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/engine/engine.h"
+#include "host/generation/batch_scheduler.h"
 #include "host/generation/token_generator.h"
 #include "host/gguf/file_type.h"
 #include "host/gguf/gguf_file.h"
@@ -46,6 +49,52 @@ class EngineLogits final : public LogitSource {
 
  private:
   engine::Engine& engine_;
+};
+
+// One job at a time on an engine that runs one sequence (CUDA), the others
+// waiting in arrival order; a waiting job that is cancelled or times out
+// leaves the line.
+class FifoGate {
+ public:
+  // False when `give_up` said so before the job's turn came.
+  bool Enter(const std::function<bool()>& give_up) {
+    std::unique_lock lock(mu_);
+    const uint64_t me = next_++;
+    line_.push_back(me);
+    while (busy_ || line_.front() != me) {
+      cv_.wait_for(lock, std::chrono::milliseconds(20));
+      if ((busy_ || line_.front() != me) && give_up()) {
+        line_.remove(me);
+        cv_.notify_all();
+        return false;
+      }
+    }
+    line_.pop_front();
+    busy_ = true;
+    return true;
+  }
+  void Leave() {
+    {
+      std::lock_guard lock(mu_);
+      busy_ = false;
+    }
+    cv_.notify_all();
+  }
+  int waiting() const {
+    std::lock_guard lock(mu_);
+    return static_cast<int>(line_.size());
+  }
+  bool busy() const {
+    std::lock_guard lock(mu_);
+    return busy_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::list<uint64_t> line_;
+  uint64_t next_ = 0;
+  bool busy_ = false;
 };
 
 // CPU backend load progress by bytes: every page of the tensor data is read
@@ -135,13 +184,25 @@ class GenerationService final : public InferenceService {
     options.weight_chunk_bytes = config.weight_chunk_bytes;
     options.cuda_graphs = config.cuda_graphs;
     const bool on_cuda = config.device == "cuda";
+    if (config.slots < 1) throw Error(ErrorCode::kInvalidArgument, "slots must be at least 1");
+    options.max_sequences = on_cuda ? 1 : config.slots;
+    // A step is one pass: its rows are the scheduler's token budget.
+    if (!on_cuda) options.max_batch = config.max_batched_tokens;
+    if (!on_cuda) options.kv_pool_bytes = static_cast<uint64_t>(config.kv_cache_bytes);
+    if (on_cuda && config.slots > 1) {
+      LogWarn("startup",
+              "the CUDA backend generates one sequence at a time: further requests wait their "
+              "turn (batching many sequences runs on the CPU backend so far)",
+              {{"slots", std::to_string(config.slots)}});
+    }
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     if (!on_cuda) TouchWeights(*gguf, progress);
     engine_ = engine::Engine::Load(config.model_path, registry, options);
     residency_interval_ = std::chrono::seconds(config.residency_check_seconds);
 
     const engine::ModelInfo& info = engine_->info();
-    if (config.kv_cache_bytes > 0 && info.kv_bytes > static_cast<uint64_t>(config.kv_cache_bytes)) {
+    if (on_cuda && config.kv_cache_bytes > 0 &&
+        info.kv_bytes > static_cast<uint64_t>(config.kv_cache_bytes)) {
       throw Error(ErrorCode::kOutOfMemory,
                   "the KV cache needs " + std::to_string(info.kv_bytes) +
                       " bytes at context length " + std::to_string(info.context_length) +
@@ -167,7 +228,20 @@ class GenerationService final : public InferenceService {
                              ? std::min(config.max_input_tokens, info.context_length - 1)
                              : info.context_length - 1;
     options_.debug_token_delay = DebugTokenDelay();
-    logits_ = std::make_unique<EngineLogits>(*engine_);
+    if (on_cuda) {
+      logits_ = std::make_unique<EngineLogits>(*engine_);
+    } else {
+      SchedulerOptions scheduler_options;
+      scheduler_options.max_batched_tokens = config.max_batched_tokens;
+      scheduler_ = std::make_unique<BatchScheduler>(*engine_, scheduler_options);
+      slots_total_ = config.slots;
+      const engine::KvPoolInfo pool = engine_->kv_pool();
+      LogInfo("scheduler", "continuous batching ready",
+              {{"slots", std::to_string(pool.max_sequences)},
+               {"kv_blocks", std::to_string(pool.blocks_total)},
+               {"kv_block_tokens", std::to_string(pool.block_tokens)},
+               {"max_batched_tokens", std::to_string(config.max_batched_tokens)}});
+    }
     UpdateVramUsed();
     if (!on_cuda) progress(100);
   }
@@ -176,6 +250,25 @@ class GenerationService final : public InferenceService {
 
   bool DeviceLost() const override { return device_failed_; }
   uint64_t VramBytesUsed() const override { return vram_used_.load(); }
+
+  ServingStats serving() const override {
+    ServingStats s;
+    if (!scheduler_) {  // one at a time
+      s.running = gate_.busy() ? 1 : 0;
+      s.waiting = gate_.waiting();
+      return s;
+    }
+    const SchedulerStats st = scheduler_->stats();
+    s.slots_total = slots_total_;
+    s.running = st.running;
+    s.waiting = st.waiting;
+    s.kv_blocks_total = st.kv_blocks_total;
+    s.kv_blocks_free = st.kv_blocks_free;
+    s.steps = st.steps;
+    s.step_tokens = st.step_tokens;
+    s.step_sequences = st.step_sequences;
+    return s;
+  }
 
   bool Resident() override {
     engine::cuda::CudaBackend* cuda = engine_->cuda_backend();
@@ -241,6 +334,23 @@ class GenerationService final : public InferenceService {
                       "the prompt has " + std::to_string(result.prompt_tokens) +
                           " tokens; the limit is " + std::to_string(max_prompt_tokens_));
       }
+      if (scheduler_) {
+        const std::unique_ptr<LogitSource> sequence =
+            scheduler_->OpenSequence(result.prompt_tokens + std::max<int64_t>(input.max_tokens, 1));
+        return GenerateTokens(*sequence, *tokenizer_, prompt, input, observer, options_);
+      }
+      const auto give_up = [&] {
+        return observer.Cancelled() || std::chrono::steady_clock::now() >= input.deadline;
+      };
+      if (!gate_.Enter(give_up)) {
+        result.stop_reason =
+            std::chrono::steady_clock::now() >= input.deadline ? "timeout" : "cancelled";
+        return result;
+      }
+      struct LeaveGate {
+        FifoGate& gate;
+        ~LeaveGate() { gate.Leave(); }
+      } leave{gate_};
       return GenerateTokens(*logits_, *tokenizer_, prompt, input, observer, options_);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kDevice && engine_->cuda_backend() != nullptr) {
@@ -281,7 +391,10 @@ class GenerationService final : public InferenceService {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::optional<ChatTemplate> chat_template_;
   std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<EngineLogits> logits_;
+  std::unique_ptr<EngineLogits> logits_;       // CUDA: one job at a time through gate_
+  std::unique_ptr<BatchScheduler> scheduler_;  // CPU: many at once
+  mutable FifoGate gate_;
+  int slots_total_ = 1;
   ModelFacts facts_;
   int64_t max_prompt_tokens_ = 0;
   GeneratorOptions options_;

@@ -93,6 +93,18 @@ struct ChatPrompt {
   ChatOutputFormat output_format = ChatOutputFormat::kPlain;
 };
 
+// How busy the service is, for /health and /metrics.
+struct ServingStats {
+  int slots_total = 1;  // sequences generated at once
+  int running = 0;
+  int waiting = 0;  // accepted, waiting for a sequence or KV blocks
+  int64_t kv_blocks_total = 0;
+  int64_t kv_blocks_free = 0;
+  uint64_t steps = 0;
+  uint64_t step_tokens = 0;
+  uint64_t step_sequences = 0;
+};
+
 class InferenceService {
  public:
   virtual ~InferenceService() = default;
@@ -107,7 +119,8 @@ class InferenceService {
   virtual ChatPrompt ApplyChatTemplate(const ChatRequest& request) = 0;
   // Runs one job to completion (never throws: failures come back as results).
   // Each token index is delivered once; text still held back at the end goes
-  // out with the last token.
+  // out with the last token. Thread-safe: each request calls it on its own
+  // thread, and up to serving().slots_total jobs generate at once.
   virtual GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) = 0;
   // Whether the model is still fully resident on its device (the periodic
   // residency check; false also after a fatal device error). Thread-safe.
@@ -118,6 +131,8 @@ class InferenceService {
   // True after a device error that may have left the CUDA context unusable:
   // the worker then drains and exits non-zero so the orchestrator restarts it.
   virtual bool DeviceLost() const { return false; }
+  // Thread-safe.
+  virtual ServingStats serving() const { return {}; }
 };
 
 }  // namespace orcd

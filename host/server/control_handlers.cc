@@ -54,7 +54,14 @@ std::string HealthJson(const WorkerState& state) {
     j += ",\"sm\":" + std::to_string(f.sm) +
          ",\"cuda_runtime_version\":" + Str(f.cuda_runtime_version);
   }
-  j += std::string(",\"busy\":") + (state.slot.busy() ? "true" : "false");
+  const ServingStats serving = state.service->serving();
+  j += std::string(",\"busy\":") + (state.busy() ? "true" : "false");
+  j += ",\"slots_total\":" + std::to_string(state.config.slots);
+  j += ",\"slots_busy\":" + std::to_string(state.slots_busy());
+  j += ",\"queue_depth\":" + std::to_string(state.jobs_waiting());
+  j += ",\"queue_capacity\":" + std::to_string(state.config.queue_depth);
+  j += ",\"kv_blocks_total\":" + std::to_string(serving.kv_blocks_total);
+  j += ",\"kv_blocks_free\":" + std::to_string(serving.kv_blocks_free);
   j += std::string(",\"shutting_down\":") + (state.shutting_down ? "true" : "false") + "}";
   return j;
 }
@@ -112,13 +119,13 @@ void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
         return;
       }
       const char* status = "cancel_requested";
-      switch (state_.slot.Cancel(job_id)) {
-        case JobSlot::CancelOutcome::kRunning:
+      switch (state_.jobs.Cancel(job_id)) {
+        case JobSlots::CancelOutcome::kRunning:
           break;
-        case JobSlot::CancelOutcome::kAlreadyEnded:
+        case JobSlots::CancelOutcome::kAlreadyEnded:
           status = "already_ended";  // nothing to stop; a later job reusing the id runs
           break;
-        case JobSlot::CancelOutcome::kRemembered:
+        case JobSlots::CancelOutcome::kRemembered:
           break;  // cancels the job if it starts within 10 s
       }
       LogInfo("cancel_requested", "cancel requested", {{"job_id", job_id}, {"status", status}});

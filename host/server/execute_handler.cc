@@ -22,14 +22,14 @@ using Poco::Net::HTTPResponse;
 // during a long prefill, before any token is written).
 class SseObserver : public GenerationObserver {
  public:
-  SseObserver(SseWriter& sse, JobSlot& slot, const Poco::Net::HTTPServerRequest& request)
-      : sse_(sse), slot_(slot), request_(request) {}
+  SseObserver(SseWriter& sse, const JobTicket& ticket, const Poco::Net::HTTPServerRequest& request)
+      : sse_(sse), ticket_(ticket), request_(request) {}
   bool OnToken(int64_t index, const std::string& text) override {
     return sse_.Send("token",
                      "{\"t\":\"" + JsonEscape(text) + "\",\"i\":" + std::to_string(index) + "}");
   }
   bool Cancelled() override {
-    if (slot_.cancel_requested()) return true;
+    if (ticket_.cancelled()) return true;
     if (!gone_ && ClientDisconnected(request_)) gone_ = true;
     return gone_;
   }
@@ -37,7 +37,7 @@ class SseObserver : public GenerationObserver {
 
  private:
   SseWriter& sse_;
-  JobSlot& slot_;
+  const JobTicket& ticket_;
   const Poco::Net::HTTPServerRequest& request_;
   bool gone_ = false;
 };
@@ -153,14 +153,15 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
               false, "prompt");
     return;
   }
-  if (!state_.slot.TryAcquire(req.job_id)) {
+  const std::shared_ptr<JobTicket> ticket = state_.jobs.TryAcquire(req.job_id);
+  if (!ticket) {
     state_.metrics.RecordRejected("busy");
     response.set("Retry-After", "1");
-    SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "WORKER_BUSY",
-              "another inference is running", true);
+    SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "WORKER_BUSY", state_.BusyMessage(),
+              true);
     return;
   }
-  JobSlotLease lease(state_.slot);
+  JobLease lease(state_.jobs, ticket);
   response.setChunkedTransferEncoding(true);
   response.setContentType("text/event-stream");
   response.set("Cache-Control", "no-cache");
@@ -176,7 +177,7 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.sampling = req.sampling;
   input.stop = req.stop;
   input.deadline = *deadline;
-  SseObserver observer(sse, state_.slot, request);
+  SseObserver observer(sse, *ticket, request);
   const GenerationResult result = RunJob(state_, req.job_id, std::move(input), observer,
                                          [&] { return observer.client_gone(); });
   const auto [event, data] = TerminalEvent(result);

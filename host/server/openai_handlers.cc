@@ -46,9 +46,9 @@ class OpenAiObserver : public GenerationObserver {
  public:
   // `client_gone` is polled between tokens and during the prefill: a
   // vanished client is otherwise noticed only at the next write.
-  OpenAiObserver(JobSlot& slot, std::ostream* stream, std::string chunk_prefix, bool chat,
+  OpenAiObserver(const JobTicket& ticket, std::ostream* stream, std::string chunk_prefix, bool chat,
                  std::function<bool()> client_gone)
-      : slot_(slot),
+      : ticket_(ticket),
         stream_(stream),
         prefix_(std::move(chunk_prefix)),
         chat_(chat),
@@ -76,7 +76,7 @@ class OpenAiObserver : public GenerationObserver {
   }
   bool Cancelled() override {
     if (ok_ && client_gone_()) ok_ = false;
-    return slot_.cancel_requested() || !ok_;
+    return ticket_.cancelled() || !ok_;
   }
 
   bool Chunk(const std::string& choice) { return Data(prefix_ + choice + "]}"); }
@@ -95,7 +95,7 @@ class OpenAiObserver : public GenerationObserver {
   const std::string& text() const { return text_; }
 
  private:
-  JobSlot& slot_;
+  const JobTicket& ticket_;
   std::ostream* stream_;
   std::string prefix_;
   bool chat_;
@@ -195,14 +195,15 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   const std::string id = NewId(chat_ ? "chatcmpl-" : "cmpl-");
-  if (!state_.slot.TryAcquire(id)) {
+  const std::shared_ptr<JobTicket> ticket = state_.jobs.TryAcquire(id);
+  if (!ticket) {
     state_.metrics.RecordRejected("busy");
     response.set("Retry-After", "1");
     SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error", "worker_busy",
-                    "another inference is running; retry later");
+                    state_.BusyMessage() + "; retry later");
     return;
   }
-  JobSlotLease lease(state_.slot);
+  JobLease lease(state_.jobs, ticket);
   const std::string model = state_.service->facts().model_name;
   const std::string object =
       chat_ ? (req.stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
@@ -216,7 +217,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     response.set("Cache-Control", "no-cache");
     stream = &response.send();
   }
-  OpenAiObserver observer(state_.slot, stream, head + ",\"choices\":[", chat_,
+  OpenAiObserver observer(*ticket, stream, head + ",\"choices\":[", chat_,
                           [&request] { return ClientDisconnected(request); });
   const std::unique_ptr<ChatOutputParser> parser =
       MakeChatOutputParser(output_format, req.tools_enabled);

@@ -127,6 +127,12 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->advertise_url = v;
   } else if (key == "server.callback_attempts") {
     c->callback_attempts = static_cast<int>(ParseInt(key, v, 1, 100));
+  } else if (key == "server.slots") {
+    c->slots = static_cast<int>(ParseInt(key, v, 1, 256));
+  } else if (key == "server.queue_depth") {
+    c->queue_depth = static_cast<int>(ParseInt(key, v, 0, 4096));
+  } else if (key == "server.max_batched_tokens") {
+    c->max_batched_tokens = ParseInt(key, v, 1, 8192);
   } else if (key == "server.max_connections") {
     c->max_connections = static_cast<int>(ParseInt(key, v, 4, 4096));
   } else if (key == "server.header_timeout_s") {
@@ -199,6 +205,12 @@ void ValidateWorkerConfig(const WorkerConfig& c) {
   if (c.model_path.empty()) Bad("model.path", "is required (or pass --model)");
   if (c.context_length > 0 && c.max_input_tokens >= c.context_length) {
     Bad("limits.max_input_tokens", "must be smaller than limits.context_length");
+  }
+  if (c.slots + c.queue_depth + 8 > c.max_connections) {
+    Bad("server.queue_depth",
+        "server.slots + server.queue_depth (" + std::to_string(c.slots + c.queue_depth) +
+            ") must leave 8 of server.max_connections (" + std::to_string(c.max_connections) +
+            ") for health checks and /cancel");
   }
 }
 
@@ -331,6 +343,8 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.context_length = config.context_length;
   o.max_input_tokens = config.max_input_tokens;
   o.kv_cache_bytes = config.kv_cache_bytes;
+  o.slots = config.slots;
+  o.max_batched_tokens = config.max_batched_tokens;
   return o;
 }
 

@@ -44,6 +44,14 @@ struct WorkerConfig {
   // to admit a new one), and deadlines for a request head, a body, an idle
   // kept-alive connection and a client that stops reading.
   int max_connections = 64;
+  // Many users: sequences generated at once (CPU backend: batched into
+  // shared steps; CUDA: one at a time), requests accepted beyond them that
+  // wait in order (0 = refuse at once: 503 WORKER_BUSY), and the tokens one
+  // step evaluates (decode tokens + prompt chunks). slots 1, queue_depth 0
+  // is the M0 single-job contract.
+  int slots = 4;
+  int queue_depth = 16;
+  int64_t max_batched_tokens = 512;
   double header_timeout_s = 5;
   double body_timeout_s = 10;
   double idle_timeout_s = 5;

@@ -84,6 +84,9 @@ WorkerServer::WorkerServer(WorkerState& state) {
   options.bind_address = config.bind_address;
   options.port = config.port;
   options.max_connections = config.max_connections;
+  // A thread for every job that may run or wait, and a few for /cancel,
+  // /shutdown and the refusals of jobs past them.
+  options.handler_threads = config.slots + config.queue_depth + 4;
   options.timeouts.header_s = config.header_timeout_s;
   options.timeouts.body_s = config.body_timeout_s;
   options.timeouts.idle_s = config.idle_timeout_s;

@@ -4,32 +4,37 @@
 #ifndef ORCD_HOST_SERVER_WORKER_STATE_H_
 #define ORCD_HOST_SERVER_WORKER_STATE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <string_view>
 
 #include "host/generation/inference_service.h"
-#include "host/server/job_slot.h"
+#include "host/server/job_slots.h"
 #include "host/server/metrics.h"
 #include "host/server/worker_config.h"
 
 namespace orcd {
 
-// The spec's worker states (WORK-3015) less "busy", which is kReady with a
-// job in the slot. Transitions: starting -> ready (model loaded and, with a
+// The spec's worker states (WORK-3015) less "busy", which is kReady with
+// every slot taken. Transitions: starting -> ready (model loaded and, with a
 // callback URL, the pool manager acknowledged it) | failed; ready ->
 // draining (SIGTERM, /shutdown); any -> failed (a fatal error).
 enum class WorkerPhase { kStarting, kReady, kDraining, kFailed };
 
 struct WorkerState {
-  explicit WorkerState(WorkerConfig c) : config(std::move(c)) {}
+  explicit WorkerState(WorkerConfig c)
+      : config(std::move(c)), jobs(config.slots + config.queue_depth) {}
 
   const WorkerConfig config;
   // Set once by PublishService; read only after model_loaded() is true.
   InferenceService* service = nullptr;
-  JobSlot slot;
+  // Accepted jobs: server.slots generating, up to server.queue_depth more
+  // waiting their turn; past that 503 WORKER_BUSY.
+  JobSlots jobs;
   Metrics metrics;
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::atomic<int> load_percent{0};
@@ -49,6 +54,16 @@ struct WorkerState {
   }
   // "starting" | "ready" | "busy" | "draining" | "failed".
   std::string_view StatusName() const;
+  // Jobs accepted beyond the generating slots wait; busy = every slot taken.
+  int slots_busy() const { return std::min(jobs.held(), config.slots); }
+  int jobs_waiting() const { return std::max(0, jobs.held() - config.slots); }
+  bool busy() const { return jobs.held() >= config.slots; }
+  std::string BusyMessage() const {
+    return config.queue_depth == 0 && config.slots == 1
+               ? std::string("another inference is running")
+               : "all " + std::to_string(config.slots) + " slots and " +
+                     std::to_string(config.queue_depth) + " queue places are taken";
+  }
 
   // POST /shutdown and SIGTERM: stop accepting, wake the main thread.
   void RequestShutdown() {
@@ -71,7 +86,7 @@ inline std::string_view WorkerState::StatusName() const {
     case WorkerPhase::kStarting:
       return shutting_down ? "draining" : "starting";
     case WorkerPhase::kReady:
-      return slot.busy() ? "busy" : "ready";
+      return busy() ? "busy" : "ready";
     case WorkerPhase::kDraining:
       return "draining";
     case WorkerPhase::kFailed:

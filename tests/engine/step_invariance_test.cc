@@ -32,7 +32,8 @@ struct SeqRun {
 
 std::vector<std::vector<int32_t>> Prompts(int64_t vocab) {
   std::mt19937 rng(1234);
-  std::uniform_int_distribution<int32_t> id(1, static_cast<int32_t>(std::min<int64_t>(vocab, 250)) - 1);
+  std::uniform_int_distribution<int32_t> id(
+      1, static_cast<int32_t>(std::min<int64_t>(vocab, 250)) - 1);
   // Lengths from one token to past the gpt-oss fixture's 16-position window.
   const int lengths[kSequences] = {5, 13, 1, 40, 7, 22, 3, 17};
   std::vector<std::vector<int32_t>> prompts;
@@ -71,7 +72,7 @@ SeqRun Solo(engine::Engine& e, const std::vector<int32_t>& prompt) {
 // 3 loses its KV after its third generated token and recomputes prompt +
 // generated tokens (the latter as generated tokens) before going on.
 std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<int32_t>>& prompts,
-                          int64_t chunk, bool preempt) {
+                             int64_t chunk, bool preempt) {
   struct State {
     int seq = -1;
     std::vector<int32_t> feed;  // tokens still to evaluate before the next sample

@@ -30,11 +30,14 @@ Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<
 constexpr const char* kWorkerId = "3f2c8a1e-9b4d-4c6e-8f00-1234567890ab";
 
 // qwen2-tiny is trained for 512 positions; the long prompts below need more.
-std::string ContextConfig(const std::string& extra = "") {
+// One slot and no queue: the M0 single-job contract these tests pin (many
+// users at once: many_users_test.cc). `server_extra`: more server keys.
+std::string ContextConfig(const std::string& server_extra = "") {
   static int n = 0;
   const std::string path =
       "/tmp/orcd-contract-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
-  std::ofstream(path) << "limits:\n  context_length: 4096\n" << extra;
+  std::ofstream(path) << "limits:\n  context_length: 4096\nserver:\n  slots: 1\n  queue_depth: 0\n"
+                      << server_extra;
   return path;
 }
 
@@ -229,7 +232,7 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
 TEST(Contract, ACallbackNeverAcknowledgedFailsTheStart) {
   FakePoolManager pm({500});
   const auto t0 = Clock::now();
-  WorkerProcess w(SpecArgs(pm.url(), ContextConfig("server:\n  callback_attempts: 3\n")), {},
+  WorkerProcess w(SpecArgs(pm.url(), ContextConfig("  callback_attempts: 3\n")), {},
                   /*wait_ready=*/false);
   const int port = w.WaitListening(30s);
   ASSERT_GT(port, 0) << w.Logs();

@@ -29,7 +29,11 @@ std::unique_ptr<WorkerProcess> StartWorker(const std::string& yaml = "", int del
   static int n = 0;
   const std::string cfg =
       "/tmp/orcd-it-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
-  std::ofstream(cfg) << "worker_id: it-worker\nlimits:\n  context_length: 4096\n" << yaml;
+  // One slot, no queue (the M0 single-job contract these tests pin);
+  // `yaml` adds limits keys.
+  std::ofstream(cfg) << "worker_id: it-worker\nserver:\n  slots: 1\n  queue_depth: 0\n"
+                     << "limits:\n  context_length: 4096\n"
+                     << yaml;
   std::map<std::string, std::string> env;
   if (delay_ms > 0) env["ORCD_DEBUG_TOKEN_DELAY_MS"] = std::to_string(delay_ms);
   auto w = std::make_unique<WorkerProcess>(

@@ -295,7 +295,9 @@ std::string ReportPath() {
 
 TEST(Soak, ThousandMixedRequestsLoseNothingAndLeakNothing) {
   const std::string cfg = "/tmp/orcd-soak-" + std::to_string(::getpid()) + ".yaml";
-  std::ofstream(cfg) << "worker_id: soak-worker\nlimits:\n  context_length: 2048\n";
+  // One slot, no queue: the M0 contract whose busy refusals this soak counts.
+  std::ofstream(cfg) << "worker_id: soak-worker\nlimits:\n  context_length: 2048\n"
+                     << "server:\n  slots: 1\n  queue_depth: 0\n";
   // One compute thread: the job leaves the other core to the HTTP side, as a
   // GPU worker's host threads would have it.
   WorkerProcess w({"--config", cfg, "--model", FixtureModel("qwen2-tiny.Q4_0.gguf"), "--device",

@@ -1,56 +1,61 @@
-#include "host/server/job_slot.h"
+#include "host/server/job_slots.h"
 
 #include <algorithm>
 
 namespace orcd {
 
-void JobSlot::DropExpired(Clock::time_point now) {
+void JobSlots::DropExpired(Clock::time_point now) {
   while (!early_cancels_.empty() && now - early_cancels_.front().at > kEarlyCancelTtl) {
     early_cancels_.pop_front();
   }
 }
 
-bool JobSlot::TryAcquire(const std::string& job_id) {
+std::shared_ptr<JobTicket> JobSlots::TryAcquire(const std::string& job_id) {
   std::lock_guard lock(mu_);
-  if (busy_) return false;
-  busy_ = true;
-  job_id_ = job_id;
+  if (static_cast<int>(held_.size()) >= capacity_) return nullptr;
+  auto ticket = std::make_shared<JobTicket>(job_id);
   DropExpired(now_());
   auto it = std::find_if(early_cancels_.begin(), early_cancels_.end(),
                          [&](const EarlyCancel& c) { return c.job_id == job_id; });
-  const bool cancelled_early = it != early_cancels_.end();
-  if (cancelled_early) early_cancels_.erase(it);
+  if (it != early_cancels_.end()) {
+    early_cancels_.erase(it);
+    ticket->cancel_requested = true;
+  }
   // The id runs again: a cancel from now on is for this run.
   ended_.erase(std::remove(ended_.begin(), ended_.end(), job_id), ended_.end());
-  cancel_requested_.store(cancelled_early, std::memory_order_release);
-  return true;
+  held_.push_back(ticket);
+  return ticket;
 }
 
-void JobSlot::Release() {
+void JobSlots::Release(const std::shared_ptr<JobTicket>& ticket) {
   std::lock_guard lock(mu_);
-  ended_.push_back(job_id_);
+  const auto it = std::find(held_.begin(), held_.end(), ticket);
+  if (it == held_.end()) return;
+  held_.erase(it);
+  ended_.push_back(ticket->job_id);
   if (ended_.size() > kRemembered) ended_.pop_front();
-  busy_ = false;
-  job_id_.clear();
-  cancel_requested_.store(false, std::memory_order_release);
 }
 
-bool JobSlot::busy() const {
+int JobSlots::held() const {
   std::lock_guard lock(mu_);
-  return busy_;
+  return static_cast<int>(held_.size());
 }
 
-std::string JobSlot::current_job() const {
+int JobSlots::CancelAll() {
   std::lock_guard lock(mu_);
-  return job_id_;
+  for (const auto& ticket : held_) ticket->cancel_requested.store(true, std::memory_order_release);
+  return static_cast<int>(held_.size());
 }
 
-JobSlot::CancelOutcome JobSlot::Cancel(const std::string& job_id) {
+JobSlots::CancelOutcome JobSlots::Cancel(const std::string& job_id) {
   std::lock_guard lock(mu_);
-  if (busy_ && job_id == job_id_) {
-    cancel_requested_.store(true, std::memory_order_release);
-    return CancelOutcome::kRunning;
+  bool found = false;
+  for (const auto& ticket : held_) {
+    if (ticket->job_id != job_id) continue;
+    ticket->cancel_requested.store(true, std::memory_order_release);
+    found = true;
   }
+  if (found) return CancelOutcome::kRunning;
   if (std::find(ended_.begin(), ended_.end(), job_id) != ended_.end()) {
     return CancelOutcome::kAlreadyEnded;
   }

@@ -1,0 +1,301 @@
+#include "host/generation/batch_scheduler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <string>
+
+#include "host/common/logger.h"
+#include "host/common/status.h"
+
+namespace orcd {
+
+// One request's sequence. Guarded by the scheduler's mu_, except where said.
+struct BatchScheduler::Sequence {
+  int64_t positions = 0;  // reserved at admission
+  int engine_seq = -1;    // >= 0 once admitted
+  // The tokens asked for (the request thread waits until they are
+  // evaluated; it does not touch them meanwhile, so the loop reads them
+  // without the lock), how many are prompt tokens, and how many are done.
+  std::vector<int32_t> pending;
+  int64_t prompt_tokens = 0;
+  size_t fed = 0;
+  bool asked = false;  // pending holds work
+  bool ready = false;  // the work is done: logits or error
+  std::exception_ptr error;
+  std::vector<float> logits;
+  std::function<bool()> stop_check;
+  std::atomic<int64_t> length{0};  // positions evaluated (read by its own thread)
+  std::condition_variable cv;
+};
+
+class BatchScheduler::Source final : public LogitSource {
+ public:
+  Source(BatchScheduler& scheduler, std::shared_ptr<Sequence> seq, int64_t context_length)
+      : scheduler_(scheduler), seq_(std::move(seq)), context_length_(context_length) {}
+  ~Source() override { scheduler_.Close(seq_); }
+
+  void Reset() override {
+    if (seq_->length.load() != 0)
+      throw Error(ErrorCode::kInternal, "a scheduled sequence cannot be reset");
+  }
+  std::span<const float> Prefill(std::span<const int32_t> tokens) override {
+    return scheduler_.Evaluate(*seq_, tokens, static_cast<int64_t>(tokens.size()));
+  }
+  std::span<const float> Decode(int32_t token) override {
+    return scheduler_.Evaluate(*seq_, {&token, 1}, 0);
+  }
+  int64_t position() const override { return seq_->length.load(); }
+  int64_t context_length() const override { return context_length_; }
+  void SetStopCheck(std::function<bool()> check) override {
+    std::lock_guard lock(scheduler_.mu_);
+    seq_->stop_check = std::move(check);
+  }
+
+ private:
+  BatchScheduler& scheduler_;
+  std::shared_ptr<Sequence> seq_;
+  int64_t context_length_;
+};
+
+BatchScheduler::BatchScheduler(engine::Engine& engine, SchedulerOptions options)
+    : engine_(engine), options_(options), vocab_(engine.info().vocab) {
+  if (options_.max_batched_tokens < 1)
+    throw Error(ErrorCode::kInvalidArgument, "max_batched_tokens must be at least 1");
+  const engine::KvPoolInfo pool = engine_.kv_pool();
+  stats_.kv_blocks_total = pool.blocks_total;
+  stats_.kv_blocks_free = pool.blocks_free;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+BatchScheduler::~BatchScheduler() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  thread_.join();
+}
+
+std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions) {
+  positions = std::min(positions, engine_.info().context_length);
+  const int64_t blocks = engine_.BlocksFor(positions);
+  if (blocks > stats_.kv_blocks_total) {
+    throw Error(ErrorCode::kOutOfMemory,
+                "the request needs " + std::to_string(blocks) + " KV blocks (" +
+                    std::to_string(positions) + " positions) but the KV pool holds " +
+                    std::to_string(stats_.kv_blocks_total) +
+                    "; lower max_tokens or raise limits.kv_cache_bytes");
+  }
+  auto seq = std::make_shared<Sequence>();
+  seq->positions = positions;
+  {
+    std::lock_guard lock(mu_);
+    waiting_.push_back(seq);
+  }
+  work_cv_.notify_all();
+  return std::make_unique<Source>(*this, std::move(seq), engine_.info().context_length);
+}
+
+SchedulerStats BatchScheduler::stats() const {
+  std::lock_guard lock(mu_);
+  SchedulerStats s = stats_;
+  s.running = static_cast<int>(running_.size());
+  s.waiting = static_cast<int>(waiting_.size());
+  return s;
+}
+
+std::span<const float> BatchScheduler::Evaluate(Sequence& seq, std::span<const int32_t> tokens,
+                                                int64_t prompt_tokens) {
+  std::unique_lock lock(mu_);
+  seq.pending.assign(tokens.begin(), tokens.end());
+  seq.prompt_tokens = prompt_tokens;
+  seq.fed = 0;
+  seq.ready = false;
+  seq.error = nullptr;
+  seq.asked = true;
+  work_cv_.notify_all();
+  seq.cv.wait(lock, [&] { return seq.ready; });
+  if (seq.error) std::rethrow_exception(seq.error);
+  return seq.logits;
+}
+
+void BatchScheduler::Close(const std::shared_ptr<Sequence>& seq) {
+  {
+    std::lock_guard lock(mu_);
+    seq->asked = false;
+    const auto it = std::find(waiting_.begin(), waiting_.end(), seq);
+    if (it != waiting_.end()) {
+      waiting_.erase(it);  // never admitted: nothing to free
+    } else {
+      closing_.push_back(seq);
+    }
+  }
+  work_cv_.notify_all();
+}
+
+bool BatchScheduler::HasWork() const {
+  if (!closing_.empty()) return true;
+  for (const auto& seq : running_)
+    if (seq->asked) return true;
+  // A waiting sequence that asked can be admitted (or fail its stop check).
+  for (const auto& seq : waiting_)
+    if (seq->asked) return true;
+  return false;
+}
+
+bool BatchScheduler::AllRunningAsked() const {
+  for (const auto& seq : running_)
+    if (!seq->asked) return false;
+  return true;
+}
+
+void BatchScheduler::CloseAndAdmit() {
+  for (const auto& seq : closing_) {
+    const auto it = std::find(running_.begin(), running_.end(), seq);
+    if (it != running_.end()) running_.erase(it);
+    if (seq->engine_seq >= 0) engine_.CloseSequence(seq->engine_seq);
+    seq->engine_seq = -1;
+  }
+  closing_.clear();
+  // In order: a request never overtakes an earlier one that waits for blocks.
+  while (!waiting_.empty()) {
+    const std::shared_ptr<Sequence>& seq = waiting_.front();
+    const int id = engine_.OpenSequence();
+    if (id < 0) break;
+    if (!engine_.Reserve(id, seq->positions)) {
+      engine_.CloseSequence(id);
+      break;
+    }
+    seq->engine_seq = id;
+    running_.push_back(seq);
+    waiting_.pop_front();
+  }
+  stats_.kv_blocks_free = engine_.kv_pool().blocks_free;
+}
+
+void BatchScheduler::Loop() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    work_cv_.wait(lock, [&] { return stop_ || HasWork(); });
+    if (stop_) break;
+    CloseAndAdmit();
+    // Let the last step's sequences come back (they stream their token on
+    // their own threads first) so that they share this step.
+    if (!AllRunningAsked()) {
+      work_cv_.wait_for(lock, options_.gather, [&] { return stop_ || AllRunningAsked(); });
+      if (stop_) break;
+      CloseAndAdmit();
+    }
+    // A sequence whose request was cancelled or timed out (its stop check)
+    // ends here, before it costs a step; so does one still waiting.
+    const auto end_stopped = [](auto& list) {
+      for (const auto& seq : list) {
+        if (seq->asked && seq->stop_check && seq->stop_check()) {
+          Fail(*seq, std::make_exception_ptr(Error(ErrorCode::kStopped, "sequence stopped")));
+        }
+      }
+    };
+    end_stopped(running_);
+    end_stopped(waiting_);
+
+    // The step: every decoding sequence's token first, then prompt chunks
+    // in admission order while the token budget lasts.
+    std::vector<std::shared_ptr<Sequence>> seqs;
+    std::vector<engine::StepPart> parts;
+    int64_t budget = options_.max_batched_tokens;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const auto& seq : running_) {
+        if (!seq->asked || budget == 0) continue;
+        const auto left = static_cast<int64_t>(seq->pending.size() - seq->fed);
+        if ((left == 1) != (pass == 0)) continue;
+        const int64_t n = std::min(left, budget);
+        budget -= n;
+        engine::StepPart part;
+        part.sequence = seq->engine_seq;
+        part.tokens = std::span<const int32_t>(seq->pending).subspan(seq->fed, n);
+        part.prompt_tokens =
+            std::clamp<int64_t>(seq->prompt_tokens - static_cast<int64_t>(seq->fed), 0, n);
+        part.logits = n == left;
+        parts.push_back(part);
+        seqs.push_back(seq);
+      }
+    }
+    if (parts.empty()) continue;
+    lock.unlock();
+    RunStep(seqs, parts);
+    lock.lock();
+  }
+  // Shutting down: whoever still waits gets an error rather than a hang.
+  const auto end_all = [](auto& list) {
+    for (const auto& seq : list) {
+      if (seq->asked)
+        Fail(*seq, std::make_exception_ptr(Error(ErrorCode::kStopped, "scheduler stopped")));
+    }
+  };
+  end_all(running_);
+  end_all(waiting_);
+}
+
+void BatchScheduler::Fail(Sequence& seq, std::exception_ptr error) {
+  seq.asked = false;
+  seq.ready = true;
+  seq.error = std::move(error);
+  seq.cv.notify_all();
+}
+
+void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
+                             std::vector<engine::StepPart>& parts) {
+  // Called without mu_: only this thread touches the engine and a sequence's
+  // pending tokens while it is asked.
+  const auto finish = [&](size_t i, std::span<const float> row, std::exception_ptr error) {
+    Sequence& seq = *seqs[i];
+    const auto n = static_cast<int64_t>(parts[i].tokens.size());
+    std::lock_guard lock(mu_);
+    if (error) {
+      Fail(seq, error);
+      return;
+    }
+    seq.fed += static_cast<size_t>(n);
+    seq.length += n;
+    if (!parts[i].logits) return;  // more prompt chunks to come
+    seq.logits.assign(row.begin(), row.end());
+    seq.asked = false;
+    seq.ready = true;
+    seq.cv.notify_all();
+  };
+  const auto vocab = static_cast<size_t>(vocab_);
+  uint64_t tokens = 0;
+  for (const auto& p : parts) tokens += p.tokens.size();
+  try {
+    const std::span<const float> logits = engine_.Step(parts);
+    size_t row = 0;
+    for (size_t i = 0; i < parts.size(); ++i)
+      finish(i, parts[i].logits ? logits.subspan(row++ * vocab, vocab) : std::span<const float>{},
+             nullptr);
+  } catch (const std::exception& e) {
+    if (parts.size() == 1) {
+      finish(0, {}, std::current_exception());
+    } else {
+      LogWarn("scheduler", "a step failed; its sequences run one by one",
+              {{"error", e.what()}, {"sequences", std::to_string(parts.size())}});
+      // The failed step may have written KV at these positions; running a
+      // part again writes the same positions anew.
+      for (size_t i = 0; i < parts.size(); ++i) {
+        try {
+          const std::span<const float> logits = engine_.Step({&parts[i], 1});
+          finish(i, parts[i].logits ? logits.first(vocab) : std::span<const float>{}, nullptr);
+        } catch (const std::exception&) {
+          finish(i, {}, std::current_exception());
+        }
+      }
+    }
+  }
+  std::lock_guard lock(mu_);
+  ++stats_.steps;
+  stats_.step_tokens += tokens;
+  stats_.step_sequences += parts.size();
+}
+
+}  // namespace orcd

@@ -1,0 +1,105 @@
+// The one owner of a CPU engine serving many sequences (continuous
+// batching). Each request runs its own generation loop (GenerateTokens) on
+// its own thread against a LogitSource from OpenSequence(); the scheduler's
+// thread gathers whatever those sequences ask for into one engine step: one
+// token for every decoding sequence plus chunks of newcomers' prompts, at
+// most max_batched_tokens in all, so a long prompt is prefilled between the
+// others' decode steps instead of stalling them. Each request samples, checks
+// its stop strings and writes to its client on its own thread: a slow client
+// only delays its own next token.
+//
+// Admission: a sequence waits (FIFO) until the engine has a sequence free and
+// the KV pool has blocks for its prompt plus the most tokens it may generate,
+// reserved up front, so a running sequence never runs out of blocks
+// (no preemption is needed). A request that alone exceeds the pool is refused
+// when opened. Cancel, deadline and client-gone end one sequence: its stop
+// check is asked before each of its steps, and its blocks are freed when its
+// LogitSource is destroyed.
+#ifndef ORCD_HOST_GENERATION_BATCH_SCHEDULER_H_
+#define ORCD_HOST_GENERATION_BATCH_SCHEDULER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "host/engine/engine.h"
+#include "host/generation/token_generator.h"
+
+namespace orcd {
+
+struct SchedulerOptions {
+  // Tokens one step evaluates at most (decode tokens + prompt chunks).
+  int64_t max_batched_tokens = 512;
+  // After a step, how long the next one waits for the sequences of the last
+  // one to ask again (they sample and stream on their own threads), so that
+  // they share steps instead of alternating.
+  std::chrono::microseconds gather{3000};
+};
+
+struct SchedulerStats {
+  int running = 0;  // admitted sequences
+  int waiting = 0;  // opened, waiting for a sequence or KV blocks
+  int64_t kv_blocks_total = 0;
+  int64_t kv_blocks_free = 0;
+  uint64_t steps = 0;
+  uint64_t step_tokens = 0;     // summed over steps
+  uint64_t step_sequences = 0;  // summed over steps
+};
+
+class BatchScheduler {
+ public:
+  // `engine` (CPU backend) must outlive the scheduler, and nobody else may
+  // use it meanwhile.
+  BatchScheduler(engine::Engine& engine, SchedulerOptions options);
+  ~BatchScheduler();
+  BatchScheduler(const BatchScheduler&) = delete;
+  BatchScheduler& operator=(const BatchScheduler&) = delete;
+
+  // A sequence for one request that will hold at most `positions` positions
+  // (prompt + generated). Throws Error(kOutOfMemory) when that alone exceeds
+  // the KV pool. Its Prefill/Decode block until the step that evaluated them.
+  std::unique_ptr<LogitSource> OpenSequence(int64_t positions);
+
+  SchedulerStats stats() const;
+
+ private:
+  struct Sequence;
+  class Source;
+
+  // Blocks until `seq`'s tokens were evaluated; returns its logits row.
+  std::span<const float> Evaluate(Sequence& seq, std::span<const int32_t> tokens,
+                                  int64_t prompt_tokens);
+  void Close(const std::shared_ptr<Sequence>& seq);
+  void Loop();
+  // With mu_ held: frees closed sequences, admits waiting ones in order.
+  void CloseAndAdmit();
+  // With mu_ held: ends the sequence's wait with `error`.
+  static void Fail(Sequence& seq, std::exception_ptr error);
+  bool HasWork() const;
+  bool AllRunningAsked() const;
+  // Runs one step over `parts`; on an engine error, each part alone, so that
+  // one sequence's failure reaches only that sequence.
+  void RunStep(std::vector<std::shared_ptr<Sequence>>& seqs, std::vector<engine::StepPart>& parts);
+
+  engine::Engine& engine_;
+  const SchedulerOptions options_;
+  const int64_t vocab_;
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;  // the loop waits here
+  std::deque<std::shared_ptr<Sequence>> waiting_;
+  std::vector<std::shared_ptr<Sequence>> running_;  // admission order
+  std::vector<std::shared_ptr<Sequence>> closing_;
+  SchedulerStats stats_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace orcd
+
+#endif  // ORCD_HOST_GENERATION_BATCH_SCHEDULER_H_
