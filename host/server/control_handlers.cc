@@ -95,6 +95,7 @@ InlineResponse MetricsResponse(WorkerState& state) {
   InlineResponse r;
   r.content_type = "text/plain; version=0.0.4";
   r.body = state.metrics.Render();
+  if (state.model_loaded()) r.body += Metrics::RenderServing(state.service->serving());
   return r;
 }
 

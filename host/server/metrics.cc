@@ -85,6 +85,39 @@ void Metrics::RecordDeadlineRemaining(double ms) {
   }
 }
 
+std::string Metrics::RenderServing(const ServingStats& s) {
+  std::string out;
+  const auto line = [&out](const char* name, const char* type, const char* help,
+                           const std::string& value) {
+    Header(&out, name, type, help);
+    out += std::string(name) + " " + value + "\n";
+  };
+  line("worker_slots", "gauge", "Sequences generated at once (server.slots).",
+       std::to_string(s.slots_total));
+  line("worker_sequences_running", "gauge", "Sequences generating now.", std::to_string(s.running));
+  line("worker_sequences_waiting", "gauge", "Accepted sequences waiting for a slot or KV blocks.",
+       std::to_string(s.waiting));
+  line("worker_kv_blocks_total", "gauge", "Blocks of the KV pool.",
+       std::to_string(s.kv_blocks_total));
+  line("worker_kv_blocks_free", "gauge", "Free blocks of the KV pool.",
+       std::to_string(s.kv_blocks_free));
+  const double used = s.kv_blocks_total > 0 ? 1.0 - static_cast<double>(s.kv_blocks_free) /
+                                                        static_cast<double>(s.kv_blocks_total)
+                                            : 0.0;
+  line("worker_kv_usage_ratio", "gauge", "Share of the KV pool's blocks held by sequences.",
+       std::to_string(used));
+  line("worker_steps_total", "counter", "Engine steps run (continuous batching).",
+       std::to_string(s.steps));
+  line("worker_step_tokens_total", "counter", "Tokens evaluated by steps, summed.",
+       std::to_string(s.step_tokens));
+  line("worker_step_sequences_total", "counter",
+       "Sequences in steps, summed (over worker_steps_total: the mean batch).",
+       std::to_string(s.step_sequences));
+  line("worker_preemptions_total", "counter",
+       "Sequences preempted for KV blocks (admission reserves blocks: none so far).", "0");
+  return out;
+}
+
 std::string Metrics::Render() const {
   std::lock_guard lock(mu_);
   std::string out;

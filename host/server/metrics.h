@@ -12,7 +12,9 @@
 #include <map>
 #include <mutex>
 #include <string>
+
 #include <vector>
+#include "host/generation/inference_service.h"
 
 namespace orcd {
 
@@ -52,6 +54,8 @@ class Metrics {
   // Time left before a request's X-Deadline when it arrived (< 0: expired).
   void RecordDeadlineRemaining(double ms);
   std::string Render() const;
+  // The serving gauges and step counters (appended to Render's text).
+  static std::string RenderServing(const ServingStats& s);
 
  private:
   mutable std::mutex mu_;

@@ -1,0 +1,201 @@
+// Many users of one worker at once (server.slots > 1, the CPU backend's
+// continuous batching), tried as users would: concurrent requests all get
+// their answers, each exactly the answer it gets alone; past slots + queue a
+// request gets 503 with Retry-After; cancelling or dropping one leaves the
+// others' answers unchanged; /health counts slots and KV blocks.
+#include <gtest/gtest.h>
+
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/worker_process.h"
+
+namespace orcd::testing {
+namespace {
+
+using Json = Poco::JSON::Object::Ptr;
+using namespace std::chrono_literals;
+
+Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<Json>(); }
+
+std::unique_ptr<WorkerProcess> StartWorker(int slots, int queue_depth, int delay_ms = 0,
+                                           const std::string& model = "qwen2-tiny.Q4_K_M.gguf") {
+  static int n = 0;
+  const std::string cfg =
+      "/tmp/orcd-many-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
+  std::ofstream(cfg) << "worker_id: many\nlimits:\n  context_length: 512\nserver:\n  slots: "
+                     << slots << "\n  queue_depth: " << queue_depth << "\n";
+  std::map<std::string, std::string> env;
+  if (delay_ms > 0) env["ORCD_DEBUG_TOKEN_DELAY_MS"] = std::to_string(delay_ms);
+  auto w = std::make_unique<WorkerProcess>(
+      std::vector<std::string>{"--config", cfg, "--model", FixtureModel(model), "--device", "cpu",
+                               "--threads", "2", "--plugin-dir", ORCD_PLUGIN_DIR},
+      env);
+  EXPECT_TRUE(w->ready()) << w->Logs();
+  return w;
+}
+
+// /health once every job has ended and the scheduler has freed their KV
+// blocks (it does so before its next step, just after the answers went out).
+Json IdleHealth(int port) {
+  for (int i = 0; i < 100; ++i) {
+    const Json h = Parse(HttpGet(port, "/health").body);
+    if (h->getValue<int>("slots_busy") == 0 &&
+        h->getValue<int>("kv_blocks_free") == h->getValue<int>("kv_blocks_total")) {
+      return h;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return Parse(HttpGet(port, "/health").body);
+}
+
+// Distinct prompts of different lengths; greedy and seeded sampling.
+struct Ask {
+  std::string prompt;
+  std::string sampling;
+};
+const std::vector<Ask>& Asks() {
+  static const std::vector<Ask> asks = {
+      {"The quick brown fox", R"("temperature":0)"},
+      {"Once upon a time, in a land far away, there lived", R"("temperature":0.8,"seed":7)"},
+      {"1 2 3", R"("temperature":0)"},
+      {"A long, winding road leads over the hills and through the forest to the sea, where",
+       R"("temperature":1.0,"top_k":40,"seed":99)"},
+      {"Hello", R"("temperature":0.7,"top_p":0.9,"seed":3)"},
+      {"Why is the sky blue? Because", R"("temperature":0)"},
+      {"x", R"("temperature":1.2,"seed":12345)"},
+      {"In 1969 the first humans walked on", R"("temperature":0)"},
+  };
+  return asks;
+}
+
+std::string Body(const Ask& a, int max_tokens) {
+  return R"({"model":"m","prompt":")" + a.prompt + R"(","max_tokens":)" +
+         std::to_string(max_tokens) + "," + a.sampling + "}";
+}
+
+std::string Text(const HttpResponse& r) {
+  if (r.status != 200) return "HTTP " + std::to_string(r.status) + ": " + r.body;
+  return Parse(r.body)->getArray("choices")->getObject(0)->getValue<std::string>("text");
+}
+
+TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
+  auto w = StartWorker(8, 8);
+  constexpr int kTokens = 24;
+  std::vector<std::string> solo;
+  for (const Ask& a : Asks()) solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(a, kTokens))));
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::future<HttpResponse>> together;
+    for (const Ask& a : Asks()) {
+      together.push_back(std::async(std::launch::async, [&, a] {
+        return HttpPost(w->port(), "/v1/completions", Body(a, kTokens));
+      }));
+    }
+    for (size_t i = 0; i < together.size(); ++i) {
+      const HttpResponse r = together[i].get();
+      ASSERT_EQ(r.status, 200) << r.body;
+      EXPECT_EQ(Text(r), solo[i]) << "request " << i << " (round " << round
+                                  << ") differs from its solo answer";
+    }
+  }
+  // The steps were shared: more than one sequence per step on average.
+  const std::string metrics = HttpGet(w->port(), "/metrics").body;
+  const auto value = [&](const std::string& name) {
+    const size_t at = metrics.find("\n" + name + " ");
+    return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + name.size() + 2));
+  };
+  EXPECT_GT(value("worker_steps_total"), 0) << metrics;
+  EXPECT_GT(value("worker_step_sequences_total"), 1.5 * value("worker_steps_total")) << metrics;
+  const Json health = IdleHealth(w->port());
+  EXPECT_EQ(health->getValue<int>("slots_total"), 8);
+  EXPECT_EQ(health->getValue<int>("slots_busy"), 0);
+  EXPECT_EQ(health->getValue<int>("kv_blocks_free"), health->getValue<int>("kv_blocks_total"))
+      << "every sequence's KV blocks came back";
+}
+
+TEST(ManyUsers, PastSlotsAndQueueA503WithRetryAfterAndTheQueuedStillAnswer) {
+  auto w = StartWorker(2, 1, 30);
+  const Ask& a = Asks()[0];
+  std::vector<std::future<HttpResponse>> accepted;
+  for (int i = 0; i < 3; ++i) {
+    accepted.push_back(std::async(std::launch::async, [&] {
+      return HttpPost(w->port(), "/v1/completions", Body(a, 20));
+    }));
+  }
+  // Wait until all three are accepted (two running, one queued).
+  for (int i = 0; i < 200; ++i) {
+    const Json h = Parse(HttpGet(w->port(), "/health").body);
+    if (h->getValue<int>("slots_busy") == 2 && h->getValue<int>("queue_depth") == 1) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  const Json h = Parse(HttpGet(w->port(), "/health").body);
+  EXPECT_EQ(h->getValue<std::string>("status"), "busy");
+  EXPECT_EQ(h->getValue<int>("queue_depth"), 1);
+  const HttpResponse refused = HttpPost(w->port(), "/v1/completions", Body(a, 5));
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(refused.headers.at("Retry-After"), "1");
+  const HttpResponse refused_execute =
+      HttpPost(w->port(), "/execute", R"({"job_id":"x","prompt":"hi","max_tokens":2})");
+  EXPECT_EQ(refused_execute.status, 503);
+  EXPECT_EQ(Parse(refused_execute.body)->getValue<std::string>("code"), "WORKER_BUSY");
+  const std::string solo = Text(accepted[0].get());
+  EXPECT_EQ(Text(accepted[1].get()), solo);
+  EXPECT_EQ(Text(accepted[2].get()), solo) << "the queued request is answered, not dropped";
+}
+
+TEST(ManyUsers, CancellingOrDroppingOneLeavesTheOthersUnchanged) {
+  auto w = StartWorker(4, 4, 10);
+  const Ask& a = Asks()[1];
+  const std::string solo = Text(HttpPost(w->port(), "/v1/completions", Body(a, 30)));
+  const std::string job =
+      R"({"job_id":"victim","prompt":"The quick brown fox","max_tokens":400,"temperature":0})";
+  SseStream victim(w->port(), "/execute", job);
+  ASSERT_EQ(victim.status(), 200);
+  SseStream dropped(w->port(), "/execute",
+                    R"({"job_id":"dropped","prompt":"abc","max_tokens":400,"temperature":0})");
+  ASSERT_EQ(dropped.status(), 200);
+  std::vector<std::future<HttpResponse>> others;
+  for (int i = 0; i < 2; ++i) {
+    others.push_back(std::async(std::launch::async, [&] {
+      return HttpPost(w->port(), "/v1/completions", Body(a, 30));
+    }));
+  }
+  ASSERT_EQ(victim.Next()->event, "started");
+  ASSERT_EQ(victim.Next()->event, "token");
+  ASSERT_EQ(dropped.Next()->event, "started");
+  dropped.Close();  // the client vanishes
+  EXPECT_EQ(HttpPost(w->port(), "/cancel", R"({"job_id":"victim"})").status, 202);
+  std::optional<SseEvent> e;
+  while ((e = victim.Next()) && e->event == "token") {
+  }
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->event, "error");
+  EXPECT_EQ(Parse(e->data)->getValue<std::string>("code"), "CANCELLED");
+  for (auto& f : others) EXPECT_EQ(Text(f.get()), solo);
+  // Both ended sequences gave their blocks back.
+  const Json h = IdleHealth(w->port());
+  EXPECT_EQ(h->getValue<int>("slots_busy"), 0);
+  EXPECT_EQ(h->getValue<int>("kv_blocks_free"), h->getValue<int>("kv_blocks_total"));
+}
+
+TEST(ManyUsers, GptOssSlidingWindowsAndMoeAcrossConcurrentRequests) {
+  auto w = StartWorker(4, 0, 0, "gptoss-tiny.MXFP4_MOE.gguf");
+  std::vector<std::string> solo;
+  for (int i = 0; i < 4; ++i) solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 40))));
+  std::vector<std::future<HttpResponse>> together;
+  for (int i = 0; i < 4; ++i) {
+    together.push_back(std::async(std::launch::async, [&, i] {
+      return HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 40));
+    }));
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(Text(together[i].get()), solo[i]) << "request " << i;
+}
+
+}  // namespace
+}  // namespace orcd::testing
