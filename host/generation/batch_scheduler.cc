@@ -268,6 +268,15 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   const auto vocab = static_cast<size_t>(vocab_);
   uint64_t tokens = 0;
   for (const auto& p : parts) tokens += p.tokens.size();
+  // A sequence alone in its step may stop inside it (between the plan's
+  // instructions: a long prompt chunk is cancelled within milliseconds);
+  // a shared step runs whole, and its sequences stop before their next one.
+  std::function<bool()> stop_check;
+  if (parts.size() == 1) {
+    std::lock_guard lock(mu_);
+    stop_check = seqs[0]->stop_check;
+  }
+  engine_.set_should_stop(std::move(stop_check));
   try {
     const std::span<const float> logits = engine_.Step(parts);
     size_t row = 0;
@@ -275,6 +284,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
       finish(i, parts[i].logits ? logits.subspan(row++ * vocab, vocab) : std::span<const float>{},
              nullptr);
   } catch (const std::exception& e) {
+    engine_.set_should_stop({});
     if (parts.size() == 1) {
       finish(0, {}, std::current_exception());
     } else {
@@ -292,6 +302,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
       }
     }
   }
+  engine_.set_should_stop({});
   std::lock_guard lock(mu_);
   ++stats_.steps;
   stats_.step_tokens += tokens;

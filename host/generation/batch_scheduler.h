@@ -62,8 +62,8 @@ class BatchScheduler {
   BatchScheduler& operator=(const BatchScheduler&) = delete;
 
   // A sequence for one request that will hold at most `positions` positions
-  // (prompt + generated). Throws Error(kOutOfMemory) when that alone exceeds
-  // the KV pool. Its Prefill/Decode block until the step that evaluated them.
+  // (prompt + generated). Throws Error(kInvalidArgument) when that alone
+  // exceeds the KV pool. Its Prefill/Decode block until the step that evaluated them.
   std::unique_ptr<LogitSource> OpenSequence(int64_t positions);
 
   SchedulerStats stats() const;

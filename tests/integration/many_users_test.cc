@@ -89,7 +89,8 @@ TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
   auto w = StartWorker(8, 8);
   constexpr int kTokens = 24;
   std::vector<std::string> solo;
-  for (const Ask& a : Asks()) solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(a, kTokens))));
+  for (const Ask& a : Asks())
+    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(a, kTokens))));
   for (int round = 0; round < 2; ++round) {
     std::vector<std::future<HttpResponse>> together;
     for (const Ask& a : Asks()) {
@@ -124,9 +125,8 @@ TEST(ManyUsers, PastSlotsAndQueueA503WithRetryAfterAndTheQueuedStillAnswer) {
   const Ask& a = Asks()[0];
   std::vector<std::future<HttpResponse>> accepted;
   for (int i = 0; i < 3; ++i) {
-    accepted.push_back(std::async(std::launch::async, [&] {
-      return HttpPost(w->port(), "/v1/completions", Body(a, 20));
-    }));
+    accepted.push_back(std::async(
+        std::launch::async, [&] { return HttpPost(w->port(), "/v1/completions", Body(a, 20)); }));
   }
   // Wait until all three are accepted (two running, one queued).
   for (int i = 0; i < 200; ++i) {
@@ -162,9 +162,8 @@ TEST(ManyUsers, CancellingOrDroppingOneLeavesTheOthersUnchanged) {
   ASSERT_EQ(dropped.status(), 200);
   std::vector<std::future<HttpResponse>> others;
   for (int i = 0; i < 2; ++i) {
-    others.push_back(std::async(std::launch::async, [&] {
-      return HttpPost(w->port(), "/v1/completions", Body(a, 30));
-    }));
+    others.push_back(std::async(
+        std::launch::async, [&] { return HttpPost(w->port(), "/v1/completions", Body(a, 30)); }));
   }
   ASSERT_EQ(victim.Next()->event, "started");
   ASSERT_EQ(victim.Next()->event, "token");
@@ -187,7 +186,8 @@ TEST(ManyUsers, CancellingOrDroppingOneLeavesTheOthersUnchanged) {
 TEST(ManyUsers, GptOssSlidingWindowsAndMoeAcrossConcurrentRequests) {
   auto w = StartWorker(4, 0, 0, "gptoss-tiny.MXFP4_MOE.gguf");
   std::vector<std::string> solo;
-  for (int i = 0; i < 4; ++i) solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 40))));
+  for (int i = 0; i < 4; ++i)
+    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 40))));
   std::vector<std::future<HttpResponse>> together;
   for (int i = 0; i < 4; ++i) {
     together.push_back(std::async(std::launch::async, [&, i] {

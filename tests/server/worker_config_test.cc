@@ -36,6 +36,9 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   EXPECT_EQ(c.inference_timeout_s, d.inference_timeout_s);
   EXPECT_TRUE(c.plugin_dirs.empty());
   EXPECT_EQ(c.model_path, "/var/lib/orcd/models/model.gguf");
+  EXPECT_EQ(c.slots, d.slots);
+  EXPECT_EQ(c.queue_depth, d.queue_depth);
+  EXPECT_EQ(c.max_batched_tokens, d.max_batched_tokens);
 }
 
 TEST(WorkerConfig, ParsesEveryKey) {
@@ -231,6 +234,41 @@ TEST(WorkerConfig, AuthTokenFromAFileNeverInAnError) {
   EXPECT_THROW(ReadAuthTokenFile(&missing), Error);
   std::remove(file.c_str());
   EXPECT_EQ(ParseWorkerConfig("server: {auth_token: abc}", "w.yaml").auth_token, "abc");
+}
+
+}  // namespace
+}  // namespace orcd
+
+namespace orcd {
+namespace {
+
+TEST(WorkerConfig, ManyUsersKeys) {
+  const WorkerConfig d;
+  EXPECT_EQ(d.slots, 4);
+  EXPECT_EQ(d.queue_depth, 16);
+  EXPECT_EQ(d.max_batched_tokens, 512);
+  WorkerConfig c = ParseWorkerConfig(
+      "model: {path: /m.gguf}\nserver: {slots: 8, queue_depth: 0, max_batched_tokens: 256}\n",
+      "w.yaml");
+  ValidateWorkerConfig(c);
+  EXPECT_EQ(c.slots, 8);
+  EXPECT_EQ(c.queue_depth, 0);
+  EXPECT_EQ(c.max_batched_tokens, 256);
+  EXPECT_EQ(GenerationOptionsFrom(c).slots, 8);
+  EXPECT_EQ(GenerationOptionsFrom(c).max_batched_tokens, 256);
+  EXPECT_THROW(ParseWorkerConfig("server: {slots: 0}\n", "w.yaml"), Error);
+  EXPECT_THROW(ParseWorkerConfig("server: {queue_depth: -1}\n", "w.yaml"), Error);
+  EXPECT_THROW(ParseWorkerConfig("server: {max_batched_tokens: 0}\n", "w.yaml"), Error);
+  // Every accepted job holds a connection: they must leave room for probes.
+  WorkerConfig crowded = ParseWorkerConfig(
+      "model: {path: /m.gguf}\nserver: {slots: 40, queue_depth: 20, max_connections: 64}\n",
+      "w.yaml");
+  try {
+    ValidateWorkerConfig(crowded);
+    ADD_FAILURE() << "slots + queue_depth filling max_connections was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("server.queue_depth"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
