@@ -99,10 +99,9 @@ Sample Run(const Poco::URI& uri, const Options& o, const Request& r) {
     session.setTimeout(Poco::Timespan(600, 0));
     Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_POST, "/v1/completions",
                                    Poco::Net::HTTPMessage::HTTP_1_1);
-    const std::string body = "{\"model\":" + json_string(o.model) +
-                             ",\"prompt\":" + json_string(r.prompt) +
-                             ",\"max_tokens\":" + std::to_string(r.max_tokens) +
-                             ",\"temperature\":0,\"stream\":true}";
+    const std::string body =
+        "{\"model\":" + json_string(o.model) + ",\"prompt\":" + json_string(r.prompt) +
+        ",\"max_tokens\":" + std::to_string(r.max_tokens) + ",\"temperature\":0,\"stream\":true}";
     request.setContentType("application/json");
     request.setContentLength(static_cast<std::streamsize>(body.size()));
     const double t0 = now_seconds();
@@ -167,11 +166,11 @@ int run_serve(const Args& args) {
   Options o;
   const int parsed = ParseOrExit(
       "serve", args,
-      {StringFlag("--url", &o.url), StringFlag("--model", &o.model), IntFlag("--clients", &o.clients),
-       IntFlag("--requests", &o.requests), IntFlag("--warmup", &o.warmup),
-       IntFlag("--seed", &o.seed), CsvFlag("--prompt-words", &o.prompt_words),
-       CsvFlag("--output-tokens", &o.output_tokens), IntFlag("--pid", &o.pid),
-       Switch("--json", &o.json)},
+      {StringFlag("--url", &o.url), StringFlag("--model", &o.model),
+       IntFlag("--clients", &o.clients), IntFlag("--requests", &o.requests),
+       IntFlag("--warmup", &o.warmup), IntFlag("--seed", &o.seed),
+       CsvFlag("--prompt-words", &o.prompt_words), CsvFlag("--output-tokens", &o.output_tokens),
+       IntFlag("--pid", &o.pid), Switch("--json", &o.json)},
       &usage);
   if (parsed >= 0) return parsed;
   if (o.prompt_words.empty()) o.prompt_words = {"16", "256"};
@@ -240,9 +239,8 @@ int run_serve(const Args& args) {
         "\"wall_s\":%s,\"output_tokens_total\":%lld,\"output_tok_s\":%s,\"requests_per_s\":%s,"
         "\"ttft_ms\":{\"p50\":%s,\"p99\":%s},\"itl_ms\":{\"p50\":%s,\"p99\":%s},\"errors\":%d,"
         "\"rss_kb\":{\"before\":%lld,\"after\":%lld,\"peak\":%lld}}\n",
-        json_string(o.url).c_str(), o.clients, o.requests, o.warmup,
-        static_cast<long long>(o.seed), pmin, pmax, omin, omax,
-        json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
+        json_string(o.url).c_str(), o.clients, o.requests, o.warmup, static_cast<long long>(o.seed),
+        pmin, pmax, omin, omax, json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
         static_cast<long long>(tokens), json_number(tok_s).c_str(), json_number(req_s).c_str(),
         json_number(Percentile(ttft, 50)).c_str(), json_number(Percentile(ttft, 99)).c_str(),
         json_number(Percentile(gaps, 50)).c_str(), json_number(Percentile(gaps, 99)).c_str(),

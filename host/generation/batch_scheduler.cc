@@ -82,11 +82,11 @@ std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions) {
   positions = std::min(positions, engine_.info().context_length);
   const int64_t blocks = engine_.BlocksFor(positions);
   if (blocks > stats_.kv_blocks_total) {
-    throw Error(ErrorCode::kOutOfMemory, "the request needs " + std::to_string(blocks) +
-                                             " KV blocks (" + std::to_string(positions) +
-                                             " positions) but the KV pool holds " +
-                                             std::to_string(stats_.kv_blocks_total) +
-                                             "; lower max_tokens or raise limits.kv_cache_bytes");
+    throw Error(ErrorCode::kInvalidArgument,
+                "the request needs " + std::to_string(blocks) + " KV blocks (" +
+                    std::to_string(positions) + " positions) but the KV pool holds " +
+                    std::to_string(stats_.kv_blocks_total) +
+                    "; lower max_tokens or raise limits.kv_cache_bytes");
   }
   auto seq = std::make_shared<Sequence>();
   seq->positions = positions;

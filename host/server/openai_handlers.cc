@@ -243,6 +243,9 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     (void)event;
     if (req.stream) {
       observer.Data("{\"error\":" + data + "}");
+    } else if (r.error_code == "INVALID_REQUEST") {  // e.g. more KV than the pool holds
+      SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                      "invalid_request", r.error_message);
     } else {
       SendOpenAiError(response, HTTPResponse::HTTP_INTERNAL_SERVER_ERROR, "server_error",
                       r.stop_reason, r.error_message.empty() ? r.stop_reason : r.error_message);

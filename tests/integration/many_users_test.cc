@@ -8,6 +8,7 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
+#include <atomic>
 #include <fstream>
 #include <future>
 #include <string>
@@ -25,12 +26,14 @@ using namespace std::chrono_literals;
 Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<Json>(); }
 
 std::unique_ptr<WorkerProcess> StartWorker(int slots, int queue_depth, int delay_ms = 0,
-                                           const std::string& model = "qwen2-tiny.Q4_K_M.gguf") {
+                                           const std::string& model = "qwen2-tiny.Q4_K_M.gguf",
+                                           const std::string& limits = "") {
   static int n = 0;
   const std::string cfg =
       "/tmp/orcd-many-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
-  std::ofstream(cfg) << "worker_id: many\nlimits:\n  context_length: 512\nserver:\n  slots: "
-                     << slots << "\n  queue_depth: " << queue_depth << "\n";
+  std::ofstream(cfg) << "worker_id: many\nlimits:\n  context_length: 512\n"
+                     << limits << "server:\n  slots: " << slots
+                     << "\n  queue_depth: " << queue_depth << "\n";
   std::map<std::string, std::string> env;
   if (delay_ms > 0) env["ORCD_DEBUG_TOKEN_DELAY_MS"] = std::to_string(delay_ms);
   auto w = std::make_unique<WorkerProcess>(
@@ -183,6 +186,31 @@ TEST(ManyUsers, CancellingOrDroppingOneLeavesTheOthersUnchanged) {
   EXPECT_EQ(h->getValue<int>("kv_blocks_free"), h->getValue<int>("kv_blocks_total"));
 }
 
+// A KV pool with room for two of the four slots' requests: the others wait
+// for blocks and every request still gets its solo answer; one that alone
+// needs more than the pool is refused with a reason, and the rest go on.
+TEST(ManyUsers, ASmallKvPoolQueuesInsteadOfFailing) {
+  // qwen2-tiny Q4_K_M: 1 KiB of K and V per position (all layers);
+  // 12 blocks of 32 positions = 384 KiB, room for two requests of 170 positions.
+  auto w = StartWorker(4, 4, 2, "qwen2-tiny.Q4_K_M.gguf", "  kv_cache_bytes: 393216\n");
+  const Json h0 = Parse(HttpGet(w->port(), "/health").body);
+  ASSERT_EQ(h0->getValue<int>("kv_blocks_total"), 12) << "the fixture's KV bytes changed";
+  std::vector<std::string> solo;
+  for (int i = 0; i < 4; ++i) {
+    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 150))));
+  }
+  std::vector<std::future<HttpResponse>> together;
+  for (int i = 0; i < 4; ++i) {
+    together.push_back(std::async(std::launch::async, [&, i] {
+      return HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 150));
+    }));
+  }
+  const HttpResponse huge = HttpPost(w->port(), "/v1/completions", Body(Asks()[0], 500));
+  EXPECT_EQ(huge.status, 400) << huge.body;  // 500 positions: more than the pool holds
+  EXPECT_NE(huge.body.find("KV pool"), std::string::npos) << huge.body;
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(Text(together[i].get()), solo[i]) << "request " << i;
+}
+
 TEST(ManyUsers, GptOssSlidingWindowsAndMoeAcrossConcurrentRequests) {
   auto w = StartWorker(4, 0, 0, "gptoss-tiny.MXFP4_MOE.gguf");
   std::vector<std::string> solo;
@@ -195,6 +223,83 @@ TEST(ManyUsers, GptOssSlidingWindowsAndMoeAcrossConcurrentRequests) {
     }));
   }
   for (int i = 0; i < 4; ++i) EXPECT_EQ(Text(together[i].get()), solo[i]) << "request " << i;
+}
+
+}  // namespace
+}  // namespace orcd::testing
+
+namespace orcd::testing {
+namespace {
+
+int64_t RssKb(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
+  }
+  return -1;
+}
+
+// 1,000 requests from 8 clients (some streamed and dropped half-way, some
+// cancelled): every one ends as it should, nothing is refused (8 slots), the
+// KV pool is whole at the end and the worker's memory does not grow with the
+// requests served.
+TEST(ManyUsers, SoakAtEightClients) {
+  auto w = StartWorker(8, 8, 0, "qwen2-tiny.Q4_0.gguf");
+  constexpr int kClients = 8;
+  constexpr int kPerClient = 125;
+  std::atomic<int> ok{0}, dropped{0}, cancelled{0}, bad{0};
+  std::atomic<int64_t> rss_warm{-1};
+  std::atomic<int> done{0};
+  const auto client = [&](int c) {
+    for (int i = 0; i < kPerClient; ++i) {
+      const Ask& a = Asks()[static_cast<size_t>((c + i) % Asks().size())];
+      const int kind = (c * kPerClient + i) % 10;
+      if (kind == 7) {  // a client that vanishes after its first token
+        SseStream s(w->port(), "/execute",
+                    R"({"job_id":"drop-)" + std::to_string(c) + "-" + std::to_string(i) +
+                        R"(","prompt":"abc","max_tokens":50,"temperature":0})");
+        if (s.status() == 200 && s.Next() && s.Next()) {
+          s.Close();
+          ++dropped;
+        } else {
+          ++bad;
+        }
+      } else if (kind == 9) {  // cancelled by id while it runs
+        const std::string id = "cancel-" + std::to_string(c) + "-" + std::to_string(i);
+        SseStream s(
+            w->port(), "/execute",
+            R"({"job_id":")" + id + R"(","prompt":"abc","max_tokens":400,"temperature":0})");
+        if (s.status() != 200 || !s.Next()) {
+          ++bad;
+          continue;
+        }
+        HttpPost(w->port(), "/cancel", R"({"job_id":")" + id + R"("})");
+        const std::string last = s.LastEvent();
+        (last == "error" ? cancelled : bad)++;
+      } else {
+        const HttpResponse r = HttpPost(w->port(), "/v1/completions", Body(a, 8));
+        (r.status == 200 ? ok : bad)++;
+      }
+      if (++done == 200) rss_warm = RssKb(w->pid());  // after a warm-up share
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c) threads.emplace_back(client, c);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(ok + dropped + cancelled, kClients * kPerClient);
+  const Json h = IdleHealth(w->port());
+  EXPECT_EQ(h->getValue<int>("kv_blocks_free"), h->getValue<int>("kv_blocks_total"));
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "RSS not compared under AddressSanitizer (its quarantine holds freed memory)";
+#endif
+  const int64_t rss_end = RssKb(w->pid());
+  ASSERT_GT(rss_warm.load(), 0);
+  // Flat within 1 % (plus 512 kB for the allocator's page granularity).
+  EXPECT_LE(rss_end, rss_warm + rss_warm / 100 + 512)
+      << "RSS grew from " << rss_warm << " kB to " << rss_end << " kB over "
+      << kClients * kPerClient - 200 << " requests";
 }
 
 }  // namespace

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Many users, orcd-host against llama-server on the same GGUF in the same run,
+# interleaved (orcd, peer, orcd, peer, ...), each measured by the same
+# `orcd-bench serve` through the OpenAI streaming API. One JSON line per
+# measurement on stdout: {"server", "round", ...orcd-bench serve's figures}.
+#
+# Usage: serve_side_by_side.sh MODEL.gguf ORCD_BUILD_DIR LLAMA_SERVER [ROUNDS] [CLIENTS...]
+#   CLIENTS default "1 8"; each server runs with 8 slots (llama-server: -np 8,
+#   one unified KV, continuous batching), context 1024 per sequence, 2 threads.
+#   Environment: REQUESTS (per measurement, default 32), PROMPT_WORDS (16,128),
+#   OUTPUT_TOKENS (32,96), THREADS (2).
+set -euo pipefail
+model=$1
+build=$2
+llama_server=$3
+rounds=${4:-2}
+shift $(($# < 4 ? $# : 4))
+clients=("$@")
+[ ${#clients[@]} -gt 0 ] || clients=(1 8)
+requests=${REQUESTS:-32}
+prompt_words=${PROMPT_WORDS:-16,128}
+output_tokens=${OUTPUT_TOKENS:-32,96}
+threads=${THREADS:-2}
+slots=8
+ctx=1024
+port=18181
+scratch=$(mktemp -d)
+trap 'kill $server_pid 2>/dev/null || true; rm -rf "$scratch"' EXIT
+server_pid=
+
+wait_up() {  # until /health answers 200 (both servers have it), at most 120 s
+  for _ in $(seq 600); do
+    if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then return 0; fi
+    sleep 0.2
+  done
+  echo "server did not come up" >&2
+  return 1
+}
+
+start() {
+  if [ "$1" = orcd ]; then
+    printf 'worker_id: serve-bench\nlimits:\n  context_length: %s\n  max_output_tokens: 512\n' \
+      "$ctx" >"$scratch/worker.yaml"
+    printf 'server:\n  port: %s\n  slots: %s\n  queue_depth: 32\n' "$port" "$slots" \
+      >>"$scratch/worker.yaml"
+    "$build/bin/orcd-host" --config "$scratch/worker.yaml" --model "$model" --device cpu \
+      --threads "$threads" --plugin-dir "$build/lib/orcd/plugins" --log-level warn \
+      2>"$scratch/orcd.log" &
+  else
+    "$llama_server" -m "$model" --port "$port" -np "$slots" -c $((ctx * slots)) --kv-unified \
+      -t "$threads" --log-disable 2>"$scratch/peer.log" >/dev/null &
+  fi
+  server_pid=$!
+  wait_up
+}
+
+for round in $(seq "$rounds"); do
+  for server in orcd llama-server; do
+    start "$server"
+    for c in "${clients[@]}"; do
+      line=$("$build/bin/orcd-bench" serve --url "http://127.0.0.1:$port" --clients "$c" \
+        --requests "$requests" --warmup 1 --prompt-words "$prompt_words" \
+        --output-tokens "$output_tokens" --pid "$server_pid" --json)
+      echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
+    done
+    kill "$server_pid"
+    wait "$server_pid" 2>/dev/null || true
+  done
+done
