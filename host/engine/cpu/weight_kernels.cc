@@ -130,7 +130,7 @@ bool HasMatmulQ8(const WeightRef& w) {
 // keeps matvec_q8's bits (a row's dot does not depend on its neighbours).
 void RowTiledMatvecQ8(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x,
                       int64_t n_tokens, float* y, int64_t y_stride) {
-  constexpr uint64_t kTileBytes = 64 * 1024;
+  constexpr uint64_t kTileBytes = 192 * 1024;  // fits L2 beside x; x is quantized once per tile
   const int64_t tile = std::max<int64_t>(1, static_cast<int64_t>(kTileBytes / w.row_bytes));
   const int64_t cols = w.cols();
   for (int64_t r = 0; r < n_rows; r += tile) {
