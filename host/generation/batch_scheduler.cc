@@ -64,6 +64,7 @@ BatchScheduler::BatchScheduler(engine::Engine& engine, SchedulerOptions options)
   if (options_.max_batched_tokens < 1)
     throw Error(ErrorCode::kInvalidArgument, "max_batched_tokens must be at least 1");
   const engine::KvPoolInfo pool = engine_.kv_pool();
+  stats_.slots_total = pool.max_sequences;
   stats_.kv_blocks_total = pool.blocks_total;
   stats_.kv_blocks_free = pool.blocks_free;
   thread_ = std::thread([this] { Loop(); });
@@ -98,9 +99,9 @@ std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions) {
   return std::make_unique<Source>(*this, std::move(seq), engine_.info().context_length);
 }
 
-SchedulerStats BatchScheduler::stats() const {
+ServingStats BatchScheduler::stats() const {
   std::lock_guard lock(mu_);
-  SchedulerStats s = stats_;
+  ServingStats s = stats_;
   s.running = static_cast<int>(running_.size());
   s.waiting = static_cast<int>(waiting_.size());
   return s;

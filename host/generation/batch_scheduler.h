@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "host/engine/engine.h"
+#include "host/generation/inference_service.h"
 #include "host/generation/token_generator.h"
 
 namespace orcd {
@@ -40,16 +41,6 @@ struct SchedulerOptions {
   // one to ask again (they sample and stream on their own threads), so that
   // they share steps instead of alternating.
   std::chrono::microseconds gather{3000};
-};
-
-struct SchedulerStats {
-  int running = 0;  // admitted sequences
-  int waiting = 0;  // opened, waiting for a sequence or KV blocks
-  int64_t kv_blocks_total = 0;
-  int64_t kv_blocks_free = 0;
-  uint64_t steps = 0;
-  uint64_t step_tokens = 0;     // summed over steps
-  uint64_t step_sequences = 0;  // summed over steps
 };
 
 class BatchScheduler {
@@ -66,7 +57,8 @@ class BatchScheduler {
   // exceeds the KV pool. Its Prefill/Decode block until the step that evaluated them.
   std::unique_ptr<LogitSource> OpenSequence(int64_t positions);
 
-  SchedulerStats stats() const;
+  // running, waiting, the KV pool and the step counters (ServingStats).
+  ServingStats stats() const;
 
  private:
   struct Sequence;
@@ -95,7 +87,7 @@ class BatchScheduler {
   std::deque<std::shared_ptr<Sequence>> waiting_;
   std::vector<std::shared_ptr<Sequence>> running_;  // admission order
   std::vector<std::shared_ptr<Sequence>> closing_;
-  SchedulerStats stats_;
+  ServingStats stats_;
   bool stop_ = false;
   std::thread thread_;
 };

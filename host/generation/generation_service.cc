@@ -234,7 +234,6 @@ class GenerationService final : public InferenceService {
       SchedulerOptions scheduler_options;
       scheduler_options.max_batched_tokens = config.max_batched_tokens;
       scheduler_ = std::make_unique<BatchScheduler>(*engine_, scheduler_options);
-      slots_total_ = config.slots;
       const engine::KvPoolInfo pool = engine_->kv_pool();
       LogInfo("scheduler", "continuous batching ready",
               {{"slots", std::to_string(pool.max_sequences)},
@@ -258,16 +257,7 @@ class GenerationService final : public InferenceService {
       s.waiting = gate_.waiting();
       return s;
     }
-    const SchedulerStats st = scheduler_->stats();
-    s.slots_total = slots_total_;
-    s.running = st.running;
-    s.waiting = st.waiting;
-    s.kv_blocks_total = st.kv_blocks_total;
-    s.kv_blocks_free = st.kv_blocks_free;
-    s.steps = st.steps;
-    s.step_tokens = st.step_tokens;
-    s.step_sequences = st.step_sequences;
-    return s;
+    return scheduler_->stats();
   }
 
   bool Resident() override {
@@ -394,7 +384,6 @@ class GenerationService final : public InferenceService {
   std::unique_ptr<EngineLogits> logits_;       // CUDA: one job at a time through gate_
   std::unique_ptr<BatchScheduler> scheduler_;  // CPU: many at once
   mutable FifoGate gate_;
-  int slots_total_ = 1;
   ModelFacts facts_;
   int64_t max_prompt_tokens_ = 0;
   GeneratorOptions options_;

@@ -188,11 +188,17 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, StepInvariance,
                            return name;
                          });
 
-TEST(KvPool, BlocksAreBoundedAndReturned) {
+// Four sequences in blocks of 16 positions.
+engine::EngineOptions PoolOptions(int64_t context_length) {
   engine::EngineOptions options;
   options.max_sequences = 4;
-  options.context_length = 64;
+  options.context_length = context_length;
   options.kv_block_tokens = 16;
+  return options;
+}
+
+TEST(KvPool, BlocksAreBoundedAndReturned) {
+  engine::EngineOptions options = PoolOptions(64);
   auto full = LoadFixtureEngine("qwen2-tiny.Q4_K_M", options);
   EXPECT_EQ(full->kv_pool().blocks_total, 4 * 64 / 16);  // the default: every sequence at 64
   // A pool of 6 blocks shared by 4 sequences.
@@ -220,10 +226,7 @@ TEST(KvPool, BlocksAreBoundedAndReturned) {
 }
 
 TEST(KvPool, ABudgetSizesThePool) {
-  engine::EngineOptions options;
-  options.max_sequences = 4;
-  options.context_length = 256;
-  options.kv_block_tokens = 16;
+  engine::EngineOptions options = PoolOptions(256);
   auto full = LoadFixtureEngine("qwen2-tiny.Q4_K_M", options);
   const uint64_t per_block = full->info().kv_bytes / 64;
   options.kv_pool_bytes = per_block * 10 + per_block / 2;
