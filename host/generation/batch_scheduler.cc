@@ -27,6 +27,8 @@ struct BatchScheduler::Sequence {
   std::vector<float> logits;
   std::function<bool()> stop_check;
   std::atomic<int64_t> length{0};  // positions evaluated (read by its own thread)
+  std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
+  std::atomic<double> queued_ms{-1};  // set at admission
   std::condition_variable cv;
 };
 
@@ -47,6 +49,7 @@ class BatchScheduler::Source final : public LogitSource {
     return scheduler_.Evaluate(*seq_, {&token, 1}, 0);
   }
   int64_t position() const override { return seq_->length.load(); }
+  double queued_ms() const override { return seq_->queued_ms.load(); }
   int64_t context_length() const override { return context_length_; }
   void SetStopCheck(std::function<bool()> check) override {
     std::lock_guard lock(scheduler_.mu_);
@@ -170,6 +173,9 @@ void BatchScheduler::CloseAndAdmit() {
       break;
     }
     seq->engine_seq = id;
+    seq->queued_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - seq->opened)
+            .count();
     running_.push_back(seq);
     waiting_.pop_front();
   }
@@ -308,6 +314,8 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   ++stats_.steps;
   stats_.step_tokens += tokens;
   stats_.step_sequences += parts.size();
+  stats_.step_tokens_hist.Observe(static_cast<double>(tokens));
+  stats_.step_sequences_hist.Observe(static_cast<double>(parts.size()));
 }
 
 }  // namespace orcd

@@ -327,8 +327,12 @@ class GenerationService final : public InferenceService {
       if (scheduler_) {
         const std::unique_ptr<LogitSource> sequence =
             scheduler_->OpenSequence(result.prompt_tokens + std::max<int64_t>(input.max_tokens, 1));
-        return GenerateTokens(*sequence, *tokenizer_, prompt, input, observer, options_);
+        GenerationResult r =
+            GenerateTokens(*sequence, *tokenizer_, prompt, input, observer, options_);
+        r.queue_ms = sequence->queued_ms();
+        return r;
       }
+      const auto queued_since = std::chrono::steady_clock::now();
       const auto give_up = [&] {
         return observer.Cancelled() || std::chrono::steady_clock::now() >= input.deadline;
       };
@@ -341,7 +345,12 @@ class GenerationService final : public InferenceService {
         FifoGate& gate;
         ~LeaveGate() { gate.Leave(); }
       } leave{gate_};
-      return GenerateTokens(*logits_, *tokenizer_, prompt, input, observer, options_);
+      const double queued_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queued_since)
+              .count();
+      GenerationResult r = GenerateTokens(*logits_, *tokenizer_, prompt, input, observer, options_);
+      r.queue_ms = queued_ms;
+      return r;
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kDevice && engine_->cuda_backend() != nullptr) {
         // The CUDA context may be unusable: report unhealthy so the

@@ -12,6 +12,7 @@
 
 #include "host/chat/jinja/value.h"
 #include "host/chat/output/chat_output_format.h"
+#include "host/common/histogram.h"
 #include "host/generation/sampling_params.h"
 
 namespace orcd {
@@ -75,6 +76,7 @@ struct GenerationResult {
   double prefill_ms = 0;
   double decode_ms = 0;
   double ttft_ms = -1;
+  double queue_ms = -1;  // accepted until its first step, when the service knows
 };
 
 // A /v1/chat/completions conversation as the chat template receives it.
@@ -103,6 +105,8 @@ struct ServingStats {
   uint64_t steps = 0;
   uint64_t step_tokens = 0;
   uint64_t step_sequences = 0;
+  Histogram step_sequences_hist{{1, 2, 4, 8, 16, 32, 64, 128}};
+  Histogram step_tokens_hist{{1, 4, 16, 64, 256, 512, 1024, 2048, 4096}};
 };
 
 class InferenceService {

@@ -42,6 +42,9 @@ class LogitSource {
   // Error(kStopped). An empty function removes it. Models that cannot stop
   // mid-evaluation ignore it and are checked between tokens only.
   virtual void SetStopCheck(std::function<bool()>) {}
+  // Milliseconds the source waited for its turn before its first
+  // evaluation (a scheduler's queue), or -1 when it does not know.
+  virtual double queued_ms() const { return -1; }
 };
 
 struct GeneratorOptions {

@@ -4,6 +4,8 @@
 #include <Poco/SHA2Engine.h>
 
 #include <algorithm>
+#include <chrono>
+#include <vector>
 
 #include "host/common/logger.h"
 #include "host/server/execute_request.h"
@@ -25,6 +27,29 @@ std::string Sha256Hex(const std::string& text) {
   return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
+namespace {
+
+// Passes everything through and notes when each token went out.
+class TimedObserver final : public GenerationObserver {
+ public:
+  explicit TimedObserver(GenerationObserver& inner) : inner_(inner) {}
+  bool OnToken(int64_t index, const std::string& text) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (index > 0)
+      gaps_ms.push_back(std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+    return inner_.OnToken(index, text);
+  }
+  bool Cancelled() override { return inner_.Cancelled(); }
+  std::vector<double> gaps_ms;
+
+ private:
+  GenerationObserver& inner_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace
+
 GenerationResult RunJob(WorkerState& state, const std::string& job_id, GenerationInput input,
                         GenerationObserver& observer, const std::function<bool()>& client_gone) {
   // Never the prompt itself (it may hold personal data): its digest and
@@ -40,7 +65,8 @@ GenerationResult RunJob(WorkerState& state, const std::string& job_id, Generatio
       std::chrono::milliseconds(static_cast<int64_t>(state.config.inference_timeout_s * 1000));
   input.deadline = std::min(input.deadline, timeout);  // a request's X-Deadline may be sooner
   const auto t0 = std::chrono::steady_clock::now();
-  GenerationResult result = state.service->Generate(input, observer);
+  TimedObserver timed(observer);
+  GenerationResult result = state.service->Generate(input, timed);
   const double total_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (client_gone && client_gone()) result.stop_reason = "client_gone";
@@ -51,6 +77,8 @@ GenerationResult RunJob(WorkerState& state, const std::string& job_id, Generatio
   jm.tokens_out = result.tokens_out;
   jm.inference_ms = total_ms;
   jm.ttft_ms = result.ttft_ms;
+  jm.queue_ms = result.queue_ms;
+  jm.token_gaps_ms = std::move(timed.gaps_ms);
   jm.decode_tokens_per_second =
       result.decode_ms > 0 ? static_cast<double>(result.tokens_out) * 1000.0 / result.decode_ms : 0;
   state.metrics.RecordJob(jm);

@@ -17,34 +17,14 @@ void Header(std::string* out, const char* name, const char* type, const char* he
 
 }  // namespace
 
-void Histogram::Observe(double v) {
-  ++count_;
-  sum_ += v;
-  for (size_t k = 0; k < bounds_.size(); ++k) {
-    if (v <= bounds_[k]) {
-      ++counts_[k];
-      return;
-    }
-  }
-}
-
-void Histogram::Render(const std::string& name, std::string* out) const {
-  uint64_t cumulative = 0;
-  for (size_t k = 0; k < bounds_.size(); ++k) {
-    cumulative += counts_[k];
-    *out += name + "_bucket{le=\"" + Num(bounds_[k]) + "\"} " + std::to_string(cumulative) + "\n";
-  }
-  *out += name + "_bucket{le=\"+Inf\"} " + std::to_string(count_) + "\n";
-  *out += name + "_sum " + Num(sum_) + "\n";
-  *out += name + "_count " + std::to_string(count_) + "\n";
-}
-
 Metrics::Metrics()
     : start_(std::chrono::steady_clock::now()),
       inference_ms_({10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000}),
       ttft_seconds_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}),
       decode_tps_({1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}),
-      deadline_remaining_ms_({100, 500, 1000, 5000, 10000, 30000, 60000, 300000}) {}
+      deadline_remaining_ms_({100, 500, 1000, 5000, 10000, 30000, 60000, 300000}),
+      queue_seconds_({0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}),
+      inter_token_seconds_({0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}) {}
 
 void Metrics::RecordJob(const JobMetrics& job) {
   std::lock_guard lock(mu_);
@@ -54,6 +34,8 @@ void Metrics::RecordJob(const JobMetrics& job) {
   inference_ms_.Observe(job.inference_ms);
   if (job.ttft_ms >= 0) ttft_seconds_.Observe(job.ttft_ms / 1000.0);
   if (job.decode_tokens_per_second > 0) decode_tps_.Observe(job.decode_tokens_per_second);
+  if (job.queue_ms >= 0) queue_seconds_.Observe(job.queue_ms / 1000.0);
+  for (const double gap : job.token_gaps_ms) inter_token_seconds_.Observe(gap / 1000.0);
 }
 
 void Metrics::RecordRejected(const std::string& outcome) {
@@ -113,6 +95,11 @@ std::string Metrics::RenderServing(const ServingStats& s) {
   line("worker_step_sequences_total", "counter",
        "Sequences in steps, summed (over worker_steps_total: the mean batch).",
        std::to_string(s.step_sequences));
+  Header(&out, "worker_step_sequences", "histogram", "Sequences per engine step (batch size).");
+  s.step_sequences_hist.Render("worker_step_sequences", &out);
+  Header(&out, "worker_step_tokens", "histogram",
+         "Tokens per engine step (decode tokens + prompt chunks).");
+  s.step_tokens_hist.Render("worker_step_tokens", &out);
   line("worker_preemptions_total", "counter",
        "Sequences preempted for KV blocks (admission reserves blocks: none so far).", "0");
   return out;
@@ -155,6 +142,12 @@ std::string Metrics::Render() const {
   ttft_seconds_.Render("worker_time_to_first_token_seconds", &out);
   Header(&out, "worker_decode_tokens_per_second", "histogram", "Decode speed per job.");
   decode_tps_.Render("worker_decode_tokens_per_second", &out);
+  Header(&out, "worker_queue_wait_seconds", "histogram",
+         "From a job's acceptance to its first engine step (waiting for a slot or KV blocks).");
+  queue_seconds_.Render("worker_queue_wait_seconds", &out);
+  Header(&out, "worker_inter_token_latency_seconds", "histogram",
+         "Between consecutive tokens of a job, as handed to its client.");
+  inter_token_seconds_.Render("worker_inter_token_latency_seconds", &out);
   return out;
 }
 

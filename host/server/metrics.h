@@ -2,7 +2,9 @@
 // (worker_vram_bytes{quant_kind}, worker_requests_total{outcome},
 // worker_tokens_in_total, worker_tokens_generated_total,
 // worker_inference_duration_ms, worker_uptime_seconds) plus time to first
-// token, decode tokens/s, X-Deadline headroom and ignored request fields.
+// token, decode tokens/s, X-Deadline headroom and ignored request fields;
+// many users: queue wait and inter-token latency per job, and the serving
+// gauges and step histograms (RenderServing).
 // worker_prompt_tokens_total is kept as an alias of worker_tokens_in_total.
 #ifndef ORCD_HOST_SERVER_METRICS_H_
 #define ORCD_HOST_SERVER_METRICS_H_
@@ -12,26 +14,12 @@
 #include <map>
 #include <mutex>
 #include <string>
-
 #include <vector>
+
+#include "host/common/histogram.h"
 #include "host/generation/inference_service.h"
 
 namespace orcd {
-
-class Histogram {
- public:
-  explicit Histogram(std::vector<double> bounds)
-      : bounds_(std::move(bounds)), counts_(bounds_.size()) {}
-  void Observe(double v);
-  // Appends the _bucket/_sum/_count lines for `name`.
-  void Render(const std::string& name, std::string* out) const;
-
- private:
-  std::vector<double> bounds_;
-  std::vector<uint64_t> counts_;  // non-cumulative per bucket
-  uint64_t count_ = 0;
-  double sum_ = 0;
-};
 
 struct JobMetrics {
   std::string outcome;  // completed | cancelled | timeout | error | client_gone
@@ -40,6 +28,8 @@ struct JobMetrics {
   double inference_ms = 0;
   double ttft_ms = -1;  // < 0 when no token was produced
   double decode_tokens_per_second = 0;
+  double queue_ms = -1;               // accepted until its first step (< 0: unknown)
+  std::vector<double> token_gaps_ms;  // between consecutive tokens handed to the client
 };
 
 class Metrics {
@@ -71,6 +61,8 @@ class Metrics {
   Histogram ttft_seconds_;
   Histogram decode_tps_;
   Histogram deadline_remaining_ms_;
+  Histogram queue_seconds_;
+  Histogram inter_token_seconds_;
 };
 
 }  // namespace orcd
