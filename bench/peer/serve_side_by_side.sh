@@ -27,10 +27,15 @@ port=18181
 scratch=$(mktemp -d)
 trap 'kill $server_pid 2>/dev/null || true; rm -rf "$scratch"' EXIT
 server_pid=
+# On CPUs with AMX, ggml's AMX matmul (which weight repacking selects) crashes at this
+# llama.cpp pin (SIGSEGV in ggml_backend_amx_mul_mat); there the peer runs without
+# repacking (-nr), which also leaves out its repacked AVX kernels.
+peer_extra=()
+if grep -q amx_int8 /proc/cpuinfo; then peer_extra=(-nr); fi
 
-wait_up() {  # until /health answers 200 (both servers have it), at most 120 s
+wait_up() {  # until the server says it is ready ($1: its path), at most 120 s
   for _ in $(seq 600); do
-    if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then return 0; fi
+    if curl -sf "http://127.0.0.1:$port$1" >/dev/null 2>&1; then return 0; fi
     sleep 0.2
   done
   echo "server did not come up" >&2
@@ -46,12 +51,14 @@ start() {
     "$build/bin/orcd-host" --config "$scratch/worker.yaml" --model "$model" --device cpu \
       --threads "$threads" --plugin-dir "$build/lib/orcd/plugins" --log-level warn \
       2>"$scratch/orcd.log" &
+    server_pid=$!
+    wait_up /health/ready
   else
     "$llama_server" -m "$model" --port "$port" -np "$slots" -c $((ctx * slots)) --kv-unified \
-      -t "$threads" --log-disable 2>"$scratch/peer.log" >/dev/null &
+      -t "$threads" "${peer_extra[@]}" --log-disable 2>"$scratch/peer.log" >/dev/null &
+    server_pid=$!
+    wait_up /health  # 503 while loading
   fi
-  server_pid=$!
-  wait_up
 }
 
 for round in $(seq "$rounds"); do
@@ -60,7 +67,7 @@ for round in $(seq "$rounds"); do
     for c in "${clients[@]}"; do
       line=$("$build/bin/orcd-bench" serve --url "http://127.0.0.1:$port" --clients "$c" \
         --requests "$requests" --warmup 1 --prompt-words "$prompt_words" \
-        --output-tokens "$output_tokens" --pid "$server_pid" --json)
+        --output-tokens "$output_tokens" --pid "$server_pid" --json || true)  # errors: in the line
       echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
     done
     kill "$server_pid"
