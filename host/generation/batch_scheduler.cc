@@ -13,8 +13,7 @@ namespace orcd {
 
 // One request's sequence. Guarded by the scheduler's mu_, except where said.
 struct BatchScheduler::Sequence {
-  int64_t positions = 0;  // reserved at admission
-  int engine_seq = -1;    // >= 0 once admitted
+  int engine_seq = -1;  // >= 0 while admitted
   // The tokens asked for (the request thread waits until they are
   // evaluated; it does not touch them meanwhile, so the loop reads them
   // without the lock), how many are prompt tokens, and how many are done.
@@ -27,6 +26,13 @@ struct BatchScheduler::Sequence {
   std::vector<float> logits;
   std::function<bool()> stop_check;
   std::atomic<int64_t> length{0};  // positions evaluated (read by its own thread)
+  // Every token evaluated so far, of which the first history_prompt are
+  // prompt tokens: what a preempted sequence recomputes. `evaluated` counts
+  // the positions its engine sequence holds now.
+  std::vector<int32_t> history;
+  int64_t history_prompt = 0;
+  int64_t evaluated = 0;
+  bool recompute = false;  // preempted: replay the history before the pending tokens
   std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
   std::atomic<double> queued_ms{-1};  // set at admission
   std::condition_variable cv;
@@ -93,10 +99,10 @@ std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions) {
                     "; lower max_tokens or raise limits.kv_cache_bytes");
   }
   auto seq = std::make_shared<Sequence>();
-  seq->positions = positions;
   {
     std::lock_guard lock(mu_);
     waiting_.push_back(seq);
+    ++changes_;
   }
   work_cv_.notify_all();
   return std::make_unique<Source>(*this, std::move(seq), engine_.info().context_length);
@@ -119,6 +125,7 @@ std::span<const float> BatchScheduler::Evaluate(Sequence& seq, std::span<const i
   seq.ready = false;
   seq.error = nullptr;
   seq.asked = true;
+  ++changes_;
   work_cv_.notify_all();
   seq.cv.wait(lock, [&] { return seq.ready; });
   if (seq.error) std::rethrow_exception(seq.error);
@@ -135,6 +142,7 @@ void BatchScheduler::Close(const std::shared_ptr<Sequence>& seq) {
     } else {
       closing_.push_back(seq);
     }
+    ++changes_;
   }
   work_cv_.notify_all();
 }
@@ -143,10 +151,9 @@ bool BatchScheduler::HasWork() const {
   if (!closing_.empty()) return true;
   for (const auto& seq : running_)
     if (seq->asked) return true;
-  // A waiting sequence that asked can be admitted (or fail its stop check).
-  for (const auto& seq : waiting_)
-    if (seq->asked) return true;
-  return false;
+  // The first waiting sequence, once it asked, may be admitted (admission is
+  // in order: the others wait behind it).
+  return !waiting_.empty() && waiting_.front()->asked;
 }
 
 bool BatchScheduler::AllRunningAsked() const {
@@ -164,22 +171,78 @@ void BatchScheduler::CloseAndAdmit() {
   }
   closing_.clear();
   // In order: a request never overtakes an earlier one that waits for blocks.
-  while (!waiting_.empty()) {
+  // A sequence is admitted once it asks (its prompt's length is known then)
+  // and blocks for what it will hold after its pending tokens are free.
+  while (!waiting_.empty() && waiting_.front()->asked) {
     const std::shared_ptr<Sequence>& seq = waiting_.front();
     const int id = engine_.OpenSequence();
     if (id < 0) break;
-    if (!engine_.Reserve(id, seq->positions)) {
+    if (!engine_.Reserve(id, Needed(*seq))) {
       engine_.CloseSequence(id);
       break;
     }
     seq->engine_seq = id;
-    seq->queued_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - seq->opened)
-            .count();
+    if (seq->queued_ms.load() < 0) {
+      seq->queued_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - seq->opened)
+              .count();
+    }
     running_.push_back(seq);
     waiting_.pop_front();
   }
   stats_.kv_blocks_free = engine_.kv_pool().blocks_free;
+}
+
+int64_t BatchScheduler::Needed(const Sequence& seq) {
+  const auto left = static_cast<int64_t>(seq.pending.size() - seq.fed);
+  return (seq.recompute ? static_cast<int64_t>(seq.history.size()) : seq.evaluated) + left;
+}
+
+void BatchScheduler::ReplayHistory(Sequence& seq) {
+  // The history as prompt tokens then generated ones, then what was still
+  // pending: prompt kinds stay a prefix (a sequence generates only after its
+  // whole prompt), so every token keeps its kind and therefore its bits.
+  std::vector<int32_t> replay = std::move(seq.history);
+  const int64_t pending_prompt =
+      std::max<int64_t>(0, seq.prompt_tokens - static_cast<int64_t>(seq.fed));
+  const int64_t prompt = seq.history_prompt + pending_prompt;
+  replay.insert(replay.end(), seq.pending.begin() + static_cast<int64_t>(seq.fed),
+                seq.pending.end());
+  seq.pending = std::move(replay);
+  seq.prompt_tokens = prompt;
+  seq.fed = 0;
+  seq.history.clear();
+  seq.history_prompt = 0;
+  seq.evaluated = 0;
+  seq.recompute = false;
+}
+
+void BatchScheduler::Preempt(size_t index) {
+  const std::shared_ptr<Sequence> victim = running_[index];
+  running_.erase(running_.begin() + static_cast<int64_t>(index));
+  engine_.CloseSequence(victim->engine_seq);
+  victim->engine_seq = -1;
+  victim->recompute = true;
+  waiting_.push_front(victim);
+  ++preemptions_;
+  LogInfo("scheduler", "a sequence was preempted for KV blocks; it will recompute",
+          {{"positions", std::to_string(victim->history.size())}});
+}
+
+BatchScheduler::Grow BatchScheduler::ReserveOrPreempt(size_t index) {
+  while (!engine_.Reserve(running_[index]->engine_seq, Needed(*running_[index]))) {
+    // The most recently admitted sequence gives its blocks back and waits,
+    // first in line, to recompute what it had: another one, or this one.
+    if (index + 1 < running_.size()) {
+      Preempt(running_.size() - 1);
+    } else if (index > 0) {
+      Preempt(index);
+      return Grow::kPreempted;
+    } else {
+      return Grow::kCannotFit;
+    }
+  }
+  return Grow::kReserved;
 }
 
 void BatchScheduler::Loop() {
@@ -207,6 +270,27 @@ void BatchScheduler::Loop() {
     end_stopped(running_);
     end_stopped(waiting_);
 
+    // Blocks for every asked sequence's tokens, earlier admissions first;
+    // when the pool runs out the latest admitted ones are preempted.
+    for (size_t i = 0; i < running_.size();) {
+      Sequence& seq = *running_[i];
+      if (!seq.asked) {
+        ++i;
+        continue;
+      }
+      if (seq.recompute) ReplayHistory(seq);
+      const Grow grow = ReserveOrPreempt(i);
+      if (grow == Grow::kPreempted) continue;  // running_[i] is the next one now
+      if (grow == Grow::kCannotFit) {
+        Fail(seq, std::make_exception_ptr(
+                      Error(ErrorCode::kInvalidArgument,
+                            "the KV pool cannot hold this sequence; lower max_tokens or raise "
+                            "limits.kv_cache_bytes")));
+      }
+      ++i;
+    }
+    stats_.kv_blocks_free = engine_.kv_pool().blocks_free;
+
     // The step: every decoding sequence's token first, then prompt chunks
     // in admission order while the token budget lasts.
     std::vector<std::shared_ptr<Sequence>> seqs;
@@ -229,7 +313,15 @@ void BatchScheduler::Loop() {
         seqs.push_back(seq);
       }
     }
-    if (parts.empty()) continue;
+    if (parts.empty()) {
+      // Nothing can run until a sequence asks, ends or frees blocks: wait for
+      // that (a loop that took the lock again at once would starve them),
+      // waking now and then to poll the waiting ones' stop checks.
+      const uint64_t seen = changes_;
+      work_cv_.wait_for(lock, std::chrono::milliseconds(50),
+                        [&] { return stop_ || changes_ != seen; });
+      continue;
+    }
     lock.unlock();
     RunStep(seqs, parts);
     lock.lock();
@@ -264,8 +356,11 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
       Fail(seq, error);
       return;
     }
+    seq.history.insert(seq.history.end(), parts[i].tokens.begin(), parts[i].tokens.end());
+    seq.history_prompt += parts[i].prompt_tokens;
     seq.fed += static_cast<size_t>(n);
-    seq.length += n;
+    seq.evaluated += n;
+    seq.length = std::max(seq.length.load(), seq.evaluated);
     if (!parts[i].logits) return;  // more prompt chunks to come
     seq.logits.assign(row.begin(), row.end());
     seq.asked = false;
@@ -316,6 +411,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   stats_.step_sequences += parts.size();
   stats_.step_tokens_hist.Observe(static_cast<double>(tokens));
   stats_.step_sequences_hist.Observe(static_cast<double>(parts.size()));
+  stats_.preemptions = preemptions_;
 }
 
 }  // namespace orcd

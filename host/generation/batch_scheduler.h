@@ -9,12 +9,14 @@
 // only delays its own next token.
 //
 // Admission: a sequence waits (FIFO) until the engine has a sequence free and
-// the KV pool has blocks for its prompt plus the most tokens it may generate,
-// reserved up front, so a running sequence never runs out of blocks
-// (no preemption is needed). A request that alone exceeds the pool is refused
-// when opened. Cancel, deadline and client-gone end one sequence: its stop
-// check is asked before each of its steps, and its blocks are freed when its
-// LogitSource is destroyed.
+// the KV pool has blocks for its prompt. Blocks are then taken as it grows;
+// when the pool runs out, the most recently admitted sequence is preempted:
+// its blocks are freed and it waits, first in line, to recompute its tokens
+// (bit for bit the same: the engine's batch invariance), so no admitted
+// request fails for lack of blocks and no other is disturbed. A request that
+// alone exceeds the pool is refused when opened. Cancel, deadline and client-gone end one sequence:
+// its stop check is asked before each of its steps, and its blocks are freed when its LogitSource
+// is destroyed.
 #ifndef ORCD_HOST_GENERATION_BATCH_SCHEDULER_H_
 #define ORCD_HOST_GENERATION_BATCH_SCHEDULER_H_
 
@@ -71,6 +73,16 @@ class BatchScheduler {
   void Loop();
   // With mu_ held: frees closed sequences, admits waiting ones in order.
   void CloseAndAdmit();
+  // Positions `seq` holds once its pending tokens are evaluated.
+  static int64_t Needed(const Sequence& seq);
+  // A preempted sequence's pending tokens become its history plus them.
+  static void ReplayHistory(Sequence& seq);
+  // Reserves blocks for running_[index], preempting the latest admissions
+  // (itself when it is the latest) while the pool is short.
+  enum class Grow { kReserved, kPreempted, kCannotFit };
+  Grow ReserveOrPreempt(size_t index);
+  // Frees running_[index]'s blocks and puts it first in line to recompute.
+  void Preempt(size_t index);
   // With mu_ held: ends the sequence's wait with `error`.
   static void Fail(Sequence& seq, std::exception_ptr error);
   bool HasWork() const;
@@ -88,6 +100,8 @@ class BatchScheduler {
   std::vector<std::shared_ptr<Sequence>> running_;  // admission order
   std::vector<std::shared_ptr<Sequence>> closing_;
   ServingStats stats_;
+  uint64_t preemptions_ = 0;
+  uint64_t changes_ = 0;  // sequences asking or closing: what may unblock the loop
   bool stop_ = false;
   std::thread thread_;
 };

@@ -105,6 +105,7 @@ struct ServingStats {
   uint64_t steps = 0;
   uint64_t step_tokens = 0;
   uint64_t step_sequences = 0;
+  uint64_t preemptions = 0;
   Histogram step_sequences_hist{{1, 2, 4, 8, 16, 32, 64, 128}};
   Histogram step_tokens_hist{{1, 4, 16, 64, 256, 512, 1024, 2048, 4096}};
 };

@@ -101,7 +101,8 @@ std::string Metrics::RenderServing(const ServingStats& s) {
          "Tokens per engine step (decode tokens + prompt chunks).");
   s.step_tokens_hist.Render("worker_step_tokens", &out);
   line("worker_preemptions_total", "counter",
-       "Sequences preempted for KV blocks (admission reserves blocks: none so far).", "0");
+       "Sequences preempted for KV blocks (they recompute when blocks are free again).",
+       std::to_string(s.preemptions));
   return out;
 }
 

@@ -190,10 +190,11 @@ TEST(ManyUsers, CancellingOrDroppingOneLeavesTheOthersUnchanged) {
   EXPECT_EQ(h->getValue<int>("kv_blocks_free"), h->getValue<int>("kv_blocks_total"));
 }
 
-// A KV pool with room for two of the four slots' requests: the others wait
-// for blocks and every request still gets its solo answer; one that alone
-// needs more than the pool is refused with a reason, and the rest go on.
-TEST(ManyUsers, ASmallKvPoolQueuesInsteadOfFailing) {
+// A KV pool with room for two of the four slots' requests at their full
+// length: all four start, and as they grow the latest admitted are preempted
+// and recompute later; every request still gets its solo answer. One that
+// alone needs more than the pool is refused with a reason; the rest go on.
+TEST(ManyUsers, ASmallKvPoolPreemptsAndRecomputesTheSameAnswers) {
   // qwen2-tiny Q4_K_M: 1 KiB of K and V per position (all layers);
   // 12 blocks of 32 positions = 384 KiB, room for two requests of 170 positions.
   auto w = StartWorker(4, 4, 2, "qwen2-tiny.Q4_K_M.gguf", "  kv_cache_bytes: 393216\n");
@@ -213,6 +214,13 @@ TEST(ManyUsers, ASmallKvPoolQueuesInsteadOfFailing) {
   EXPECT_EQ(huge.status, 400) << huge.body;  // 500 positions: more than the pool holds
   EXPECT_NE(huge.body.find("KV pool"), std::string::npos) << huge.body;
   for (int i = 0; i < 4; ++i) EXPECT_EQ(Text(together[i].get()), solo[i]) << "request " << i;
+  const std::string metrics = HttpGet(w->port(), "/metrics").body;
+  const size_t at = metrics.find("\nworker_preemptions_total ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::stoi(metrics.substr(at + 26)), 0)
+      << "the pool was never short: no preemption tested";
+  const Json h = IdleHealth(w->port());
+  EXPECT_EQ(h->getValue<int>("kv_blocks_free"), 12);
 }
 
 TEST(ManyUsers, GptOssSlidingWindowsAndMoeAcrossConcurrentRequests) {
