@@ -57,14 +57,19 @@ class QuantQ8Matmul : public testing::TestWithParam<TypeAndIsa> {
   const orcd_quant_cpu_ops* ops_ = nullptr;
 };
 
-// The K-quants of the target files (Phi-3-mini's Q4_K_M: Q4_K, Q6_K). The
-// 32-element types keep the f32 prefill GEMM, faster there (q8_matmul.h).
+// The K-quants of the target files (Phi-3-mini's Q4_K_M: Q4_K, Q6_K) on
+// AVX2 and AVX-512 VNNI; Q5_0 and Q8_0 (Qwen2.5's Q4_K_M mix) on VNNI only,
+// whose prepared blocks several tokens share (on AVX2 the f32 prefill GEMM
+// is faster for 32-element blocks, q8_matmul.h).
 const std::set<std::string> kTypesWithMatmulQ8 = {"Q4_K", "Q6_K"};
+const std::set<std::string> kTypesWithMatmulQ8OnVnni = {"Q4_K", "Q6_K", "Q5_0", "Q8_0"};
 
 TEST_P(QuantQ8Matmul, OfferedByTheKQuantsAndNeverByPortableCode) {
   const CpuKernels& k = *std::get<0>(GetParam());
-  const bool portable = std::get<1>(GetParam()) == Isa::kPortable;
-  EXPECT_EQ(ops_->matmul_q8 != nullptr, !portable && kTypesWithMatmulQ8.count(k.name) == 1)
+  const Isa isa = std::get<1>(GetParam());
+  const std::set<std::string>& offering =
+      isa == Isa::kAvx512Vnni ? kTypesWithMatmulQ8OnVnni : kTypesWithMatmulQ8;
+  EXPECT_EQ(ops_->matmul_q8 != nullptr, isa != Isa::kPortable && offering.count(k.name) == 1)
       << k.name;
   if (ops_->matmul_q8 != nullptr) {
     EXPECT_NE(ops_->matvec_q8, nullptr) << k.name;
@@ -107,6 +112,7 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8BitwiseOnRawBlockBytes) {
   std::vector<int> half_offsets;
   if (k.name == std::string("Q4_K")) half_offsets = {0, 2};  // d, dmin
   if (k.name == std::string("Q6_K")) half_offsets = {208};   // d after ql, qh, scales
+  if (k.name == std::string("Q5_0") || k.name == std::string("Q8_0")) half_offsets = {0};  // d
   ASSERT_FALSE(half_offsets.empty()) << k.name << ": add its fp16 offsets";
   const int64_t rows = 11, cols = 3072, n_tokens = 5;
   const int64_t n_blocks = rows * cols / k.block_elems;

@@ -165,10 +165,14 @@ void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x
     return;
   }
   // Prompt tokens, whatever their count (a prompt's chunking must not change
-  // its bits): the plugin's tiled integer GEMM with 8-bit activations (each
-  // token gets matvec_q8's bits, so prompt and generated tokens round x the
-  // same way), else the tiled f32 GEMM on decoded weight chunks.
-  if (q8_activations && HasMatmulQ8(w)) {
+  // its bits): the plugin's tiled integer GEMM with 8-bit activations for
+  // 256-element blocks (each token gets matvec_q8's bits, so prompt and
+  // generated tokens round x the same way), else the tiled f32 GEMM on
+  // decoded weight chunks, which is faster for 32-element blocks over many
+  // tokens (per-block float sums; plugins/quant/common/q8_matmul.h). Their
+  // matmul_q8, where a plugin has one, serves batched generated tokens.
+  constexpr uint32_t kPromptQ8MinBlock = 256;
+  if (q8_activations && HasMatmulQ8(w) && w.quant->block_elems >= kPromptQ8MinBlock) {
     w.quant->cpu->matmul_q8(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
     return;
   }

@@ -91,7 +91,10 @@ struct PreparedQ8Dot {
 #include "common/q8_matmul-inl.h"
 #undef ORCD_Q8_MATMUL_TARGET
 
-// The K-quants with an unpacking step (as AVX2: see matmul_q8_or_null).
+// The types with an unpacking step: the K-quants, and Q5_0 / Q8_0, whose
+// matmul_q8 the host uses for several generated tokens at once (batched
+// decode: each block unpacked once for the tile's tokens) but not for
+// prompts, where the f32 GEMM stays faster for 32-element blocks.
 template <class T>
 constexpr MatmulQ8Fn matmul_q8_or_avx2() {
   if constexpr (HasPreparedVnni<T>) {

@@ -79,10 +79,26 @@ struct Q5_0Cpu : Q5_0 {
                    acc);
   }
 
-  // The same sums with vpdpbusd (q8::dot_s8s8_vnni).
+  // The same sums with vpdpbusd (q8::dot_s8s8_vnni), split in a per-block
+  // step (the 5-bit unpacking, once for every token of a matmul_q8 tile) and
+  // the per-token rest; dot_q8_vnni is the two in a row, so matvec_q8 and
+  // matmul_q8 share their bits.
+  struct PrepVnni {
+    __m256i w;
+    float d;
+  };
+  ORCD_QUANT_AVX512_VNNI static void prepare_vnni(const Block& b, PrepVnni& p) {
+    p.w = q8_weights(b);
+    p.d = q8::half_to_float(b.d);
+  }
+  ORCD_QUANT_AVX512_VNNI static void dot_prepared_vnni(const PrepVnni& p, const XBlock& x,
+                                                       __m256& acc) {
+    q8::accumulate(q8::dot_s8s8_vnni(p.w, q8::load_q(x)), p.d * x.d, acc);
+  }
   ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc) {
-    q8::accumulate(q8::dot_s8s8_vnni(q8_weights(b), q8::load_q(x)), q8::half_to_float(b.d) * x.d,
-                   acc);
+    PrepVnni p;
+    prepare_vnni(b, p);
+    dot_prepared_vnni(p, x, acc);
   }
 #endif
 };
