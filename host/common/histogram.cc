@@ -3,15 +3,12 @@
 #include <cstdio>
 
 namespace orcd {
-namespace {
 
-std::string Num(double v) {
+std::string PrometheusNumber(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
-
-}  // namespace
 
 void Histogram::Observe(double v) {
   ++count_;
@@ -28,10 +25,11 @@ void Histogram::Render(const std::string& name, std::string* out) const {
   uint64_t cumulative = 0;
   for (size_t k = 0; k < bounds_.size(); ++k) {
     cumulative += counts_[k];
-    *out += name + "_bucket{le=\"" + Num(bounds_[k]) + "\"} " + std::to_string(cumulative) + "\n";
+    *out += name + "_bucket{le=\"" + PrometheusNumber(bounds_[k]) + "\"} " +
+            std::to_string(cumulative) + "\n";
   }
   *out += name + "_bucket{le=\"+Inf\"} " + std::to_string(count_) + "\n";
-  *out += name + "_sum " + Num(sum_) + "\n";
+  *out += name + "_sum " + PrometheusNumber(sum_) + "\n";
   *out += name + "_count " + std::to_string(count_) + "\n";
 }
 

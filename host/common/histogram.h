@@ -9,6 +9,9 @@
 
 namespace orcd {
 
+// A value as Prometheus text writes it (%.17g: exact for a double).
+std::string PrometheusNumber(double v);
+
 class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds)

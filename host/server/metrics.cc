@@ -5,12 +5,6 @@
 namespace orcd {
 namespace {
 
-std::string Num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 void Header(std::string* out, const char* name, const char* type, const char* help) {
   *out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
 }
@@ -134,7 +128,8 @@ std::string Metrics::Render() const {
   deadline_remaining_ms_.Render("worker_deadline_remaining_ms", &out);
   Header(&out, "worker_uptime_seconds", "gauge", "Seconds since the worker started.");
   out += "worker_uptime_seconds " +
-         Num(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()) +
+         PrometheusNumber(
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()) +
          "\n";
   Header(&out, "worker_inference_duration_ms", "histogram", "Inference latency per job.");
   inference_ms_.Render("worker_inference_duration_ms", &out);
