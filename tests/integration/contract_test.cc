@@ -11,8 +11,10 @@
 #include <Poco/JSON/Parser.h>
 
 #include <fstream>
+#include <memory>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "tests/integration/fake_pool_manager.h"
 #include "tests/integration/raw_http.h"
@@ -30,16 +32,25 @@ Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<
 constexpr const char* kWorkerId = "3f2c8a1e-9b4d-4c6e-8f00-1234567890ab";
 
 // qwen2-tiny is trained for 512 positions; the long prompts below need more.
-// One slot and no queue: the M0 single-job contract these tests pin (many
-// users at once: many_users_test.cc). `server_extra`: more server keys.
-std::string ContextConfig(const std::string& server_extra = "") {
+// `slots` generating, no queue: at 1 the M0 single-job contract, at 8 the
+// same contract for many users (many_users_test.cc has the rest).
+// `server_extra`: more server keys.
+std::string ContextConfig(int slots, const std::string& server_extra = "") {
   static int n = 0;
   const std::string path =
       "/tmp/orcd-contract-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
-  std::ofstream(path) << "limits:\n  context_length: 4096\nserver:\n  slots: 1\n  queue_depth: 0\n"
+  std::ofstream(path) << "limits:\n  context_length: 4096\nserver:\n  slots: " << slots
+                      << "\n  queue_depth: 0\n"
                       << server_extra;
   return path;
 }
+
+// Each contract test at slots 1 (M0) and 8.
+class Contract : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Slots, Contract, ::testing::Values(1, 8),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "slots" + std::to_string(info.param);
+                         });
 
 // The spec's command line (WORK-3010), plus what a CPU test machine needs.
 std::vector<std::string> SpecArgs(const std::string& callback_url, const std::string& config) {
@@ -81,9 +92,9 @@ std::string Job(const std::string& id, int max_tokens, const std::string& prompt
          std::to_string(max_tokens) + R"(,"temperature":0})";
 }
 
-TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
+TEST_P(Contract, PoolManagerSeesTheSpecsLifecycle) {
   FakePoolManager pm({503, 200});  // the first callback fails, the retry succeeds
-  WorkerProcess w(SpecArgs(pm.url(), ContextConfig()),
+  WorkerProcess w(SpecArgs(pm.url(), ContextConfig(GetParam())),
                   {{"ORCD_DEBUG_LOAD_DELAY_MS", "150"}, {"ORCD_DEBUG_TOKEN_DELAY_MS", "20"}},
                   /*wait_ready=*/false);
   const int port = w.WaitListening(30s);
@@ -123,11 +134,16 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
   EXPECT_GE(calls[1].at - calls[0].at, 200ms) << "retries back off";
   EXPECT_EQ(HttpGet(port, "/health/ready").status, 200);
 
-  // ready -> busy -> ready.
+  // ready -> busy -> ready: busy once every slot generates, and with no
+  // queue the next job is refused WORKER_BUSY.
   {
-    SseStream s(port, "/execute", Job("short", 20));
-    ASSERT_EQ(s.status(), 200);
-    ASSERT_EQ(s.Next()->event, "started");
+    std::vector<std::unique_ptr<SseStream>> jobs;
+    for (int i = 0; i < GetParam(); ++i) {
+      jobs.push_back(
+          std::make_unique<SseStream>(port, "/execute", Job("short-" + std::to_string(i), 20)));
+      ASSERT_EQ(jobs.back()->status(), 200);
+      ASSERT_EQ(jobs.back()->Next()->event, "started");
+    }
     EXPECT_EQ(Status(port), "busy");
     HttpResponse ready = HttpGet(port, "/health/ready");
     EXPECT_EQ(ready.status, 200) << "busy is not broken";
@@ -135,7 +151,7 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
     HttpResponse busy = HttpPost(port, "/execute", Job("second", 2));
     EXPECT_EQ(busy.status, 503);
     EXPECT_EQ(Parse(busy.body)->getValue<std::string>("code"), "WORKER_BUSY");
-    EXPECT_EQ(s.LastEvent(), "end");
+    for (auto& job : jobs) EXPECT_EQ(job->LastEvent(), "end");
   }
   seen.clear();
   ASSERT_TRUE(WaitForStatus(port, "ready", &seen, 5s));
@@ -229,10 +245,10 @@ TEST(Contract, PoolManagerSeesTheSpecsLifecycle) {
   EXPECT_NE(logs.find("\"tokens_in\""), std::string::npos);
 }
 
-TEST(Contract, ACallbackNeverAcknowledgedFailsTheStart) {
+TEST_P(Contract, ACallbackNeverAcknowledgedFailsTheStart) {
   FakePoolManager pm({500});
   const auto t0 = Clock::now();
-  WorkerProcess w(SpecArgs(pm.url(), ContextConfig("  callback_attempts: 3\n")), {},
+  WorkerProcess w(SpecArgs(pm.url(), ContextConfig(GetParam(), "  callback_attempts: 3\n")), {},
                   /*wait_ready=*/false);
   const int port = w.WaitListening(30s);
   ASSERT_GT(port, 0) << w.Logs();
@@ -245,9 +261,9 @@ TEST(Contract, ACallbackNeverAcknowledgedFailsTheStart) {
   EXPECT_NE(w.Logs().find("WORKER_START_FAILED"), std::string::npos);
 }
 
-TEST(Contract, AClientGoneDuringPrefillStopsTheJob) {
-  WorkerProcess w({"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--config", ContextConfig(),
-                   "--device", "cpu", "--plugin-dir", ORCD_PLUGIN_DIR});
+TEST_P(Contract, AClientGoneDuringPrefillStopsTheJob) {
+  WorkerProcess w({"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--config",
+                   ContextConfig(GetParam()), "--device", "cpu", "--plugin-dir", ORCD_PLUGIN_DIR});
   ASSERT_TRUE(w.ready()) << w.Logs();
   {
     SseStream s(w.port(), "/execute", Job("vanish", 5, LongPrompt()));
@@ -255,9 +271,15 @@ TEST(Contract, AClientGoneDuringPrefillStopsTheJob) {
     std::this_thread::sleep_for(200ms);
     s.Close();
   }
+  // The job has ended when no slot generates (at slots 1 also: "ready").
   const auto t0 = Clock::now();
-  std::vector<std::string> seen;
-  EXPECT_TRUE(WaitForStatus(w.port(), "ready", &seen, 2s));
+  bool idle = false;
+  while (!idle && Clock::now() - t0 < 2s) {
+    const Json h = Parse(HttpGet(w.port(), "/health").body);
+    idle = h->getValue<int>("slots_busy") == 0 && h->getValue<std::string>("status") == "ready";
+    if (!idle) std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_TRUE(idle);
   EXPECT_LT(Clock::now() - t0, 300ms) << "the prefill stops when the client leaves";
   EXPECT_NE(HttpGet(w.port(), "/metrics").body.find("outcome=\"client_gone\"} 1"),
             std::string::npos);
