@@ -65,7 +65,11 @@ for round in $(seq "$rounds"); do
   for server in orcd llama-server; do
     start "$server"
     for c in "${clients[@]}"; do
+      # A seed of its own per measurement: no prompt is ever sent twice to a server, so
+      # neither is helped by a prompt cache (llama-server keeps one across requests;
+      # orcd has none yet), and both servers get the same requests.
       line=$("$build/bin/orcd-bench" serve --url "http://127.0.0.1:$port" --clients "$c" \
+        --seed $((round * 1000 + c)) \
         --requests "$requests" --warmup 1 --prompt-words "$prompt_words" \
         --output-tokens "$output_tokens" --pid "$server_pid" --json || true)  # errors: in the line
       echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
