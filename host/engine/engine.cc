@@ -211,10 +211,6 @@ void Engine::CloseSequence(int sequence) {
   if (sequence == legacy_sequence_) legacy_sequence_ = -1;
 }
 
-int64_t Engine::sequence_length(int sequence) const {
-  return sequences_.at(static_cast<size_t>(sequence)).length;
-}
-
 KvPoolInfo Engine::kv_pool() const {
   KvPoolInfo info;
   info.max_sequences = cuda_ ? 1 : static_cast<int>(sequences_.size());
@@ -235,7 +231,6 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
   step_token_seq_.clear();
   step_generated_.clear();
   step_logit_rows_.clear();
-  bool one_generated = parts.size() == 1 && parts[0].tokens.size() == 1;
   for (const StepPart& part : parts) {
     if (part.sequence < 0 || part.sequence >= static_cast<int>(sequences_.size()) ||
         !sequences_[static_cast<size_t>(part.sequence)].open) {
@@ -275,7 +270,7 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
     }
     step_seqs_.push_back(ss);
   }
-  one_generated = one_generated && step_generated_[0] == 1;
+  const bool one_generated = step_tokens_.size() == 1 && step_generated_[0] == 1;
   if (static_cast<int64_t>(step_tokens_.size()) > max_batch_) {
     throw Error(ErrorCode::kInvalidArgument, "step of " + std::to_string(step_tokens_.size()) +
                                                  " tokens; at most " + std::to_string(max_batch_));
@@ -310,13 +305,7 @@ std::span<const float> Engine::LegacyStep(std::span<const int32_t> tokens, bool 
       throw Error(ErrorCode::kInternal, "every KV sequence is taken by Step() callers");
   }
   const auto n = static_cast<int64_t>(tokens.size());
-  if (position_ + n > kv_->context_length()) {
-    throw Error(ErrorCode::kInvalidArgument, "positions " + std::to_string(position_) + ".." +
-                                                 std::to_string(position_ + n - 1) +
-                                                 " exceed the context length " +
-                                                 std::to_string(kv_->context_length()));
-  }
-  if (!Reserve(legacy_sequence_, position_ + n)) {
+  if (!Reserve(legacy_sequence_, position_ + n)) {  // throws past the context length
     throw Error(ErrorCode::kOutOfMemory,
                 "the KV pool has no free blocks for " + std::to_string(n) + " more positions");
   }

@@ -166,7 +166,6 @@ class Engine {
   int OpenSequence();
   bool Reserve(int sequence, int64_t positions);
   void CloseSequence(int sequence);
-  int64_t sequence_length(int sequence) const;
   // Blocks `positions` positions need, and the pool's state.
   int64_t BlocksFor(int64_t positions) const;
   KvPoolInfo kv_pool() const;

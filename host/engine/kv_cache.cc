@@ -34,11 +34,11 @@ HostKvMemory g_host_kv_memory;
 
 namespace {
 
-// Positions a sliding-window layer keeps per sequence (0: not a window layer).
-int64_t WindowPositions(const KvStateDesc& d, int64_t context_length) {
+// Positions a layer keeps per sequence: its window, or the whole context.
+int64_t Capacity(const KvStateDesc& d, int64_t context_length) {
   return d.sliding_window > 0 && d.sliding_window < context_length
              ? static_cast<int64_t>(d.sliding_window)
-             : 0;
+             : context_length;
 }
 
 int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
@@ -53,8 +53,7 @@ uint64_t KvCache::BytesFor(const std::vector<KvStateDesc>& states, int64_t conte
                            KvType type) {
   uint64_t total = 0;
   for (const KvStateDesc& d : states) {
-    const int64_t window = WindowPositions(d, context_length);
-    total += PositionBytes(d, type) * static_cast<uint64_t>(window > 0 ? window : context_length);
+    total += PositionBytes(d, type) * static_cast<uint64_t>(Capacity(d, context_length));
   }
   return total;
 }
@@ -73,10 +72,9 @@ uint64_t KvCache::RingBytes(const std::vector<KvStateDesc>& states, int64_t cont
                             int64_t block_tokens, KvType type) {
   uint64_t total = 0;
   for (const KvStateDesc& d : states) {
-    const int64_t window = WindowPositions(d, context_length);
     if (d.sliding_window == 0) continue;
-    const int64_t held = window > 0 ? window : context_length;
-    total += PositionBytes(d, type) * static_cast<uint64_t>(RoundUp(held, block_tokens));
+    total += PositionBytes(d, type) *
+             static_cast<uint64_t>(RoundUp(Capacity(d, context_length), block_tokens));
   }
   return total;
 }
@@ -95,12 +93,11 @@ KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length,
   for (const KvStateDesc& d : states) {
     Layer layer;
     layer.desc = d;
-    const int64_t window = WindowPositions(d, context_length);
+    const int64_t held = Capacity(d, context_length);
     // A window as wide as the context is a full layer in the contiguous
     // layout, but still a ring of whole blocks when paged (the pool holds
     // only layers without a window).
-    layer.ring = paged ? d.sliding_window > 0 : window > 0;
-    const int64_t held = window > 0 ? window : context_length;
+    layer.ring = paged ? d.sliding_window > 0 : held < context_length;
     uint64_t positions = 0;  // per K (or V) buffer
     if (!paged) {
       layer.capacity = held;

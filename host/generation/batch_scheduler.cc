@@ -190,7 +190,6 @@ void BatchScheduler::CloseAndAdmit() {
     running_.push_back(seq);
     waiting_.pop_front();
   }
-  stats_.kv_blocks_free = engine_.kv_pool().blocks_free;
 }
 
 int64_t BatchScheduler::Needed(const Sequence& seq) {
@@ -260,15 +259,8 @@ void BatchScheduler::Loop() {
     }
     // A sequence whose request was cancelled or timed out (its stop check)
     // ends here, before it costs a step; so does one still waiting.
-    const auto end_stopped = [](auto& list) {
-      for (const auto& seq : list) {
-        if (seq->asked && seq->stop_check && seq->stop_check()) {
-          Fail(*seq, std::make_exception_ptr(Error(ErrorCode::kStopped, "sequence stopped")));
-        }
-      }
-    };
-    end_stopped(running_);
-    end_stopped(waiting_);
+    const auto stopped = [](const Sequence& seq) { return seq.stop_check && seq.stop_check(); };
+    StopAsked(stopped, "sequence stopped");
 
     // Blocks for every asked sequence's tokens, earlier admissions first;
     // when the pool runs out the latest admitted ones are preempted.
@@ -327,14 +319,18 @@ void BatchScheduler::Loop() {
     lock.lock();
   }
   // Shutting down: whoever still waits gets an error rather than a hang.
-  const auto end_all = [](auto& list) {
+  StopAsked([](const Sequence&) { return true; }, "scheduler stopped");
+}
+
+void BatchScheduler::StopAsked(const std::function<bool(const Sequence&)>& stop, const char* why) {
+  const auto in = [&](auto& list) {
     for (const auto& seq : list) {
-      if (seq->asked)
-        Fail(*seq, std::make_exception_ptr(Error(ErrorCode::kStopped, "scheduler stopped")));
+      if (seq->asked && stop(*seq))
+        Fail(*seq, std::make_exception_ptr(Error(ErrorCode::kStopped, why)));
     }
   };
-  end_all(running_);
-  end_all(waiting_);
+  in(running_);
+  in(waiting_);
 }
 
 void BatchScheduler::Fail(Sequence& seq, std::exception_ptr error) {

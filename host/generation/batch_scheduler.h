@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -83,6 +84,9 @@ class BatchScheduler {
   Grow ReserveOrPreempt(size_t index);
   // Frees running_[index]'s blocks and puts it first in line to recompute.
   void Preempt(size_t index);
+  // With mu_ held: ends the wait (kStopped, `why`) of every asked sequence,
+  // running or waiting, that `stop` picks.
+  void StopAsked(const std::function<bool(const Sequence&)>& stop, const char* why);
   // With mu_ held: ends the sequence's wait with `error`.
   static void Fail(Sequence& seq, std::exception_ptr error);
   bool HasWork() const;
