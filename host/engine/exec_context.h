@@ -9,7 +9,9 @@
 #ifndef ORCD_HOST_ENGINE_EXEC_CONTEXT_H_
 #define ORCD_HOST_ENGINE_EXEC_CONTEXT_H_
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 
 #include "host/engine/bound_plan.h"
 #include "host/engine/device_execution.h"
@@ -65,6 +67,15 @@ struct ExecContext {
   // data (MOE reads only the picked experts) overwrite it.
   uint64_t weight_bytes_read = 0;
 
+  // A stop asked for (cancel, deadline) inside a long instruction: a prompt
+  // chunk's attention or matmul may run for tens of milliseconds. The check
+  // is asked by the caller's thread only (it may poll a socket and is not
+  // thread-safe); once it fires, every thread skips its remaining pieces and
+  // the executor throws Error(kStopped) after the instruction, so the skipped
+  // outputs are never read. Null: the instruction runs whole.
+  const std::function<bool()>* should_stop = nullptr;
+  std::atomic<bool>* stop_seen = nullptr;
+
   float* Reg(const RegisterSlot& s) const {
     return s.kind == RegisterSlot::Kind::kLogits ? logits : arena + s.offset;
   }
@@ -73,6 +84,13 @@ struct ExecContext {
   float* Workspace(int thread) const { return workspace + thread * workspace_floats; }
   int64_t Position(int64_t t) const { return positions ? positions[t] : pos0 + t; }
   bool Generated(int64_t t) const { return generated ? generated[t] != 0 : n_tokens == 1; }
+  // True once a stop was asked for; `thread` 0 (the caller's) asks.
+  bool Stopping(int thread) const {
+    if (stop_seen == nullptr) return false;
+    if (thread == 0 && !stop_seen->load(std::memory_order_relaxed) && (*should_stop)())
+      stop_seen->store(true, std::memory_order_relaxed);
+    return stop_seen->load(std::memory_order_relaxed);
+  }
 };
 
 }  // namespace orcd::engine

@@ -1,6 +1,7 @@
 #include "host/engine/executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "host/common/status.h"
@@ -117,8 +118,13 @@ void Executor::ThrowIfStopRequested() const {
 
 void Executor::Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes,
                        const std::function<bool()>* should_stop) {
+  std::atomic<bool> stop_seen{false};
+  if (should_stop) {
+    ctx.should_stop = should_stop;
+    ctx.stop_seen = &stop_seen;
+  }
   for (size_t i = 0; i < bp.instructions.size(); ++i) {
-    if (should_stop && i > 0 && (*should_stop)()) throw Error(ErrorCode::kStopped, "run stopped");
+    if (should_stop && i > 0 && ctx.Stopping(0)) break;
     const BoundInstruction& insn = bp.instructions[i];
     const bool per_token =
         insn.opcode == ORCD_OP_EMBEDDING || insn.opcode == ORCD_OP_POSITION_EMBEDDING;
@@ -126,6 +132,10 @@ void Executor::Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint6
     insn.run(insn, ctx);
     bytes[i] = ctx.weight_bytes_read;
   }
+  ctx.should_stop = nullptr;
+  ctx.stop_seen = nullptr;
+  // Also after the last instruction: pieces of it may have been skipped.
+  if (stop_seen.load()) throw Error(ErrorCode::kStopped, "run stopped");
 }
 
 std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> tokens, int64_t pos0,

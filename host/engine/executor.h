@@ -59,9 +59,10 @@ class Executor {
 
   // Batch-1 matmuls with 8-bit activations where the weight's plugin has them.
   void set_q8_activations(bool on) { q8_activations_ = on; }
-  // Asked before each run and, on the CPU, between instructions: true
-  // abandons the run with Error(kStopped), so a cancelled or timed-out job
-  // stops inside a long prefill. Device runs are only checked before each
+  // Asked before each run and, on the CPU, between instructions and between
+  // the pieces of a long one (ExecContext::Stopping): true abandons the run
+  // with Error(kStopped), so a cancelled or timed-out job stops inside a long
+  // prefill within milliseconds. Device runs are only checked before each
   // run (a prefill pass): their instructions are enqueued, not executed.
   void set_should_stop(std::function<bool()> should_stop) { should_stop_ = std::move(should_stop); }
 

@@ -188,6 +188,58 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, StepInvariance,
                            return name;
                          });
 
+// A stop asked for during a long prompt chunk (a cancel) lands inside an
+// instruction, not at its end: the engine asks the check between the pieces
+// of an instruction as well as between instructions, throws kStopped, and
+// leaves nothing behind that changes the next sequence's bits.
+TEST(StepStop, LandsInsideAnInstructionAndLeavesTheEngineIntact) {
+  engine::EngineOptions options;
+  options.max_sequences = 2;
+  options.context_length = 512;
+  options.threads = 2;
+  auto e = LoadFixtureEngine("qwen2-tiny.F16", options);
+  std::vector<int32_t> prompt(256);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>(1 + i * 7 % 200);
+  const SeqRun before = Solo(*e, prompt);
+
+  // Once, unstopped: how often the check is asked, against how many
+  // instructions ran.
+  int asked = 0;
+  e->set_should_stop([&] {
+    ++asked;
+    return false;
+  });
+  e->counters().Reset();
+  const SeqRun unstopped = Solo(*e, prompt);
+  const uint64_t instructions = e->counters().total_dispatches();
+  EXPECT_GT(static_cast<uint64_t>(asked), instructions)
+      << "the check is only asked between instructions: a cancel waits for a whole one";
+
+  // Stopped as soon as the first instruction is under way.
+  asked = 0;
+  e->set_should_stop([&] { return ++asked > 1; });
+  const int seq = e->OpenSequence();
+  ASSERT_GE(seq, 0);
+  ASSERT_TRUE(e->Reserve(seq, static_cast<int64_t>(prompt.size())));
+  engine::StepPart part{seq, prompt, static_cast<int64_t>(prompt.size())};
+  try {
+    e->Step({&part, 1});
+    ADD_FAILURE() << "the step ran to its end after a stop";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kStopped) << err.what();
+  }
+  e->CloseSequence(seq);
+  e->set_should_stop({});
+  EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
+
+  const SeqRun after = Solo(*e, prompt);
+  EXPECT_EQ(after.tokens, before.tokens);
+  EXPECT_EQ(unstopped.logits, before.logits);
+  EXPECT_EQ(0, std::memcmp(after.logits.data(), before.logits.data(),
+                           before.logits.size() * sizeof(float)))
+      << "a stopped step changed a later sequence's logits";
+}
+
 // Four sequences in blocks of 16 positions.
 engine::EngineOptions PoolOptions(int64_t context_length) {
   engine::EngineOptions options;

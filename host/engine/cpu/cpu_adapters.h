@@ -34,6 +34,8 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
 
 // Splits [0, n) into pieces for the pool: calls fn(begin, end, thread) with
 // pieces of at least `grain` items (one piece, inline, when n is small).
+// Pieces not yet started when a stop is asked for are skipped
+// (ExecContext::Stopping): a cancel lands within a piece, not an instruction.
 template <class Fn>
 void ParallelRange(ExecContext& ctx, int64_t n, int64_t grain, Fn&& fn) {
   const int64_t threads = ctx.pool->size();
@@ -45,6 +47,7 @@ void ParallelRange(ExecContext& ctx, int64_t n, int64_t grain, Fn&& fn) {
   }
   const int64_t step = (n + pieces - 1) / pieces;
   ctx.pool->ParallelFor((n + step - 1) / step, [&](int64_t piece, int thread) {
+    if (ctx.Stopping(thread)) return;
     const int64_t begin = piece * step;
     const int64_t end = begin + step < n ? begin + step : n;
     fn(begin, end, thread);
