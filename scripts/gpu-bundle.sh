@@ -18,7 +18,7 @@ cmake --build build -j"$(nproc)" --target orcd-run orcd-bench orcd-synth orcd_pl
   orcd_plugin_gpt orcd_plugin_q4 orcd_plugin_mxfp4 quant_cuda_test orcd_cuda_backend_gpu_test
 
 rm -rf "$kit"
-mkdir -p "$kit"/{bin,tests,plugins,lib,fixtures}
+mkdir -p "$kit"/{bin,tests,plugins,lib,fixtures,peer}
 for b in orcd-run orcd-bench orcd-synth; do cp build/bin/$b "$kit/bin/"; done
 for t in quant_cuda_test orcd_cuda_backend_gpu_test; do cp build/tests/$t "$kit/tests/"; done
 cp build/lib/orcd/plugins/*.so "$kit/plugins/"
@@ -36,21 +36,39 @@ done | sort -u | while read -r lib; do
 done
 strip --strip-unneeded "$kit"/lib/* 2>/dev/null || true
 
+# Only the fixtures the kit's steps read (one list: scripts/gpu-kit-fixtures.txt).
 fixtures=../shared/fixtures
-cp -r "$fixtures"/{models,goldens,real,quant} "$kit/fixtures/"
-mkdir -p "$kit/fixtures/vocab"
-cp "$fixtures"/vocab/ggml-vocab-{qwen2,phi-3,gpt-oss}.gguf "$kit/fixtures/vocab/"
+grep -v '^#' scripts/gpu-kit-fixtures.txt | while read -r pattern; do
+  [ -n "$pattern" ] || continue
+  found=0
+  for f in "$fixtures"/$pattern; do
+    [ -f "$f" ] || continue
+    mkdir -p "$kit/fixtures/$(dirname "${f#"$fixtures"/}")"
+    cp "$f" "$kit/fixtures/${f#"$fixtures"/}"
+    found=1
+  done
+  [ "$found" = 1 ] || { echo "gpu kit: no fixture matches $pattern" >&2; exit 1; }
+done
+# The newest glibc symbol version the kit's binaries need (the preflight
+# compares it with the GPU machine's).
+for f in "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/* "$kit"/lib/*; do
+  objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' || true
+done | sed 's/GLIBC_//' | sort -uV | tail -1 >"$kit/GLIBC_NEEDED"
 cp scripts/gpu-kit-run.sh "$kit/run.sh"
+cp scripts/gpu-kit-lib.sh "$kit/lib.sh"
 # The peer, built there: llama.cpp's trimmed source and the side-by-side run.
 bench/peer/pack_llama_cuda.sh "$kit/peer/llama.cpp.tar.xz"
 cp bench/peer/gpu_side_by_side.sh "$kit/side_by_side.sh"
 git rev-parse HEAD > "$kit/COMMIT"
 
 XZ_OPT=-T0 tar cJf "$kit.tar.xz" "$kit"
+# What travels: the kit's tarball and the working tree's tracked files.
 size=$(stat -c %s "$kit.tar.xz")
-echo "gpu kit: $kit.tar.xz, $((size / 1024 / 1024)) MiB ($(git rev-parse --short HEAD))"
-if [ "$size" -gt "$budget" ]; then
-  echo "the gpu kit is over the 64 MiB that travels to the GPU machine:" >&2
-  du -sh "$kit"/* >&2
+tree=$(git ls-files -z | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+echo "gpu kit: $kit.tar.xz $((size / 1024 / 1024)) MiB + tracked tree $((tree / 1024 / 1024)) MiB" \
+  "($(git rev-parse --short HEAD))"
+if [ $((size + tree)) -gt "$budget" ]; then
+  echo "the gpu kit and the tree are over the 64 MiB that travels to the GPU machine:" >&2
+  du -sh "$kit"/* "$kit"/fixtures/* >&2
   exit 1
 fi

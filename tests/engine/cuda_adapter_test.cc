@@ -42,8 +42,7 @@ class CudaAdapter : public ::testing::Test {
  protected:
   void SetUp() override {
 #if ORCD_ADAPTER_TEST_ON_GPU
-    if (const std::string why = quant::test::cuda_unavailable_reason(); !why.empty())
-      GTEST_SKIP() << why;
+    ORCD_SKIP_WITHOUT_GPU();
 #endif
   }
   static void ExpectSame(const OpOutputs& o, const std::string& what) {

@@ -17,12 +17,6 @@
 namespace orcd::testing {
 namespace {
 
-#define ORCD_REQUIRE_GPU()                                                            \
-  do {                                                                                \
-    if (const std::string why = quant::test::cuda_unavailable_reason(); !why.empty()) \
-      GTEST_SKIP() << why;                                                            \
-  } while (0)
-
 std::unique_ptr<engine::Engine> LoadOnGpu(const std::string& model,
                                           engine::EngineOptions options = {}) {
   options.device = "cuda";
@@ -32,7 +26,7 @@ std::unique_ptr<engine::Engine> LoadOnGpu(const std::string& model,
 class CudaGpuGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(CudaGpuGolden, TeacherForcedRowsMatch) {
-  ORCD_REQUIRE_GPU();
+  ORCD_SKIP_WITHOUT_GPU();
   const GoldenCase c = GetParam();
   ExpectTeacherForcedMatch(*LoadOnGpu(c.model), c);
 }
@@ -54,7 +48,7 @@ INSTANTIATE_TEST_SUITE_P(
 // Same arithmetic as the CPU backend with f32 activations, summed in other
 // orders: per-row relative RMS well under the goldens' own noise (1e-3).
 TEST(CudaGpu, LogitsAgreeWithTheCpuBackend) {
-  ORCD_REQUIRE_GPU();
+  ORCD_SKIP_WITHOUT_GPU();
   const Golden golden = LoadGolden("gptoss-tiny.MXFP4_MOE");
   engine::EngineOptions cpu_options;
   cpu_options.q8_decode_activations = false;
@@ -74,7 +68,7 @@ TEST(CudaGpu, LogitsAgreeWithTheCpuBackend) {
 // graphs) against the same file on the GPU with all three off: within the
 // roundings they add (the goldens' quantized tolerance covers the same).
 TEST(CudaGpu, FastPathsStayWithinTheirRoundings) {
-  ORCD_REQUIRE_GPU();
+  ORCD_SKIP_WITHOUT_GPU();
   const Golden golden = LoadGolden("qwen2-tiny.Q4_K_M");
   engine::EngineOptions plain;
   plain.q8_decode_activations = false;
@@ -92,7 +86,7 @@ TEST(CudaGpu, FastPathsStayWithinTheirRoundings) {
 
 // No atomics, fixed launch shapes: two runs give the same bits.
 TEST(CudaGpu, RepeatedRunsAreBitIdentical) {
-  ORCD_REQUIRE_GPU();
+  ORCD_SKIP_WITHOUT_GPU();
   const Golden golden = LoadGolden("qwen2-tiny.Q4_K_M");
   auto engine = LoadOnGpu("qwen2-tiny.Q4_K_M");
   const auto a = TeacherForcedLogits(*engine, golden.prompt, golden.greedy);
@@ -107,7 +101,7 @@ TEST(CudaGpu, RepeatedRunsAreBitIdentical) {
 // give the unfused plan's bits on hardware too (--fmad=false, no atomics),
 // with one launch fewer per decode-phase fusion in the recorded step.
 TEST(CudaGpu, FusedPlansGiveTheUnfusedBits) {
-  ORCD_REQUIRE_GPU();
+  ORCD_SKIP_WITHOUT_GPU();
   for (const char* model : {"qwen2-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", "gptoss-tiny.MXFP4_MOE"}) {
     const Golden golden = LoadGolden(model);
     engine::EngineOptions unfused_options;
@@ -126,7 +120,7 @@ TEST(CudaGpu, FusedPlansGiveTheUnfusedBits) {
 }
 
 TEST(CudaGpu, ContextBeyondFreeVramIsInsufficientVram) {
-  ORCD_REQUIRE_GPU();
+  ORCD_SKIP_WITHOUT_GPU();
   engine::EngineOptions options;
   options.context_length = int64_t{1} << 30;  // ~1 TiB of f16 KV for qwen2-tiny
   try {

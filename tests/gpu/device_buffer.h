@@ -1,10 +1,13 @@
-// RAII device memory for the GPU tests (and a CUDA availability probe).
+// RAII device memory for the GPU tests, a CUDA availability probe, and the
+// gate every GPU test starts with (ORCD_SKIP_WITHOUT_GPU).
 #ifndef ORCD_TESTS_GPU_DEVICE_BUFFER_H_
 #define ORCD_TESTS_GPU_DEVICE_BUFFER_H_
 
 #include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,24 @@ inline std::string cuda_unavailable_reason() {
   if (count == 0) return "no CUDA device: cudaGetDeviceCount returned 0";
   return "";
 }
+
+// ORCD_REQUIRE_GPU=1 (the GPU kit sets it): a test that cannot reach a device
+// fails instead of skipping, so a kit run whose driver is unreachable never
+// reads as a pass.
+inline bool gpu_required() {
+  const char* v = std::getenv("ORCD_REQUIRE_GPU");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// Skips the test, saying why, without a usable CUDA device; fails, naming the
+// driver's error, when ORCD_REQUIRE_GPU=1.
+#define ORCD_SKIP_WITHOUT_GPU()                                                                 \
+  do {                                                                                          \
+    if (const std::string why = ::orcd::quant::test::cuda_unavailable_reason(); !why.empty()) { \
+      if (::orcd::quant::test::gpu_required()) FAIL() << "ORCD_REQUIRE_GPU=1: " << why;         \
+      GTEST_SKIP() << why;                                                                      \
+    }                                                                                           \
+  } while (0)
 
 template <class T>
 class DeviceBuffer {

@@ -40,7 +40,7 @@ constexpr double kDotTolerance = 1e-5;
 class QuantCudaKernels : public testing::TestWithParam<const CpuKernels*> {
  protected:
   void SetUp() override {
-    if (std::string why = cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    ORCD_SKIP_WITHOUT_GPU();
     cpu_ = GetParam();
     cuda_ = find_cuda_kernels(cpu_->type);
     ASSERT_NE(cuda_, nullptr) << cpu_->name << " has no CUDA kernels";

@@ -18,7 +18,7 @@ namespace {
 class QuantCudaPlugin : public testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    if (std::string why = cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    ORCD_SKIP_WITHOUT_GPU();
     ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
     set_test_cuda_stream(stream_);
     plugin_ = std::make_unique<LoadedPlugin>(GetParam());
