@@ -327,8 +327,12 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   cuda_->set_f16_prefill(options.cuda_f16_prefill);
   // Everything the model will hold, checked before the first allocation.
   const uint64_t kv_bytes = KvCache::BytesFor(plan_.kv_states, context_length, options.kv_type);
-  cuda_->CheckFits(cuda::CudaBackend::WeightBytes(*weights_) + kv_bytes +
-                   cuda_->ScratchBytes(bound_));
+  int64_t headroom = options.vram_headroom_bytes;
+  if (headroom < 0)
+    headroom = cuda_->runtime().emulated() ? 0 : EngineOptions::kDefaultVramHeadroom;
+  cuda_->CheckFits(
+      cuda::CudaBackend::WeightBytes(*weights_) + kv_bytes + cuda_->ScratchBytes(bound_),
+      static_cast<uint64_t>(headroom));
   cuda_->UploadWeights(*weights_, options.weight_chunk_bytes, options.load_progress);
   kv_ = std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, cuda_.get());
   cuda_->Prepare(bound_, context_length);

@@ -60,6 +60,14 @@ struct EngineOptions {
   // cores: dequantized to f16 in chunks and multiplied by cuBLAS, activations
   // rounded to f16 (~5e-4 relative); false keeps the plugins' f32 kernel.
   bool cuda_f16_prefill = true;
+  // CUDA: device memory left free at load beyond what the model needs
+  // (weights, KV, scratch), for what is allocated later and outside orcd's
+  // accounting: cuBLAS's workspace, kernel modules loaded lazily on first
+  // launch (orcd's, the plugins', cuBLAS's), CUDA graphs. -1: the default,
+  // kDefaultVramHeadroom on a GPU, none on the emulated device (it has none
+  // of these).
+  static constexpr int64_t kDefaultVramHeadroom = int64_t{512} << 20;
+  int64_t vram_headroom_bytes = -1;
   // Let the backend fuse instruction sequences it has lowered ops for
   // (lowering.h; the CUDA backend: ADD + RMS_NORM, bias + ROPE, ROPE pairs,
   // shared matmul inputs). Same results bit for bit; false runs the plan as

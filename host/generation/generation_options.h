@@ -20,6 +20,7 @@ struct GenerationOptions {
   bool q8_decode_activations = true;      // one-token matmuls on 8-bit activations
   uint64_t weight_chunk_bytes = 1 << 20;  // CUDA upload chunk
   bool cuda_graphs = true;                // CUDA: replay the decode step as a graph
+  int64_t vram_headroom_bytes = -1;       // CUDA: kept free at load; -1 = engine default
   int residency_check_seconds = 60;       // CUDA: 0 = never
   int64_t context_length = 0;             // 0 = the model's trained context
   int64_t max_input_tokens = 0;           // 0 = context_length - 1

@@ -108,6 +108,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->weight_chunk_bytes = ParseInt(key, v, 4096, int64_t{1} << 30);
   } else if (key == "device.cuda_graphs") {
     c->cuda_graphs = OneOf(key, v, {"on", "off"});
+  } else if (key == "device.vram_headroom_mib") {
+    c->vram_headroom_mib = ParseInt(key, v, 0, int64_t{1} << 20);
   } else if (key == "device.residency_check_seconds") {
     c->residency_check_seconds = static_cast<int>(ParseInt(key, v, 0, 86400));
   } else if (key == "server.bind") {
@@ -339,6 +341,7 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.q8_decode_activations = config.cpu_decode_activations == "q8";
   o.weight_chunk_bytes = static_cast<uint64_t>(config.weight_chunk_bytes);
   o.cuda_graphs = config.cuda_graphs == "on";
+  o.vram_headroom_bytes = config.vram_headroom_mib << 20;
   o.residency_check_seconds = config.residency_check_seconds;
   o.context_length = config.context_length;
   o.max_input_tokens = config.max_input_tokens;

@@ -32,6 +32,8 @@ struct WorkerConfig {
   int residency_check_seconds = 60;
   // CUDA: replay the one-token decode step as a CUDA graph ("on"/"off").
   std::string cuda_graphs = "on";
+  // CUDA: MiB left free at load for cuBLAS, lazily loaded kernels and graphs.
+  int64_t vram_headroom_mib = 512;
   // server
   std::string bind_address = "127.0.0.1";
   int port = 8080;           // 0 = any free port (logged at ready)

@@ -59,6 +59,28 @@ TEST(CudaEmulatedDevice, TooLittleMemoryIsInsufficientVramAndAllocatesNothing) {
   EXPECT_EQ(runtime->MemoryInfo().free_bytes, uint64_t{1} << 20);
 }
 
+// The headroom kept free for what the runtime allocates on its own (cuBLAS,
+// lazily loaded kernels, graphs) counts against the device: a model that fits
+// 64 MiB alone is refused when 64 MiB more must stay free, naming them.
+TEST(CudaEmulatedDevice, HeadroomIsKeptFreeAtLoad) {
+  auto runtime = engine::cuda::CreateEmulatedRuntime(64ull << 20);
+  engine::EngineOptions options;
+  options.device = "cuda";
+  options.device_runtime = runtime;
+  options.context_length = 512;
+  options.vram_headroom_bytes = int64_t{64} << 20;
+  try {
+    engine::Engine::Load(FixtureModel("qwen2-tiny.Q4_K_M"), EmulatedDevicePlugins(), options);
+    FAIL() << "loaded without leaving the headroom free";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kOutOfMemory);
+    EXPECT_NE(std::string(e.what()).find("67108864 are kept free"), std::string::npos) << e.what();
+  }
+  options.vram_headroom_bytes = 1 << 20;
+  EXPECT_NO_THROW(
+      engine::Engine::Load(FixtureModel("qwen2-tiny.Q4_K_M"), EmulatedDevicePlugins(), options));
+}
+
 // A device allocation that fails while serving (here: room for every prompt
 // row's logits) fails that request with kOutOfMemory, which the server sends
 // as VRAM_OOM; the engine keeps its state and the next request runs.

@@ -184,12 +184,15 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) const {
          sizeof(StepValues);
 }
 
-void CudaBackend::CheckFits(uint64_t required) {
+void CudaBackend::CheckFits(uint64_t required, uint64_t headroom) {
   const DeviceMemoryInfo m = runtime_->MemoryInfo();
-  if (required > m.free_bytes) {
+  if (required + headroom > m.free_bytes) {
     throw Error(ErrorCode::kOutOfMemory,
                 "INSUFFICIENT_VRAM: the model needs " + std::to_string(required) +
-                    " bytes of device memory (weights, KV cache, scratch) but " +
+                    " bytes of device memory (weights, KV cache, scratch) and " +
+                    std::to_string(headroom) +
+                    " are kept free (device.vram_headroom_mib: cuBLAS, lazily loaded kernels, "
+                    "graphs) but " +
                     std::to_string(m.free_bytes) + " of " + std::to_string(m.total_bytes) +
                     " are free on " + runtime_->name() +
                     "; lower the context length or use a smaller model");

@@ -63,8 +63,8 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   static uint64_t WeightBytes(const WeightTable& weights);
   uint64_t ScratchBytes(const BoundPlan& plan) const;
   // Throws kOutOfMemory ("INSUFFICIENT_VRAM": required and available bytes)
-  // unless `required` bytes are free. Allocates nothing.
-  void CheckFits(uint64_t required);
+  // unless `required` + `headroom` bytes are free. Allocates nothing.
+  void CheckFits(uint64_t required, uint64_t headroom);
   // Copies every tensor's data to the device in chunks of `chunk_bytes` and
   // points each WeightRef::device_data at its copy. `progress(percent)` at 0,
   // 25, 50, 75 and 100 % of the bytes.

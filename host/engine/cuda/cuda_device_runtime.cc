@@ -1,5 +1,11 @@
 // The real device: the CUDA runtime on one GPU and one stream (RAII for the
 // stream when this runtime created it). Built only with CUDA.
+//
+// CUDA's current device is per thread, and the worker reaches the device from
+// several (the loading thread, the scheduler's, /health's residency check):
+// every entry point makes this runtime's GPU current first, so a worker on
+// GPU 1 never allocates or launches on device 0. Kernels and plugin ops are
+// launched after a copy or memset of the same run on the same thread.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -32,7 +38,8 @@ cudaDataType_t CudaType(GemmType t) {
 // An instantiated CUDA graph (RAII for the graph and its executable).
 class CudaGraph : public DeviceRuntime::Graph {
  public:
-  CudaGraph(cudaGraph_t graph, cudaStream_t stream) : graph_(graph), stream_(stream) {
+  CudaGraph(cudaGraph_t graph, cudaStream_t stream, int gpu)
+      : graph_(graph), stream_(stream), gpu_(gpu) {
     const cudaError_t e = cudaGraphInstantiate(&exec_, graph_, 0);
     if (e != cudaSuccess) {
       cudaGraphDestroy(graph_);
@@ -46,7 +53,10 @@ class CudaGraph : public DeviceRuntime::Graph {
   CudaGraph(const CudaGraph&) = delete;
   CudaGraph& operator=(const CudaGraph&) = delete;
 
-  void Replay() override { CheckCuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch"); }
+  void Replay() override {
+    CheckCuda(cudaSetDevice(gpu_), "cudaSetDevice");
+    CheckCuda(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+  }
   size_t kernels() const override {
     size_t n = 0;
     return cudaGraphGetNodes(graph_, nullptr, &n) == cudaSuccess ? n : 0;
@@ -56,6 +66,7 @@ class CudaGraph : public DeviceRuntime::Graph {
   cudaGraph_t graph_;
   cudaGraphExec_t exec_ = nullptr;
   cudaStream_t stream_;
+  int gpu_;
 };
 
 class CudaRuntime : public DeviceRuntime {
@@ -87,6 +98,7 @@ class CudaRuntime : public DeviceRuntime {
     }
   }
   ~CudaRuntime() override {
+    cudaSetDevice(gpu_);
     cublasDestroy(cublas_);
     if (owns_stream_) cudaStreamDestroy(stream_);
   }
@@ -100,11 +112,13 @@ class CudaRuntime : public DeviceRuntime {
 
   DeviceMemoryInfo MemoryInfo() override {
     size_t free_bytes = 0, total = 0;
+    MakeCurrent();
     CheckCuda(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
     return {free_bytes, total};
   }
   void* Allocate(size_t bytes) override {
     void* p = nullptr;
+    MakeCurrent();
     const cudaError_t e = cudaMalloc(&p, bytes == 0 ? 256 : bytes);
     if (e == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // not sticky: clear it
@@ -115,10 +129,13 @@ class CudaRuntime : public DeviceRuntime {
     return p;
   }
   void Free(void* p) override {
-    if (p) cudaFree(p);
+    if (p == nullptr) return;
+    cudaSetDevice(gpu_);  // no throw: frees run in destructors
+    cudaFree(p);
   }
   void* AllocatePinned(size_t bytes) override {
     void* p = nullptr;
+    MakeCurrent();
     CheckCuda(cudaMallocHost(&p, bytes), "cudaMallocHost");
     return p;
   }
@@ -126,19 +143,26 @@ class CudaRuntime : public DeviceRuntime {
     if (p) cudaFreeHost(p);
   }
   void CopyToDevice(void* dst, const void* src, size_t bytes) override {
+    MakeCurrent();
     CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "copy to device");
   }
   void CopyToHost(void* dst, const void* src, size_t bytes) override {
+    MakeCurrent();
     CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "copy to host");
     Synchronize();
   }
   void Memset(void* dst, int value, size_t bytes) override {
+    MakeCurrent();
     CheckCuda(cudaMemsetAsync(dst, value, bytes, stream_), "memset");
   }
-  void Synchronize() override { CheckCuda(cudaStreamSynchronize(stream_), "stream"); }
+  void Synchronize() override {
+    MakeCurrent();
+    CheckCuda(cudaStreamSynchronize(stream_), "stream");
+  }
   void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, GemmType type, const void* a,
             int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) override {
     const float alpha = 1.0f, beta = 0.0f;
+    MakeCurrent();
     CheckCublas(
         cublasGemmEx(cublas_, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m),
                      static_cast<int>(n), static_cast<int>(k), &alpha, a, CudaType(type),
@@ -149,13 +173,14 @@ class CudaRuntime : public DeviceRuntime {
   // Thread-local mode: another thread's unrelated CUDA calls (e.g. /health's
   // residency check) do not invalidate the capture.
   void BeginCapture() override {
+    MakeCurrent();
     CheckCuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
               "cudaStreamBeginCapture");
   }
   std::unique_ptr<Graph> EndCapture() override {
     cudaGraph_t graph = nullptr;
     CheckCuda(cudaStreamEndCapture(stream_, &graph), "cudaStreamEndCapture");
-    return std::make_unique<CudaGraph>(graph, stream_);
+    return std::make_unique<CudaGraph>(graph, stream_, gpu_);
   }
   void AbortCapture() override {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
@@ -177,6 +202,8 @@ class CudaRuntime : public DeviceRuntime {
   }
 
  private:
+  void MakeCurrent() const { CheckCuda(cudaSetDevice(gpu_), "cudaSetDevice"); }
+
   int gpu_;
   std::string name_;
   cudaStream_t stream_ = nullptr;
