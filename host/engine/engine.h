@@ -90,7 +90,7 @@ struct ModelInfo {
   int64_t vocab = 0;                 // logits per position
   int64_t context_length = 0;        // allocated
   int64_t train_context_length = 0;  // <arch>.context_length, 0 when absent
-  std::string quant_kind;            // as users name it: "F16", "Q4_K_M", "MXFP4_MOE"
+  std::string quant_kind;            // as users name it: "F16", "Q4_K_M", "MXFP4"
   int64_t expert_count = 0;          // <arch>.expert_count; 0 for dense models
   int64_t expert_used_count = 0;     // <arch>.expert_used_count (experts per token)
   uint64_t weight_bytes = 0;         // tensor data of the file

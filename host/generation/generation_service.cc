@@ -221,6 +221,9 @@ class GenerationService final : public InferenceService {
     facts_.tokenizer_kind = std::string(tokenizer_->kind());
     facts_.vocab_size = info.vocab;
     facts_.context_length = info.context_length;
+    facts_.bos_id = tokenizer_->special_ids().bos;
+    facts_.eos_id = tokenizer_->special_ids().eos;
+    facts_.model_max_context = info.train_context_length;
     facts_.vram_bytes = info.vram_bytes;  // 0 on the CPU backend
     facts_.device = info.device;
     facts_.sm = device.info().sm;

@@ -25,7 +25,10 @@ struct ModelFacts {
   std::string tokenizer_kind;  // gguf-bpe | gguf-spm | hf-json
   int64_t vocab_size = 0;
   int64_t context_length = 0;  // as allocated
-  int64_t expert_count = 0;    // 0 for dense models
+  int64_t bos_id = -1;         // -1: the vocabulary has none
+  int64_t eos_id = -1;
+  int64_t model_max_context = 0;  // the context the model was trained for; 0 unknown
+  int64_t expert_count = 0;       // 0 for dense models
   int64_t expert_used_count = 0;
   uint64_t vram_bytes = 0;
   bool resident = true;

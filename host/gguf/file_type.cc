@@ -45,7 +45,7 @@ const char* FileTypeName(uint64_t ftype) {
     case 32:
       return "BF16";
     case 38:
-      return "MXFP4_MOE";
+      return "MXFP4";  // the spec's name (M0-W-1320); llama.cpp's file type is MXFP4_MOE
     default:
       return nullptr;
   }

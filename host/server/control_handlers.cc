@@ -24,10 +24,15 @@ std::string HealthJson(const WorkerState& state) {
   // Before the model is published there are no facts to report yet.
   const bool loaded = state.model_loaded();
   const bool resident = loaded && state.service->Resident();
-  std::string status(state.StatusName());
-  if (loaded && !resident) status = "failed";  // weights lost or a fatal device error
-  std::string j = "{\"status\":" + Str(status);
-  j += std::string(",\"healthy\":") + (status == "ready" || status == "busy" ? "true" : "false");
+  // `status` is the spec's /health value (M0-W-1320, WORK-3041): healthy
+  // while the worker serves (ready or busy), else unhealthy; `state` is the
+  // lifecycle (WORK-3015), which says why.
+  std::string lifecycle(state.StatusName());
+  if (loaded && !resident) lifecycle = "failed";  // weights lost or a fatal device error
+  const bool healthy = lifecycle == "ready" || lifecycle == "busy";
+  std::string j = "{\"status\":" + Str(healthy ? "healthy" : "unhealthy");
+  j += ",\"state\":" + Str(lifecycle);
+  j += std::string(",\"healthy\":") + (healthy ? "true" : "false");
   j += ",\"worker_id\":" + Str(state.config.worker_id);
   j += ",\"uptime_seconds\":" + std::to_string(uptime);
   if (!loaded) {
@@ -41,10 +46,16 @@ std::string HealthJson(const WorkerState& state) {
   j += ",\"architecture\":" + Str(f.architecture);
   j += std::string(",\"resident\":") + (resident ? "true" : "false");
   j += ",\"quant_kind\":" + Str(f.quant_kind);
-  j += ",\"vram_bytes_used\":" + std::to_string(state.service->VramBytesUsed());
+  const std::string vram = std::to_string(state.service->VramBytesUsed());
+  j += ",\"vram_bytes_used\":" + vram + ",\"vram_bytes\":" + vram;  // M0-W-1320, WORK-3041
   j += ",\"tokenizer_kind\":" + Str(f.tokenizer_kind);
   j += ",\"vocab_size\":" + std::to_string(f.vocab_size);
   j += ",\"context_length\":" + (f.context_length > 0 ? std::to_string(f.context_length) : "null");
+  // The tokenizer's metadata (M0-W-1361); null where the model has none.
+  const auto id_or_null = [](int64_t v) { return v >= 0 ? std::to_string(v) : "null"; };
+  j += ",\"bos_id\":" + id_or_null(f.bos_id) + ",\"eos_id\":" + id_or_null(f.eos_id);
+  j += ",\"model_max_context\":" +
+       (f.model_max_context > 0 ? std::to_string(f.model_max_context) : "null");
   if (f.expert_count > 0) {
     j += ",\"expert_count\":" + std::to_string(f.expert_count) +
          ",\"expert_used_count\":" + std::to_string(f.expert_used_count);
@@ -80,13 +91,15 @@ InlineResponse LiveResponse() {
 
 // Ready = the model is loaded, the pool manager acknowledged it and the
 // worker is not draining: states "ready" and "busy" (a busy worker answers
-// /execute with WORKER_BUSY, but it is not broken). The body names the state.
+// /execute with WORKER_BUSY, but it is not broken). The body has /health's
+// status and names the state.
 InlineResponse ReadyResponse(const WorkerState& state) {
-  const std::string status(state.StatusName());
-  const bool ready = state.accepting() && (status == "ready" || status == "busy");
+  const std::string lifecycle(state.StatusName());
+  const bool ready = state.accepting() && (lifecycle == "ready" || lifecycle == "busy");
   InlineResponse r;
   r.status = ready ? 200 : 503;
-  r.body = "{\"status\":" + Str(status) + "}";
+  r.body =
+      "{\"status\":" + Str(ready ? "healthy" : "unhealthy") + ",\"state\":" + Str(lifecycle) + "}";
   if (!ready) r.fields.emplace_back("Retry-After", "1");
   return r;
 }

@@ -90,7 +90,7 @@ TEST(GptModelInfo, DenseAndMoeFactsForHealth) {
   auto oss = LoadFixtureEngine("gptoss-tiny.MXFP4_MOE");
   EXPECT_EQ(oss->info().architecture, "gpt-oss");
   EXPECT_EQ(oss->info().arch_plugin, "gpt");
-  EXPECT_EQ(oss->info().quant_kind, "MXFP4_MOE");
+  EXPECT_EQ(oss->info().quant_kind, "MXFP4");
   EXPECT_EQ(oss->info().expert_count, 8);
   EXPECT_EQ(oss->info().expert_used_count, 2);
   EXPECT_EQ(oss->info().train_context_length, 512);

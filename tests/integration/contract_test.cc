@@ -62,7 +62,7 @@ std::vector<std::string> SpecArgs(const std::string& callback_url, const std::st
 }
 
 std::string Status(int port) {
-  return Parse(HttpGet(port, "/health").body)->getValue<std::string>("status");
+  return Parse(HttpGet(port, "/health").body)->getValue<std::string>("state");
 }
 
 // Polls /health until `status` (recording every status seen); false on timeout.
@@ -102,7 +102,8 @@ TEST_P(Contract, PoolManagerSeesTheSpecsLifecycle) {
 
   // starting: observable with its load progress; no jobs accepted yet.
   Json h = Parse(HttpGet(port, "/health").body);
-  EXPECT_EQ(h->getValue<std::string>("status"), "starting") << w.Logs();
+  EXPECT_EQ(h->getValue<std::string>("state"), "starting") << w.Logs();
+  EXPECT_EQ(h->getValue<std::string>("status"), "unhealthy") << "not serving yet";
   EXPECT_EQ(h->getValue<std::string>("worker_id"), kWorkerId);
   EXPECT_LT(h->getValue<int>("load_progress_percent"), 100);
   EXPECT_EQ(HttpGet(port, "/health/ready").status, 503);
@@ -147,7 +148,9 @@ TEST_P(Contract, PoolManagerSeesTheSpecsLifecycle) {
     EXPECT_EQ(Status(port), "busy");
     HttpResponse ready = HttpGet(port, "/health/ready");
     EXPECT_EQ(ready.status, 200) << "busy is not broken";
-    EXPECT_EQ(Parse(ready.body)->getValue<std::string>("status"), "busy");
+    EXPECT_EQ(Parse(ready.body)->getValue<std::string>("state"), "busy");
+    EXPECT_EQ(Parse(ready.body)->getValue<std::string>("status"), "healthy");
+    EXPECT_EQ(Parse(HttpGet(port, "/health").body)->getValue<std::string>("status"), "healthy");
     HttpResponse busy = HttpPost(port, "/execute", Job("second", 2));
     EXPECT_EQ(busy.status, 503);
     EXPECT_EQ(Parse(busy.body)->getValue<std::string>("code"), "WORKER_BUSY");
@@ -276,7 +279,7 @@ TEST_P(Contract, AClientGoneDuringPrefillStopsTheJob) {
   bool idle = false;
   while (!idle && Clock::now() - t0 < 2s) {
     const Json h = Parse(HttpGet(w.port(), "/health").body);
-    idle = h->getValue<int>("slots_busy") == 0 && h->getValue<std::string>("status") == "ready";
+    idle = h->getValue<int>("slots_busy") == 0 && h->getValue<std::string>("state") == "ready";
     if (!idle) std::this_thread::sleep_for(5ms);
   }
   EXPECT_TRUE(idle);

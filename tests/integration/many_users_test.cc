@@ -142,7 +142,8 @@ TEST(ManyUsers, PastSlotsAndQueueA503WithRetryAfterAndTheQueuedStillAnswer) {
     std::this_thread::sleep_for(10ms);
   }
   const Json h = Parse(HttpGet(w->port(), "/health").body);
-  EXPECT_EQ(h->getValue<std::string>("status"), "busy");
+  EXPECT_EQ(h->getValue<std::string>("state"), "busy");
+  EXPECT_EQ(h->getValue<std::string>("status"), "healthy");
   EXPECT_EQ(h->getValue<int>("queue_depth"), 1);
   const HttpResponse refused = HttpPost(w->port(), "/v1/completions", Body(a, 5));
   EXPECT_EQ(refused.status, 503);

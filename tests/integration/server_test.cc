@@ -211,7 +211,9 @@ TEST(Server, SigtermDrainsAndExitsZero) { ExpectGracefulStop(true); }
 TEST(Server, HealthAndMetrics) {
   auto w = StartWorker();
   Json h = Parse(HttpGet(w->port(), "/health").body);
-  EXPECT_EQ(h->getValue<std::string>("status"), "ready");
+  // The spec's /health (M0-W-1320, WORK-3041) and the lifecycle (WORK-3015).
+  EXPECT_EQ(h->getValue<std::string>("status"), "healthy");
+  EXPECT_EQ(h->getValue<std::string>("state"), "ready");
   EXPECT_TRUE(h->getValue<bool>("healthy"));
   EXPECT_EQ(h->getValue<std::string>("model"), "qwen2-tiny");
   EXPECT_TRUE(h->getValue<bool>("resident"));
@@ -220,6 +222,11 @@ TEST(Server, HealthAndMetrics) {
   EXPECT_EQ(h->getValue<int>("vocab_size"), 4099);
   EXPECT_EQ(h->getValue<int>("context_length"), 4096);
   EXPECT_EQ(h->getValue<int>("vram_bytes_used"), 0) << "CPU backend holds no device memory";
+  EXPECT_EQ(h->getValue<int>("vram_bytes"), 0);
+  // The tokenizer's metadata (M0-W-1361), from the fixture's GGUF.
+  EXPECT_EQ(h->getValue<int>("bos_id"), 4096);  // tokenizer.ggml.bos_token_id
+  EXPECT_EQ(h->getValue<int>("eos_id"), 4098);  // tokenizer.ggml.eos_token_id
+  EXPECT_EQ(h->getValue<int>("model_max_context"), 512) << "qwen2-tiny is trained for 512";
   EXPECT_TRUE(h->has("uptime_seconds"));
   EXPECT_EQ(HttpGet(w->port(), "/health/live").status, 200);
   EXPECT_EQ(HttpGet(w->port(), "/health/ready").status, 200);

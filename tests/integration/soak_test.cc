@@ -76,7 +76,7 @@ std::map<std::string, int64_t> Outcomes(int port) {
 bool WaitIdle(int port, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (Clock::now() < deadline) {
-    if (Parse(HttpGet(port, "/health").body)->getValue<std::string>("status") == "ready") {
+    if (Parse(HttpGet(port, "/health").body)->getValue<std::string>("state") == "ready") {
       return true;
     }
     std::this_thread::sleep_for(2ms);

@@ -70,9 +70,9 @@ bool HasLine(const std::string& message, const std::string& line) {
   return ("\n" + message + "\n").find("\n" + line + "\n") != std::string::npos;
 }
 
-std::string HealthStatus(int port) {
+std::string HealthState(int port) {
   const auto body = Poco::JSON::Parser().parse(HttpGet(port, "/health").body);
-  return body.extract<Poco::JSON::Object::Ptr>()->getValue<std::string>("status");
+  return body.extract<Poco::JSON::Object::Ptr>()->getValue<std::string>("state");
 }
 
 TEST(SystemdNotifyTest, ReadyOnlyOnceTheModelIsLoadedAndStoppingWhenDraining) {
@@ -94,7 +94,7 @@ TEST(SystemdNotifyTest, ReadyOnlyOnceTheModelIsLoadedAndStoppingWhenDraining) {
     const std::optional<std::string> message = systemd.Receive(60s);
     ASSERT_TRUE(message.has_value()) << "no READY=1 within 60 s\n" << worker.Logs();
     if (HasLine(*message, "READY=1")) {
-      status_at_ready = HealthStatus(port);  // at once, as systemd would go on
+      status_at_ready = HealthState(port);  // at once, as systemd would go on
       ready = message;
     } else {
       before_ready.push_back(*message);

@@ -96,7 +96,7 @@ TEST(GgufFixtures, QuantKindAsUsersNameIt) {
   const std::pair<const char*, const char*> cases[] = {
       {"qwen2-tiny.F16.gguf", "F16"},   {"qwen2-tiny.Q4_K_M.gguf", "Q4_K_M"},
       {"qwen2-tiny.Q4_0.gguf", "Q4_0"}, {"phi3-tiny.Q4_K_M.gguf", "Q4_K_M"},
-      {"gpt2-tiny.Q8_0.gguf", "Q8_0"},  {"gptoss-tiny.MXFP4_MOE.gguf", "MXFP4_MOE"}};
+      {"gpt2-tiny.Q8_0.gguf", "Q8_0"},  {"gptoss-tiny.MXFP4_MOE.gguf", "MXFP4"}};
   for (const auto& [file, kind] : cases) {
     EXPECT_EQ(QuantKind(*GgufFile::Open(testing::FixturePath(std::string("models/") + file))), kind)
         << file;

@@ -2,6 +2,8 @@
 // device, and the lowered ADD_RMS_NORM, ROPE_FUSED, SWIGLU_Q8 and
 // ATTENTION_FUSED (lowered_ops.h):
 // argument marshalling around the backend's kernels (kernels/).
+#include <cmath>
+
 #include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/lowered_ops.h"
 #include "host/engine/rope_yarn.h"
@@ -111,10 +113,12 @@ RopeArgs RopeLaunch(CudaBackend& b, ExecContext& ctx, orcd_op_rope_params p,
   a.head_dim = p.head_dim;
   a.n_rot = p.n_rot;
   a.neox = p.mode == ORCD_ROPE_NEOX;
-  a.freq_base = p.freq_base;
+  // As cpu/rope_adapter.cc computes them, in the host's libm.
+  a.theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
+  a.mscale = p.attn_factor;
+  if (p.ext_factor != 0.0f) a.mscale *= 1.0f + 0.1f * std::log(1.0f / p.freq_scale);
   a.freq_scale = p.freq_scale;
   a.ext_factor = p.ext_factor;
-  a.attn_factor = p.attn_factor;
   a.yarn_low = dims.low;
   a.yarn_high = dims.high;
   a.step = b.step();

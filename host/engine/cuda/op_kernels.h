@@ -38,7 +38,12 @@ struct RopeArgs {
   const float* freq_factors;  // [n_rot / 2] or null
   int64_t n_tokens, head_dim, n_rot;
   bool neox;
-  float freq_base, freq_scale, ext_factor, attn_factor;
+  // Computed on the host as the CPU adapter does (device powf and logf are
+  // not correctly rounded: theta drifted ~2e-5 from the CPU's by position
+  // 300): theta_scale = freq_base^(-2 / n_rot); mscale = attn_factor, times
+  // YaRN's magnitude factor when ext_factor != 0.
+  float theta_scale, mscale;
+  float freq_scale, ext_factor;
   float yarn_low, yarn_high;  // YaRN correction dims (ext_factor != 0)
   const StepValues* step;
 };

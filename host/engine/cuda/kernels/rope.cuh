@@ -16,7 +16,6 @@ __global__ void rope_kernel(RopeArgs a) {
   const int64_t pairs = a.head_dim / 2;  // rotated pairs, then pass-through pairs
   const int64_t n0 = a.n_tokens * a.target[0].heads * pairs;
   const int64_t n = n0 + (a.n_targets > 1 ? a.n_tokens * a.target[1].heads * pairs : 0);
-  const float theta_scale = powf(a.freq_base, -2.0f / static_cast<float>(a.n_rot));
   ORCD_GRID_STRIDE(index, n) {
     const bool second = index >= n0;
     const RopeTarget tg = second ? a.target[1] : a.target[0];
@@ -36,20 +35,18 @@ __global__ void rope_kernel(RopeArgs a) {
       continue;
     }
     float theta = static_cast<float>(a.step->pos0 + t);
-    for (int64_t j = 0; j < pair; ++j) theta *= theta_scale;
+    for (int64_t j = 0; j < pair; ++j) theta *= a.theta_scale;
     const float ff = a.freq_factors ? a.freq_factors[pair] : 1.0f;
     const float extrap = theta / ff;
     const float interp = a.freq_scale * extrap;
     float angle = interp;
-    float mscale = a.attn_factor;
     if (a.ext_factor != 0.0f) {
       const float y =
           (static_cast<float>(pair) - a.yarn_low) / fmaxf(0.001f, a.yarn_high - a.yarn_low);
       const float mix = (1.0f - fminf(1.0f, fmaxf(0.0f, y))) * a.ext_factor;
       angle = interp * (1.0f - mix) + extrap * mix;
-      mscale *= 1.0f + 0.1f * logf(1.0f / a.freq_scale);
     }
-    const float c = cosf(angle) * mscale, s = sinf(angle) * mscale;
+    const float c = cosf(angle) * a.mscale, s = sinf(angle) * a.mscale;
     const int64_t i = a.neox ? pair : i0;
     const int64_t k = a.neox ? pair + half : i0 + 1;
     const float x0 = load(i), x1 = load(k);
