@@ -13,6 +13,7 @@
 #include "host/common/status.h"
 #include "host/engine/engine.h"
 #include "host/generation/batch_scheduler.h"
+#include "host/generation/residency_monitor.h"
 #include "host/generation/token_generator.h"
 #include "host/gguf/file_type.h"
 #include "host/gguf/gguf_file.h"
@@ -143,6 +144,23 @@ std::chrono::milliseconds DebugTokenDelay() {
   return std::chrono::milliseconds(ms);
 }
 
+// A job's observer that also stops the job once the model's weights have
+// left device memory (the residency check failed): the job then ends with
+// VRAM_RESIDENCY_LOST rather than running on with whatever the memory holds.
+class ResidencyGuard final : public GenerationObserver {
+ public:
+  ResidencyGuard(GenerationObserver& inner, InferenceService& service)
+      : inner_(inner), service_(service) {}
+  bool OnToken(int64_t index, const std::string& text) override {
+    return inner_.OnToken(index, text);
+  }
+  bool Cancelled() override { return !service_.Resident() || inner_.Cancelled(); }
+
+ private:
+  GenerationObserver& inner_;
+  InferenceService& service_;
+};
+
 class GenerationService final : public InferenceService {
  public:
   GenerationService(const GenerationOptions& config, const PluginRegistry& registry,
@@ -199,7 +217,6 @@ class GenerationService final : public InferenceService {
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     if (!on_cuda) TouchWeights(*gguf, progress);
     engine_ = engine::Engine::Load(config.model_path, registry, options);
-    residency_interval_ = std::chrono::seconds(config.residency_check_seconds);
 
     const engine::ModelInfo& info = engine_->info();
     if (on_cuda && config.kv_cache_bytes > 0 &&
@@ -246,6 +263,12 @@ class GenerationService final : public InferenceService {
                {"max_batched_tokens", std::to_string(config.max_batched_tokens)}});
     }
     UpdateVramUsed();
+    if (engine::cuda::CudaBackend* cuda = engine_->cuda_backend()) {
+      // Checked once now, then on a timer whether or not /health is polled.
+      residency_ =
+          std::make_unique<ResidencyMonitor>([cuda] { return cuda->WeightsResident(); },
+                                             std::chrono::seconds(config.residency_check_seconds));
+    }
     if (!on_cuda) progress(100);
   }
 
@@ -265,22 +288,8 @@ class GenerationService final : public InferenceService {
   }
 
   bool Resident() override {
-    engine::cuda::CudaBackend* cuda = engine_->cuda_backend();
-    if (cuda == nullptr) return true;  // CPU: nothing to lose
     if (device_failed_) return false;
-    std::lock_guard lock(residency_mu_);
-    const auto now = std::chrono::steady_clock::now();
-    if (residency_interval_.count() > 0 && now - last_residency_check_ >= residency_interval_) {
-      last_residency_check_ = now;
-      try {
-        resident_ = cuda->WeightsResident();
-      } catch (const Error&) {
-        resident_ = false;
-      }
-      if (!resident_)
-        LogError("residency", "model weights are no longer resident in device memory");
-    }
-    return resident_;
+    return residency_ == nullptr || residency_->resident();  // CPU: nothing to lose
   }
   int64_t max_prompt_tokens() const override { return max_prompt_tokens_; }
 
@@ -311,7 +320,8 @@ class GenerationService final : public InferenceService {
     return prompt;
   }
 
-  GenerationResult Generate(const GenerationInput& input, GenerationObserver& observer) override {
+  GenerationResult Generate(const GenerationInput& input, GenerationObserver& client) override {
+    ResidencyGuard observer(client, *this);
     struct UpdateAfter {
       GenerationService* self;
       ~UpdateAfter() { self->UpdateVramUsed(); }
@@ -334,7 +344,7 @@ class GenerationService final : public InferenceService {
         GenerationResult r =
             GenerateTokens(*sequence, *tokenizer_, prompt, input, observer, options_);
         r.queue_ms = sequence->queued_ms();
-        return r;
+        return UnlessResidencyLost(std::move(r));
       }
       const auto queued_since = std::chrono::steady_clock::now();
       const auto give_up = [&] {
@@ -343,7 +353,7 @@ class GenerationService final : public InferenceService {
       if (!gate_.Enter(give_up)) {
         result.stop_reason =
             std::chrono::steady_clock::now() >= input.deadline ? "timeout" : "cancelled";
-        return result;
+        return UnlessResidencyLost(std::move(result));
       }
       struct LeaveGate {
         FifoGate& gate;
@@ -354,7 +364,7 @@ class GenerationService final : public InferenceService {
               .count();
       GenerationResult r = GenerateTokens(*logits_, *tokenizer_, prompt, input, observer, options_);
       r.queue_ms = queued_ms;
-      return r;
+      return UnlessResidencyLost(std::move(r));
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kDevice && engine_->cuda_backend() != nullptr) {
         // The CUDA context may be unusable: report unhealthy so the
@@ -383,6 +393,13 @@ class GenerationService final : public InferenceService {
     vram_used_ = cuda != nullptr ? cuda->usage().total() : 0;
   }
 
+  // A job stopped by ResidencyGuard fails with the residency's code.
+  GenerationResult UnlessResidencyLost(GenerationResult r) {
+    if (r.stop_reason != "cancelled" || Resident()) return r;
+    return Failed(std::move(r), "VRAM_RESIDENCY_LOST",
+                  "the model's weights are no longer resident in device memory");
+  }
+
   static GenerationResult Failed(GenerationResult r, const std::string& code,
                                  const std::string& message) {
     r.stop_reason = "error";
@@ -400,11 +417,8 @@ class GenerationService final : public InferenceService {
   ModelFacts facts_;
   int64_t max_prompt_tokens_ = 0;
   GeneratorOptions options_;
-  // Residency (CUDA): checked from /health at most every residency_interval_.
-  std::mutex residency_mu_;
-  std::chrono::seconds residency_interval_{60};
-  std::chrono::steady_clock::time_point last_residency_check_{};
-  bool resident_ = true;
+  // CUDA: after engine_, so that it stops before the backend it checks goes.
+  std::unique_ptr<ResidencyMonitor> residency_;
   std::atomic<bool> device_failed_{false};
   std::atomic<uint64_t> vram_used_{0};
 };

@@ -27,8 +27,7 @@ std::string HealthJson(const WorkerState& state) {
   // `status` is the spec's /health value (M0-W-1320, WORK-3041): healthy
   // while the worker serves (ready or busy), else unhealthy; `state` is the
   // lifecycle (WORK-3015), which says why.
-  std::string lifecycle(state.StatusName());
-  if (loaded && !resident) lifecycle = "failed";  // weights lost or a fatal device error
+  const std::string lifecycle(state.StatusName());  // "failed" once !resident
   const bool healthy = lifecycle == "ready" || lifecycle == "busy";
   std::string j = "{\"status\":" + Str(healthy ? "healthy" : "unhealthy");
   j += ",\"state\":" + Str(lifecycle);

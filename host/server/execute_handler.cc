@@ -101,7 +101,8 @@ std::pair<std::string, std::string> TerminalEvent(const GenerationResult& r) {
   } else if (code.empty()) {
     code = "INTERNAL";
   }
-  if (code == "VRAM_OOM") retriable = true;
+  // Another worker (or this one, later) can run the job.
+  if (code == "VRAM_OOM" || code == "VRAM_RESIDENCY_LOST") retriable = true;
   return {"error", "{\"code\":\"" + code + "\",\"message\":\"" + JsonEscape(message) +
                        "\",\"retriable\":" + (retriable ? "true" : "false") + "}"};
 }
@@ -113,6 +114,14 @@ bool RefuseUnlessAccepting(WorkerState& state, Poco::Net::HTTPServerResponse& re
     response.set("Retry-After", "5");
     SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "SHUTTING_DOWN",
               "the worker is draining and accepts no new jobs", true);
+    return true;
+  }
+  if (state.model_lost()) {
+    state.metrics.RecordRejected("not_ready");
+    SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "VRAM_RESIDENCY_LOST",
+              "the model's weights are no longer resident in device memory; this worker takes "
+              "no more jobs",
+              true);
     return true;
   }
   state.metrics.RecordRejected("not_ready");

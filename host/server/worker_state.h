@@ -50,8 +50,11 @@ struct WorkerState {
   void SetPhase(WorkerPhase p) { phase_.store(p, std::memory_order_release); }
   // True when /execute and /v1/* may run a job.
   bool accepting() const {
-    return phase() == WorkerPhase::kReady && !shutting_down && model_loaded();
+    return phase() == WorkerPhase::kReady && !shutting_down && model_loaded() && !model_lost();
   }
+  // The loaded model's weights left device memory (the residency check) or
+  // a device error broke the context: the worker serves no more jobs.
+  bool model_lost() const { return model_loaded() && !service->Resident(); }
   // "starting" | "ready" | "busy" | "draining" | "failed".
   std::string_view StatusName() const;
   // Jobs accepted beyond the generating slots wait; busy = every slot taken.
@@ -86,6 +89,7 @@ inline std::string_view WorkerState::StatusName() const {
     case WorkerPhase::kStarting:
       return shutting_down ? "draining" : "starting";
     case WorkerPhase::kReady:
+      if (model_lost()) return "failed";
       return busy() ? "busy" : "ready";
     case WorkerPhase::kDraining:
       return "draining";
