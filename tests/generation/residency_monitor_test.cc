@@ -70,7 +70,9 @@ TEST(ResidencyMonitor, ZeroIntervalChecksOnlyOnceAndStopsAtOnce) {
   EXPECT_EQ(calls.load(), 1);
   // A long timer does not hold up the worker's exit.
   const auto t0 = std::chrono::steady_clock::now();
-  { ResidencyMonitor m([] { return true; }, 1h); }
+  {
+    ResidencyMonitor m([] { return true; }, 1h);
+  }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
 }
 
