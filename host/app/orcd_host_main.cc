@@ -109,7 +109,7 @@ bool RegisterWithPoolManager(WorkerState& state, const std::string& uri, uint64_
                              const sigset_t& signals) {
   const WorkerConfig& config = state.config;
   const std::string body = "{\"worker_id\":\"" + JsonEscape(config.worker_id) +
-                           "\",\"model_ref\":\"" + JsonEscape(config.model_path.string()) +
+                           "\",\"model_ref\":\"" + JsonEscape(config.ModelRef()) +
                            "\",\"vram_bytes\":" + std::to_string(vram_bytes) + ",\"uri\":\"" +
                            JsonEscape(uri) + "\"}";
   ReadyCallbackRetry retry;
@@ -186,7 +186,7 @@ int Run(int argc, char** argv) {
   ParseLogLevel(config.log_level, &level);
   log.SetLevel(level);
   log.SetContext("worker_id", config.worker_id);
-  log.SetContext("model_ref", config.model_path.string());
+  log.SetContext("model_ref", config.ModelRef());
   log.SetContext("gpu_device", config.device == "cuda" ? std::to_string(config.gpu_device) : "cpu");
   LogInfo("startup", "orcd-host starting", {{"version", ORCD_VERSION}, {"device", config.device}});
   std::string callback_problem;
@@ -228,9 +228,13 @@ int Run(int argc, char** argv) {
                                                          : config.plugin_dirs);
     LogInfo("model_load_start", "loading model", {{"device_name", device->info().name}});
     service = CreateGenerationService(
-        GenerationOptionsFrom(config), *registry, *device, [&state](int percent) {
+        GenerationOptionsFrom(config), *registry, *device,
+        [&state, last_percent = -1](int percent) mutable {
           state.load_percent = percent;
-          LogInfo("model_load_progress", "loading", {{"percent", std::to_string(percent)}});
+          // Once per step (a backend may report a step twice).
+          if (percent == last_percent) return;
+          last_percent = percent;
+          LogInfo("model_load_progress", "loading", {{"percent", LogValue::Number(percent)}});
           DebugLoadDelay();
         });
     LogInfo("model_load_complete", "model loaded",

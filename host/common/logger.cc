@@ -80,7 +80,8 @@ void Logger::Log(LogLevel level, std::string_view event, std::string_view messag
     line += ",\"" + JsonEscape(key) + "\":\"" + JsonEscape(value) + "\"";
   }
   for (const auto& [key, value] : fields) {
-    line += ",\"" + JsonEscape(key) + "\":\"" + JsonEscape(value) + "\"";
+    line += ",\"" + JsonEscape(key) + "\":";
+    line += value.number ? value.text : "\"" + JsonEscape(value.text) + "\"";
   }
   line += ",\"msg\":\"" + JsonEscape(message) + "\"}";
   if (sink_) {

@@ -4,6 +4,7 @@
 #ifndef ORCD_HOST_COMMON_LOGGER_H_
 #define ORCD_HOST_COMMON_LOGGER_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -22,7 +23,21 @@ std::string_view LogLevelName(LogLevel level);
 // Parses "debug" | "info" | "warn" | "error"; returns false on anything else.
 bool ParseLogLevel(std::string_view text, LogLevel* out);
 
-using LogFields = std::vector<std::pair<std::string, std::string>>;
+// A field's value: text (written as a JSON string) or, made by Number, a
+// number written bare (e.g. model_load_progress's percent).
+struct LogValue {
+  LogValue(std::string s) : text(std::move(s)) {}  // NOLINT: strings convert
+  LogValue(const char* s) : text(s) {}             // NOLINT
+  static LogValue Number(int64_t v) {
+    LogValue n(std::to_string(v));
+    n.number = true;
+    return n;
+  }
+  std::string text;
+  bool number = false;
+};
+
+using LogFields = std::vector<std::pair<std::string, LogValue>>;
 
 class Logger {
  public:

@@ -181,8 +181,7 @@ class GenerationService final : public InferenceService {
                 chat_template_->message_options.arguments_as_objects ? "object" : "string"}});
     } catch (const Error& e) {                         // e.g. gpt2: completions only
       if (e.code() != ErrorCode::kUnsupported) throw;  // a bad chat.template_file
-      LogInfo("model_load_progress",
-              "no chat template for this model; /v1/chat/completions is refused",
+      LogInfo("chat_template", "no chat template for this model; /v1/chat/completions is refused",
               {{"reason", e.what()}});
     }
     if (const auto arch = gguf->GetString("general.architecture")) {

@@ -35,12 +35,12 @@ std::string HealthJson(const WorkerState& state) {
   j += ",\"worker_id\":" + Str(state.config.worker_id);
   j += ",\"uptime_seconds\":" + std::to_string(uptime);
   if (!loaded) {
-    j += ",\"model_ref\":" + Str(state.config.model_path.string());
+    j += ",\"model_ref\":" + Str(state.config.ModelRef());
     j += ",\"load_progress_percent\":" + std::to_string(state.load_percent.load());
     return j + "}";
   }
   const ModelFacts& f = state.service->facts();
-  j += ",\"model\":" + Str(f.model_name) + ",\"model_ref\":" + Str(f.model_ref);
+  j += ",\"model\":" + Str(f.model_name) + ",\"model_ref\":" + Str(state.config.ModelRef());
   j += ",\"load_progress_percent\":100";
   j += ",\"architecture\":" + Str(f.architecture);
   j += std::string(",\"resident\":") + (resident ? "true" : "false");

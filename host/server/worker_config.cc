@@ -92,6 +92,7 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
       path.erase(0, 5);
     }
     c->model_path = path;
+    c->model_ref = v;  // as given: what the pool manager asked for
   } else if (key == "model.tokenizer_json") {
     c->tokenizer_json = v;
   } else if (key == "chat.template_file") {

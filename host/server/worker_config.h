@@ -16,6 +16,10 @@ struct WorkerConfig {
   std::string worker_id = "orcd-worker";
   // model
   std::filesystem::path model_path;
+  // model.path as given (e.g. file:/models/x.gguf): the reference the ready
+  // callback, /health and the logs report back to the pool manager.
+  std::string model_ref;
+  std::string ModelRef() const { return model_ref.empty() ? model_path.string() : model_ref; }
   std::filesystem::path tokenizer_json;  // optional hf-json tokenizer
   // chat: a Jinja chat template replacing the model's tokenizer.chat_template
   std::filesystem::path chat_template_file;

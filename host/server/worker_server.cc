@@ -55,7 +55,7 @@ std::optional<InlineResponse> AnswerInline(WorkerState& state, const RequestHead
   }
   if (head.method != route->method) {
     InlineResponse r =
-        JsonError(405, "INVALID_REQUEST",
+        JsonError(405, "METHOD_NOT_ALLOWED",
                   "method " + Quote(head.method) + " not allowed on " + Quote(head.path), false);
     r.fields.emplace_back("Allow", std::string(route->method));
     return r;

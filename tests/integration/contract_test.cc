@@ -128,7 +128,9 @@ TEST_P(Contract, PoolManagerSeesTheSpecsLifecycle) {
     EXPECT_EQ(c.path, "/v2/internal/workers/ready");
     Json body = Parse(c.body);
     EXPECT_EQ(body->getValue<std::string>("worker_id"), kWorkerId);
-    EXPECT_EQ(body->getValue<std::string>("model_ref"), FixtureModel("qwen2-tiny.F16.gguf"));
+    EXPECT_EQ(body->getValue<std::string>("model_ref"),
+              "file:" + FixtureModel("qwen2-tiny.F16.gguf"))
+        << "the reference as the pool manager passed it";
     EXPECT_EQ(body->getValue<int64_t>("vram_bytes"), 0) << "the CPU backend holds no VRAM";
     EXPECT_EQ(body->getValue<std::string>("uri"), "http://127.0.0.1:" + std::to_string(port));
   }

@@ -82,13 +82,15 @@ std::string DeviceUnderTest() {
 
 TEST(M0_W_1800, HaikuOnQwen25Instruct) {
   const char* path = std::getenv("ORCD_TEST_MODEL_QWEN");
-  if (!path || !*path) GTEST_SKIP() << "ORCD_TEST_MODEL_QWEN is unset (a Qwen2.5-0.5B-Instruct GGUF)";
+  if (!path || !*path)
+    GTEST_SKIP() << "ORCD_TEST_MODEL_QWEN is unset (a Qwen2.5-0.5B-Instruct GGUF)";
   ExpectReproducibleHaiku(path, DeviceUnderTest());
 }
 
 TEST(M0_W_1823, GptOssBringUp) {
   const char* path = std::getenv("ORCD_TEST_MODEL_GPT_OSS");
-  if (!path || !*path) GTEST_SKIP() << "ORCD_TEST_MODEL_GPT_OSS is unset (a GPT-OSS-20B MXFP4 GGUF)";
+  if (!path || !*path)
+    GTEST_SKIP() << "ORCD_TEST_MODEL_GPT_OSS is unset (a GPT-OSS-20B MXFP4 GGUF)";
   auto w = StartOn(path, DeviceUnderTest());
   ASSERT_TRUE(w->ready()) << w->Logs();
   Json h = Parse(HttpGet(w->port(), "/health").body);

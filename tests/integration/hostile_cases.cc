@@ -31,6 +31,7 @@ std::string Chat(const std::string& fields, const std::string& content = "\"hi\"
 
 constexpr const char* kBadHttp = "\"code\":\"BAD_HTTP_REQUEST\"";
 constexpr const char* kInvalid = "\"code\":\"INVALID_REQUEST\"";
+constexpr const char* kMethodNotAllowed = "\"code\":\"METHOD_NOT_ALLOWED\"";
 constexpr const char* kOpenAiInvalid = "\"type\":\"invalid_request_error\"";
 
 }  // namespace
@@ -183,31 +184,31 @@ std::vector<HostileCase> HostileCases() {
       {"post_health",
        "POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n",
        {405},
-       kInvalid,
+       kMethodNotAllowed,
        false,
        "allow: GET"},
       {"get_execute",
        "GET /execute HTTP/1.1\r\nHost: t\r\n\r\n",
        {405},
-       kInvalid,
+       kMethodNotAllowed,
        false,
        "allow: POST"},
       {"delete_cancel",
        "DELETE /cancel HTTP/1.1\r\nHost: t\r\n\r\n",
        {405},
-       kInvalid,
+       kMethodNotAllowed,
        false,
        "allow: POST"},
       {"head_health",
        "HEAD /health HTTP/1.1\r\nHost: t\r\n\r\n",
        {405},
-       kInvalid,
+       kMethodNotAllowed,
        false,
        "allow: GET"},
       {"get_chat_completions",
        "GET /v1/chat/completions HTTP/1.1\r\nHost: t\r\n\r\n",
        {405},
-       kInvalid,
+       kMethodNotAllowed,
        false,
        "allow: POST"},
       // A body on a GET is read and dropped, never run as the next request.

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "host/gguf/gguf_file.h"
 #include "host/gguf/gguf_writer.h"
@@ -114,6 +116,27 @@ TEST(ModelFiles, FifoModelPathIsRefusedWithoutBlocking) {
   std::string inspect_out;
   EXPECT_EQ(Inspect(fifo, &inspect_out), 1) << inspect_out;
   std::remove(fifo.c_str());
+}
+
+// The load's progress as a pool manager's log reader sees it: one
+// model_load_progress line per step, 0/25/50/75/100 in order, the percent a
+// JSON number; nothing else under that event (gpt2-tiny has no chat
+// template: that is said under its own event).
+TEST(ModelFiles, LoadProgressIsOneLinePerStepWithANumericPercent) {
+  WorkerProcess w(HostArgs(FixtureModel("gpt2-tiny.F16.gguf")));
+  ASSERT_TRUE(w.ready()) << w.Logs();
+  const std::string logs = w.Logs();
+  std::vector<std::string> percents;
+  for (size_t at = logs.find("\"event\":\"model_load_progress\""); at != std::string::npos;
+       at = logs.find("\"event\":\"model_load_progress\"", at + 1)) {
+    const size_t end = logs.find('\n', at);
+    const std::string line = logs.substr(at, end - at);
+    const size_t p = line.find("\"percent\":");
+    ASSERT_NE(p, std::string::npos) << "a progress line without a percent: " << line;
+    const size_t from = p + 10;
+    percents.push_back(line.substr(from, line.find(',', from) - from));
+  }
+  EXPECT_EQ(percents, (std::vector<std::string>{"0", "25", "50", "75", "100"})) << logs;
 }
 
 TEST(ModelFiles, SigtermEndsALoadInProgress) {
