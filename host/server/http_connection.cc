@@ -79,7 +79,7 @@ HttpConnection::Event HttpConnection::Advance(const HttpTimeouts& timeouts, size
     const size_t end = FindEndOfHead(in_);
     if (end == std::string::npos) {
       if (in_.size() > kMaxRequestHeadBytes) {
-        Reject(431, "request head exceeds " + std::to_string(kMaxRequestHeadBytes) + " bytes");
+        rejection_ = HeadTooLarge(in_);
         return Event::kRejected;
       }
       return Event::kNeedMore;

@@ -106,8 +106,19 @@ size_t FindEndOfHead(std::string_view buffer) {
   return at == std::string_view::npos ? at : at + 4;
 }
 
+HttpRejection HeadTooLarge(std::string_view buffer) {
+  const std::string_view line = buffer.substr(0, buffer.find("\r\n"));
+  const size_t sp1 = line.find(' ');
+  if (sp1 != std::string_view::npos) {
+    const size_t sp2 = line.find(' ', sp1 + 1);
+    const size_t target = (sp2 == std::string_view::npos ? line.size() : sp2) - sp1 - 1;
+    if (target > kMaxRequestTargetBytes) return {414, "request target too long"};
+  }
+  return {431, "request head exceeds " + std::to_string(kMaxRequestHeadBytes) + " bytes"};
+}
+
 std::variant<RequestHead, HttpRejection> ParseRequestHead(std::string_view head) {
-  if (head.size() > kMaxRequestHeadBytes) return Reject(431, "request head too large");
+  if (head.size() > kMaxRequestHeadBytes) return HeadTooLarge(head);
   if (!LineEndingsAreCrlf(head)) return Reject(400, "lines must end with CRLF");
   RequestHead r;
   const size_t line_end = head.find("\r\n");

@@ -48,6 +48,11 @@ struct HttpRejection {
 // Offset just past the "\r\n\r\n" ending the head in `buffer`, or npos.
 size_t FindEndOfHead(std::string_view buffer);
 
+// The rejection for a head (complete or not) over kMaxRequestHeadBytes: 414
+// when its request line's target alone is over kMaxRequestTargetBytes (a
+// long URI is a long URI whatever follows it), else 431.
+HttpRejection HeadTooLarge(std::string_view buffer);
+
 // Parses `head` (the bytes up to and including the terminating empty line).
 std::variant<RequestHead, HttpRejection> ParseRequestHead(std::string_view head);
 

@@ -81,6 +81,12 @@ TEST(RequestHead, LimitsOnSizes) {
   const std::string long_target =
       "GET /" + std::string(kMaxRequestTargetBytes, 'a') + " HTTP/1.1\r\nHost: h\r\n\r\n";
   EXPECT_EQ(std::get<HttpRejection>(ParseRequestHead(long_target)).status, 414);
+  // A target past the whole head's limit is still a long URI, complete or not.
+  const std::string huge = "GET /" + std::string(2 * kMaxRequestHeadBytes, 'a');
+  EXPECT_EQ(std::get<HttpRejection>(ParseRequestHead(huge + " HTTP/1.1\r\n\r\n")).status, 414);
+  EXPECT_EQ(HeadTooLarge(huge).status, 414) << "the request line not even finished";
+  EXPECT_EQ(HeadTooLarge("GET / HTTP/1.1\r\nX: " + std::string(kMaxRequestHeadBytes, 'v')).status,
+            431);
   std::string many = "GET / HTTP/1.1\r\nHost: h\r\n";
   for (size_t i = 0; i < kMaxHeaderFields; ++i) many += "X-" + std::to_string(i) + ": v\r\n";
   EXPECT_EQ(std::get<HttpRejection>(ParseRequestHead(many + "\r\n")).status, 431);
