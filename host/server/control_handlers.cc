@@ -2,8 +2,6 @@
 
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
 
 #include "host/common/logger.h"
 #include "host/server/http_util.h"
@@ -111,47 +109,46 @@ InlineResponse MetricsResponse(WorkerState& state) {
   return r;
 }
 
-void ControlHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
-                                   Poco::Net::HTTPServerResponse& response) {
-  switch (route_) {
-    case Route::kCancel: {
-      const std::optional<std::string> body = ReadBody(request, response);
-      if (!body) return;
-      std::string job_id;
-      try {
-        auto obj = Poco::JSON::Parser().parse(*body).extract<Poco::JSON::Object::Ptr>();
-        if (obj->has("job_id") && obj->get("job_id").isString())
-          job_id = obj->getValue<std::string>("job_id");
-      } catch (const Poco::Exception&) {
-      } catch (const std::exception&) {
-      }
-      if (job_id.empty() || job_id.size() > kMaxJobIdBytes) {
-        SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "INVALID_REQUEST",
-                  "job_id must be a string of 1 to " + std::to_string(kMaxJobIdBytes) + " bytes",
-                  false, "job_id");
-        return;
-      }
-      const char* status = "cancel_requested";
-      switch (state_.jobs.Cancel(job_id)) {
-        case JobSlots::CancelOutcome::kRunning:
-          break;
-        case JobSlots::CancelOutcome::kAlreadyEnded:
-          status = "already_ended";  // nothing to stop; a later job reusing the id runs
-          break;
-        case JobSlots::CancelOutcome::kRemembered:
-          break;  // cancels the job if it starts within 10 s
-      }
-      LogInfo("cancel_requested", "cancel requested", {{"job_id", job_id}, {"status", status}});
-      SendJson(response, HTTPResponse::HTTP_ACCEPTED,
-               "{\"job_id\":\"" + JsonEscape(job_id) + "\",\"status\":\"" + status + "\"}");
-      return;
-    }
-    case Route::kShutdown:
-      LogInfo("shutdown", "shutdown requested over HTTP");
-      state_.RequestShutdown();
-      SendJson(response, HTTPResponse::HTTP_ACCEPTED, "{\"status\":\"shutting_down\"}");
-      return;
+InlineResponse CancelResponse(WorkerState& state, const std::string& body) {
+  std::string job_id;
+  try {
+    auto obj = Poco::JSON::Parser().parse(body).extract<Poco::JSON::Object::Ptr>();
+    if (obj->has("job_id") && obj->get("job_id").isString())
+      job_id = obj->getValue<std::string>("job_id");
+  } catch (const Poco::Exception&) {
+  } catch (const std::exception&) {
   }
+  if (job_id.empty() || job_id.size() > kMaxJobIdBytes) {
+    InlineResponse r = JsonError(
+        400, "INVALID_REQUEST",
+        "job_id must be a string of 1 to " + std::to_string(kMaxJobIdBytes) + " bytes", false);
+    r.body.insert(r.body.size() - 1, ",\"field\":\"job_id\"");
+    return r;
+  }
+  const char* status = "cancel_requested";
+  switch (state.jobs.Cancel(job_id)) {
+    case JobSlots::CancelOutcome::kRunning:
+      break;
+    case JobSlots::CancelOutcome::kAlreadyEnded:
+      status = "already_ended";  // nothing to stop; a later job reusing the id runs
+      break;
+    case JobSlots::CancelOutcome::kRemembered:
+      break;  // cancels the job if it starts within 10 s
+  }
+  LogInfo("cancel_requested", "cancel requested", {{"job_id", job_id}, {"status", status}});
+  InlineResponse r;
+  r.status = 202;
+  r.body = "{\"job_id\":\"" + JsonEscape(job_id) + "\",\"status\":\"" + status + "\"}";
+  return r;
+}
+
+InlineResponse ShutdownResponse(WorkerState& state) {
+  LogInfo("shutdown", "shutdown requested over HTTP");
+  state.RequestShutdown();
+  InlineResponse r;
+  r.status = 202;
+  r.body = "{\"status\":\"shutting_down\"}";
+  return r;
 }
 
 }  // namespace orcd

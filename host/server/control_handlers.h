@@ -1,9 +1,7 @@
-// The small endpoints: /cancel and /shutdown (handler threads), and /health*,
-// /metrics answered on the HTTP I/O thread from cached state.
+// The small endpoints, answered on the HTTP I/O thread: /cancel, /shutdown,
+// and /health*, /metrics from cached state.
 #ifndef ORCD_HOST_SERVER_CONTROL_HANDLERS_H_
 #define ORCD_HOST_SERVER_CONTROL_HANDLERS_H_
-
-#include <Poco/Net/HTTPRequestHandler.h>
 
 #include <string>
 
@@ -12,18 +10,11 @@
 
 namespace orcd {
 
-// One handler class for all of them, dispatching on the route it was made for.
-class ControlHandler : public Poco::Net::HTTPRequestHandler {
- public:
-  enum class Route { kCancel, kShutdown };
-  ControlHandler(WorkerState& state, Route route) : state_(state), route_(route) {}
-  void handleRequest(Poco::Net::HTTPServerRequest& request,
-                     Poco::Net::HTTPServerResponse& response) override;
-
- private:
-  WorkerState& state_;
-  Route route_;
-};
+// POST /cancel {job_id} and POST /shutdown: cheap (a flag set), so answered
+// on the I/O thread like the health probes: never refused as overloaded
+// however many jobs hold the handler threads.
+InlineResponse CancelResponse(WorkerState& state, const std::string& body);
+InlineResponse ShutdownResponse(WorkerState& state);
 
 // The /health body, from cached state only (no device call on this path).
 std::string HealthJson(const WorkerState& state);

@@ -68,6 +68,7 @@ class HttpConnection {
   Event Advance(const HttpTimeouts& timeouts, size_t max_body_bytes, Clock::time_point now);
   const RequestHead& head() const { return head_; }
   std::string TakeBody() { return std::move(body_); }
+  const std::string& body() const { return body_; }  // the request's, once it is ready
   const HttpRejection& rejection() const { return rejection_; }
   bool peer_closed() const { return peer_closed_; }
   // True when the peer ended its input before a complete request arrived.

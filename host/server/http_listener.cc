@@ -256,7 +256,7 @@ void HttpListener::Process(HttpConnection& c, Clock::time_point now) {
 }
 
 void HttpListener::Route(HttpConnection& c, Clock::time_point now) {
-  if (std::optional<InlineResponse> inline_response = routes_.answer_inline(c.head())) {
+  if (std::optional<InlineResponse> inline_response = routes_.answer_inline(c.head(), c.body())) {
     Answer(c, *inline_response, now);
     return;
   }

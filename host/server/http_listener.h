@@ -40,9 +40,10 @@ struct HttpListenerOptions {
 };
 
 struct HttpRoutes {
-  // Answers a request on the I/O thread (must not block), or nullopt to
-  // hand it to a handler thread.
-  std::function<std::optional<InlineResponse>(const RequestHead&)> answer_inline;
+  // Answers a request (its head and whole body) on the I/O thread (must not
+  // block), or nullopt to hand it to a handler thread.
+  std::function<std::optional<InlineResponse>(const RequestHead&, const std::string& body)>
+      answer_inline;
   // The handler for a request answer_inline declined.
   std::function<Poco::Net::HTTPRequestHandler*(const Poco::Net::HTTPServerRequest&)> make_handler;
 };

@@ -26,8 +26,8 @@ struct RouteSpec {
 };
 
 constexpr RouteSpec kRoutes[] = {
-    {"/execute", "POST", Where::kHandler},        {"/cancel", "POST", Where::kHandler},
-    {"/shutdown", "POST", Where::kHandler},       {"/health", "GET", Where::kInline},
+    {"/execute", "POST", Where::kHandler},        {"/cancel", "POST", Where::kInline},
+    {"/shutdown", "POST", Where::kInline},        {"/health", "GET", Where::kInline},
     {"/health/live", "GET", Where::kInline},      {"/health/ready", "GET", Where::kInline},
     {"/metrics", "GET", Where::kInline},          {"/v1/models", "GET", Where::kHandler},
     {"/v1/completions", "POST", Where::kHandler}, {"/v1/chat/completions", "POST", Where::kHandler},
@@ -43,7 +43,8 @@ const RouteSpec* FindRoute(std::string_view path) {
 // Client text quoted back in an error, bounded.
 std::string Quote(const std::string& s) { return s.size() <= 100 ? s : s.substr(0, 100) + "..."; }
 
-std::optional<InlineResponse> AnswerInline(WorkerState& state, const RequestHead& head) {
+std::optional<InlineResponse> AnswerInline(WorkerState& state, const RequestHead& head,
+                                           const std::string& body) {
   // Before routing, so that an unauthenticated client learns nothing of the routes.
   if (std::optional<InlineResponse> refusal = CheckAuth(head, state.config.auth_token)) {
     return refusal;
@@ -61,6 +62,8 @@ std::optional<InlineResponse> AnswerInline(WorkerState& state, const RequestHead
     return r;
   }
   if (route->where == Where::kHandler) return std::nullopt;
+  if (head.path == "/cancel") return CancelResponse(state, body);
+  if (head.path == "/shutdown") return ShutdownResponse(state);
   if (head.path == "/health") return HealthResponse(state);
   if (head.path == "/health/live") return LiveResponse();
   if (head.path == "/health/ready") return ReadyResponse(state);
@@ -71,8 +74,6 @@ HTTPRequestHandler* MakeHandler(WorkerState& state, const Poco::Net::HTTPServerR
   std::string path = request.getURI();
   path.resize(std::min(path.size(), path.find('?')));
   if (path == "/execute") return new ExecuteHandler(state);
-  if (path == "/cancel") return new ControlHandler(state, ControlHandler::Route::kCancel);
-  if (path == "/shutdown") return new ControlHandler(state, ControlHandler::Route::kShutdown);
   return CreateOpenAiHandler(state, request.getMethod(), path);
 }
 
@@ -84,15 +85,17 @@ WorkerServer::WorkerServer(WorkerState& state) {
   options.bind_address = config.bind_address;
   options.port = config.port;
   options.max_connections = config.max_connections;
-  // A thread for every job that may run or wait, and a few for /cancel,
-  // /shutdown and the refusals of jobs past them.
+  // A thread for every job that may run or wait, and a few for the refusals
+  // of jobs past them (/cancel and /shutdown are answered on the I/O thread).
   options.handler_threads = config.slots + config.queue_depth + 4;
   options.timeouts.header_s = config.header_timeout_s;
   options.timeouts.body_s = config.body_timeout_s;
   options.timeouts.idle_s = config.idle_timeout_s;
   options.timeouts.send_s = config.send_timeout_s;
   HttpRoutes routes;
-  routes.answer_inline = [&state](const RequestHead& head) { return AnswerInline(state, head); };
+  routes.answer_inline = [&state](const RequestHead& head, const std::string& body) {
+    return AnswerInline(state, head, body);
+  };
   routes.make_handler = [&state](const Poco::Net::HTTPServerRequest& request) {
     return MakeHandler(state, request);
   };
