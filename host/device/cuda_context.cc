@@ -28,6 +28,17 @@ class CudaContext : public DeviceContext {
     if (cudaError_t e = cudaGetDeviceProperties(&prop, gpu); e != cudaSuccess) {
       Fail(gpu, "cudaGetDeviceProperties", e);
     }
+    // VRAM-only (M0-W-1010, M0-W-1400): no heap for device-side malloc (no
+    // kernel of orcd's allocates; memory comes from cudaMalloc alone, which
+    // the residency check verifies), and L1 preferred over shared memory
+    // where a kernel leaves the choice (a hint on sm_90: a launch still gets
+    // the shared memory it asks for).
+    if (cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, 0); e != cudaSuccess) {
+      Fail(gpu, "cudaDeviceSetLimit(cudaLimitMallocHeapSize, 0)", e);
+    }
+    if (cudaError_t e = cudaDeviceSetCacheConfig(cudaFuncCachePreferL1); e != cudaSuccess) {
+      Fail(gpu, "cudaDeviceSetCacheConfig(cudaFuncCachePreferL1)", e);
+    }
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaError_t e = cudaMemGetInfo(&free_bytes, &total_bytes); e != cudaSuccess) {
       Fail(gpu, "cudaMemGetInfo", e);

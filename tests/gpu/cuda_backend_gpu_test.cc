@@ -13,6 +13,7 @@
 #include "engine_test_support.h"
 #include "golden.h"
 #include "host/common/status.h"
+#include "host/device/device_context.h"
 
 namespace orcd::testing {
 namespace {
@@ -132,6 +133,19 @@ TEST(CudaGpu, ContextBeyondFreeVramIsInsufficientVram) {
   }
   auto engine = LoadOnGpu("qwen2-tiny.Q4_K_M");  // and nothing was left allocated
   EXPECT_TRUE(engine->cuda_backend()->WeightsResident());
+}
+
+// M0-W-1010 / M0-W-1400: the context orcd-host creates has no device-side
+// malloc heap and prefers L1.
+TEST(CudaGpu, ContextIsConfiguredVramOnly) {
+  ORCD_SKIP_WITHOUT_GPU();
+  const auto context = CreateDeviceContext("cuda", 0, 1);
+  size_t heap = 1;
+  ASSERT_EQ(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize), cudaSuccess);
+  EXPECT_EQ(heap, 0u);
+  cudaFuncCache cache = cudaFuncCachePreferNone;
+  ASSERT_EQ(cudaDeviceGetCacheConfig(&cache), cudaSuccess);
+  EXPECT_EQ(cache, cudaFuncCachePreferL1);
 }
 
 }  // namespace
