@@ -261,14 +261,18 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   row_capacity_ = RowCapacity(plan);
   arena_ = Make(static_cast<uint64_t>(std::max<int64_t>(arena, 1)) * 4, &VramUsage::scratch);
   logits_ = Make(static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab) * 4, &VramUsage::scratch);
-  step_ = Make(sizeof(StepValues), &VramUsage::other);
-  tokens_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
+  const uint64_t step_bytes = sizeof(StepValues) + static_cast<uint64_t>(row_capacity_) * 4;
+  step_block_ = Make(step_bytes, &VramUsage::other);
   positions_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
   sample_padded_ = SortPadding(plan.phase(Phase::kDecode).vocab);
   sample_keys_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
   sample_ids_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
   penalized_capacity_ = std::max<int64_t>(context_length, 1);
   penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4, &VramUsage::other);
+  staging_ =
+      PinnedBuffer(*runtime_, step_bytes + 4 + static_cast<uint64_t>(penalized_capacity_) * 4);
+  staged_result_ = reinterpret_cast<int32_t*>(staging_.get<uint8_t>() + step_bytes);
+  staged_penalized_ = staged_result_ + 1;
   if (const int64_t elements = PrefillChunkElements(plan, f16_prefill_on_); elements > 0) {
     prefill_buffer_ = Make(PrefillScratchBytes(elements), &VramUsage::scratch);
     auto* base = prefill_buffer_.get<uint8_t>();
@@ -317,24 +321,35 @@ float* CudaBackend::logits(size_t floats) {
 }
 
 void CudaBackend::BeginRun(std::span<const int32_t> tokens, int64_t pos0) {
-  const StepValues step{pos0, static_cast<int64_t>(tokens.size())};
+  if (static_cast<int64_t>(tokens.size()) > row_capacity_) {
+    throw Error(ErrorCode::kInternal, "a run of " + std::to_string(tokens.size()) +
+                                          " tokens exceeds the backend's " +
+                                          std::to_string(row_capacity_) + " rows");
+  }
   q8_source_ = {};
-  // Pageable sources are staged by the runtime before the call returns.
-  runtime_->CopyToDevice(step_.get(), &step, sizeof step);
-  runtime_->CopyToDevice(tokens_.get(), tokens.data(), tokens.size_bytes());
+  // A run that ended with a copy to the host waited for the stream; one that
+  // did not (a prompt chunk before the next) may still have its copy queued.
+  if (staging_in_flight_) runtime_->Synchronize();
+  auto* staged = staging_.get<uint8_t>();
+  const StepValues step{pos0, static_cast<int64_t>(tokens.size())};
+  std::memcpy(staged, &step, sizeof step);
+  std::memcpy(staged + sizeof step, tokens.data(), tokens.size_bytes());
+  runtime_->CopyToDevice(step_block_.get(), staged, sizeof step + tokens.size_bytes());
+  staging_in_flight_ = true;
 }
 
 void CudaBackend::FinishRun(float* host_logits, size_t floats) {
   runtime_->CopyToHost(host_logits, logits_.get(), floats * 4);
+  staging_in_flight_ = false;
 }
 
 int32_t CudaBackend::FinishRunArgmax(int64_t row_offset, int64_t vocab) {
   int32_t* out = positions_.get<int32_t>();  // free once the run's kernels are queued
   runtime_->Check(kernels().argmax(logits_.get<float>() + row_offset, vocab, out, stream()),
                   "argmax");
-  int32_t token = 0;
-  runtime_->CopyToHost(&token, out, sizeof token);
-  return token;
+  runtime_->CopyToHost(staged_result_, out, sizeof(int32_t));
+  staging_in_flight_ = false;
+  return *staged_result_;
 }
 
 int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) {
@@ -344,7 +359,8 @@ int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const Sa
   }
   const bool penalize = r.repetition_penalty != 1.0 && n_penalized > 0;
   if (penalize) {
-    runtime_->CopyToDevice(penalized_.get(), r.penalized.data(), r.penalized.size_bytes());
+    std::memcpy(staged_penalized_, r.penalized.data(), r.penalized.size_bytes());
+    runtime_->CopyToDevice(penalized_.get(), staged_penalized_, r.penalized.size_bytes());
   }
   SampleArgs a{};
   a.logits = logits_.get<float>() + row_offset;
@@ -364,9 +380,9 @@ int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const Sa
   a.uniform = r.uniform;
   a.out = positions_.get<int32_t>();
   runtime_->Check(kernels().sample(a, stream()), "sample");
-  int32_t token = 0;
-  runtime_->CopyToHost(&token, a.out, sizeof token);
-  return token;
+  runtime_->CopyToHost(staged_result_, a.out, sizeof(int32_t));
+  staging_in_flight_ = false;
+  return *staged_result_;
 }
 
 bool CudaBackend::ReplayStep(bool decode_token) {

@@ -77,8 +77,10 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   DeviceRuntime& runtime() { return *runtime_; }
   const OpKernels& kernels() const { return runtime_->kernels(); }
   void* stream() const { return runtime_->stream(); }
-  const StepValues* step() const { return step_.get<StepValues>(); }
-  const int32_t* tokens() const { return tokens_.get<int32_t>(); }
+  const StepValues* step() const { return step_block_.get<StepValues>(); }
+  const int32_t* tokens() const {
+    return reinterpret_cast<const int32_t*>(step_block_.get<uint8_t>() + sizeof(StepValues));
+  }
   int32_t* position_ids() const { return positions_.get<int32_t>(); }
   // Room for the largest f16/bf16 copy of a GEMM's activations.
   uint16_t* gemm_operand() const { return gemm_operand_.get<uint16_t>(); }
@@ -142,7 +144,15 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   std::shared_ptr<DeviceRuntime> runtime_;
   VramUsage usage_;
   DeviceBuffer weights_;
-  DeviceBuffer arena_, logits_, step_, tokens_, positions_, moe_buffer_, gemm_operand_;
+  DeviceBuffer arena_, logits_, positions_, moe_buffer_, gemm_operand_;
+  // A run's values on the device, [StepValues][tokens: row_capacity_], and
+  // their pinned staging, [StepValues][tokens][result token][penalized
+  // tokens: penalized_capacity_]: one copy in per run, one token out.
+  DeviceBuffer step_block_;
+  PinnedBuffer staging_;
+  int32_t* staged_result_ = nullptr;
+  int32_t* staged_penalized_ = nullptr;
+  bool staging_in_flight_ = false;  // a run's copy in may still be queued
   DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_, attention_partial_, prefill_buffer_;
   PrefillScratch prefill_;
   bool f16_prefill_on_ = true;

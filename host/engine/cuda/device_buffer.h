@@ -47,6 +47,42 @@ class DeviceBuffer {
   uint64_t bytes_ = 0;
 };
 
+// Page-locked host memory, owned (RAII): the staging of per-step values, so
+// that their copies are true asynchronous DMA, not a driver-side bounce
+// through a pageable buffer.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(DeviceRuntime& runtime, uint64_t bytes)
+      : runtime_(&runtime), data_(runtime.AllocatePinned(bytes)) {}
+  ~PinnedBuffer() { Reset(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : runtime_(o.runtime_), data_(std::exchange(o.data_, nullptr)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      Reset();
+      runtime_ = o.runtime_;
+      data_ = std::exchange(o.data_, nullptr);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  void Reset() {
+    if (data_) runtime_->FreePinned(data_);
+    data_ = nullptr;
+  }
+  template <class T = void>
+  T* get() const {
+    return static_cast<T*>(data_);
+  }
+
+ private:
+  DeviceRuntime* runtime_ = nullptr;
+  void* data_ = nullptr;
+};
+
 }  // namespace orcd::engine::cuda
 
 #endif  // ORCD_HOST_ENGINE_CUDA_DEVICE_BUFFER_H_
