@@ -6,7 +6,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+
+namespace orcd::engine::cuda {
+class DeviceRuntime;
+}
 
 namespace orcd {
 
@@ -21,10 +26,13 @@ struct GenerationOptions {
   uint64_t weight_chunk_bytes = 1 << 20;  // CUDA upload chunk
   bool cuda_graphs = true;                // CUDA: replay the decode step as a graph
   int64_t vram_headroom_bytes = -1;       // CUDA: kept free at load; -1 = engine default
-  int residency_check_seconds = 60;       // CUDA: 0 = never
-  int64_t context_length = 0;             // 0 = the model's trained context
-  int64_t max_input_tokens = 0;           // 0 = context_length - 1
-  int64_t kv_cache_bytes = 0;             // CPU: the KV pool; 0 = slots x context_length
+  int residency_check_seconds = 60;       // CUDA: 0 = only once, after the load
+  // CUDA: the device to run on instead of GPU gpu_index (tests: the emulated
+  // device, host/engine/cuda/device_runtime.h).
+  std::shared_ptr<engine::cuda::DeviceRuntime> device_runtime;
+  int64_t context_length = 0;    // 0 = the model's trained context
+  int64_t max_input_tokens = 0;  // 0 = context_length - 1
+  int64_t kv_cache_bytes = 0;    // CPU: the KV pool; 0 = slots x context_length
   // Sequences generated at once (CPU: batched in shared steps; the CUDA
   // backend runs one at a time, the others wait in order).
   int slots = 4;

@@ -201,6 +201,7 @@ class GenerationService final : public InferenceService {
     options.weight_chunk_bytes = config.weight_chunk_bytes;
     options.cuda_graphs = config.cuda_graphs;
     options.vram_headroom_bytes = config.vram_headroom_bytes;
+    options.device_runtime = config.device_runtime;
     const bool on_cuda = config.device == "cuda";
     if (config.slots < 1) throw Error(ErrorCode::kInvalidArgument, "slots must be at least 1");
     options.max_sequences = on_cuda ? 1 : config.slots;

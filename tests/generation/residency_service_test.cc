@@ -1,0 +1,108 @@
+// The residency check through the real generation service on the emulated
+// CUDA device (M0-W-1012): the device stops vouching for the weights' memory
+// in the middle of a job; within the check's interval the running job ends
+// with VRAM_RESIDENCY_LOST, the service reports not resident, and a new job
+// is refused the same way. The device is the emulated one behind a wrapper
+// whose residency answer the test controls.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "host/device/device_context.h"
+#include "host/engine/cuda/device_runtime.h"
+#include "host/generation/generation_service.h"
+#include "host/plugins/host_services.h"
+#include "host/plugins/plugin_registry.h"
+
+namespace orcd {
+namespace {
+
+using engine::cuda::DeviceRuntime;
+
+// The emulated device, except that IsDeviceMemory answers false once `lost`.
+class LosableDevice final : public DeviceRuntime {
+ public:
+  explicit LosableDevice(std::shared_ptr<DeviceRuntime> d) : d_(std::move(d)) {}
+  std::atomic<bool> lost{false};
+
+  bool IsDeviceMemory(const void* p) override { return !lost && d_->IsDeviceMemory(p); }
+  std::string name() const override { return d_->name(); }
+  bool emulated() const override { return d_->emulated(); }
+  void* stream() const override { return d_->stream(); }
+  const engine::cuda::OpKernels& kernels() const override { return d_->kernels(); }
+  engine::cuda::DeviceMemoryInfo MemoryInfo() override { return d_->MemoryInfo(); }
+  void* Allocate(size_t bytes) override { return d_->Allocate(bytes); }
+  void Free(void* p) override { d_->Free(p); }
+  void* AllocatePinned(size_t bytes) override { return d_->AllocatePinned(bytes); }
+  void FreePinned(void* p) override { d_->FreePinned(p); }
+  void CopyToDevice(void* dst, const void* src, size_t n) override { d_->CopyToDevice(dst, src, n); }
+  void CopyToHost(void* dst, const void* src, size_t n) override { d_->CopyToHost(dst, src, n); }
+  void Memset(void* dst, int value, size_t n) override { d_->Memset(dst, value, n); }
+  void Synchronize() override { d_->Synchronize(); }
+  void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, engine::cuda::GemmType type,
+            const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
+            int64_t ldc) override {
+    d_->Gemm(trans_a, m, n, k, type, a, lda, b, ldb, c, ldc);
+  }
+  void BeginCapture() override { d_->BeginCapture(); }
+  std::unique_ptr<Graph> EndCapture() override { return d_->EndCapture(); }
+  void AbortCapture() override { d_->AbortCapture(); }
+
+ private:
+  std::shared_ptr<DeviceRuntime> d_;
+};
+
+// Loses the device's residency at the third token and keeps taking tokens.
+class LoseAtThirdToken final : public GenerationObserver {
+ public:
+  explicit LoseAtThirdToken(LosableDevice& device) : device_(device) {}
+  bool OnToken(int64_t index, const std::string&) override {
+    if (index == 2) device_.lost = true;
+    ++tokens;
+    return true;
+  }
+  bool Cancelled() override { return false; }
+  int tokens = 0;
+
+ private:
+  LosableDevice& device_;
+};
+
+TEST(ResidencyOnTheEmulatedDevice, LossEndsTheRunningJobAndRefusesTheNext) {
+  const auto plugins = std::make_unique<PluginRegistry>(HostServices());
+  plugins->LoadDirectories({ORCD_PLUGIN_DIR});
+  auto device = std::make_shared<LosableDevice>(engine::cuda::CreateEmulatedRuntime(1ull << 30));
+  GenerationOptions config;
+  config.model_path = std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf";
+  config.device = "cuda";
+  config.device_runtime = device;
+  config.context_length = 256;
+  config.residency_check_seconds = 1;
+  const auto host = CreateDeviceContext("cpu", 0, 1);  // no CUDA context: the runtime is given
+  const auto service = CreateGenerationService(config, *plugins, *host, [](int) {});
+  ASSERT_TRUE(service->Resident()) << "the check right after the load";
+
+  GenerationInput input;
+  input.prompt = "Hello there";
+  input.max_tokens = 200;  // hundreds of ms a token emulated: far longer than the 1 s interval
+  input.sampling.temperature = 0;  // greedy: the same run every time (no early end of text)
+  input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  LoseAtThirdToken observer(*device);
+  const GenerationResult r = service->Generate(input, observer);
+  EXPECT_EQ(r.stop_reason, "error");
+  EXPECT_EQ(r.error_code, "VRAM_RESIDENCY_LOST") << r.error_message;
+  EXPECT_GE(observer.tokens, 3);
+  EXPECT_LT(observer.tokens, 200) << "the job ran on after the loss";
+  EXPECT_FALSE(service->Resident());
+
+  LoseAtThirdToken next(*device);
+  const GenerationResult refused = service->Generate(input, next);
+  EXPECT_EQ(refused.error_code, "VRAM_RESIDENCY_LOST");
+  EXPECT_EQ(next.tokens, 0);
+}
+
+}  // namespace
+}  // namespace orcd
