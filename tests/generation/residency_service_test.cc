@@ -38,7 +38,9 @@ class LosableDevice final : public DeviceRuntime {
   void Free(void* p) override { d_->Free(p); }
   void* AllocatePinned(size_t bytes) override { return d_->AllocatePinned(bytes); }
   void FreePinned(void* p) override { d_->FreePinned(p); }
-  void CopyToDevice(void* dst, const void* src, size_t n) override { d_->CopyToDevice(dst, src, n); }
+  void CopyToDevice(void* dst, const void* src, size_t n) override {
+    d_->CopyToDevice(dst, src, n);
+  }
   void CopyToHost(void* dst, const void* src, size_t n) override { d_->CopyToHost(dst, src, n); }
   void Memset(void* dst, int value, size_t n) override { d_->Memset(dst, value, n); }
   void Synchronize() override { d_->Synchronize(); }
