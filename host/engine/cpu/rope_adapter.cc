@@ -21,18 +21,17 @@ float RampYarn(float low, float high, int64_t i0) {
 // cache[i0] = cos, cache[i0 + 1] = sin of pair i0/2 at position `pos`.
 void FillCache(const orcd_op_rope_params& p, const YarnDims& dims, const float* freq_factors,
                float pos, float* cache) {
-  const float theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
+  const float theta_scale = RopeThetaScale(p);
+  const float mscale = RopeMagnitude(p);
   float theta = pos;
   for (int64_t i0 = 0; i0 < p.n_rot; i0 += 2) {
     const float ff = freq_factors ? freq_factors[i0 / 2] : 1.0f;
     const float extrap = theta / ff;
     const float interp = p.freq_scale * extrap;
     float angle = interp;
-    float mscale = p.attn_factor;
     if (p.ext_factor != 0.0f) {
       const float mix = RampYarn(dims.low, dims.high, i0) * p.ext_factor;
       angle = interp * (1.0f - mix) + extrap * mix;
-      mscale *= 1.0f + 0.1f * std::log(1.0f / p.freq_scale);
     }
     cache[i0] = std::cos(angle) * mscale;
     cache[i0 + 1] = std::sin(angle) * mscale;

@@ -347,9 +347,7 @@ int32_t CudaBackend::FinishRunArgmax(int64_t row_offset, int64_t vocab) {
   int32_t* out = positions_.get<int32_t>();  // free once the run's kernels are queued
   runtime_->Check(kernels().argmax(logits_.get<float>() + row_offset, vocab, out, stream()),
                   "argmax");
-  runtime_->CopyToHost(staged_result_, out, sizeof(int32_t));
-  staging_in_flight_ = false;
-  return *staged_result_;
+  return ReadToken(out);
 }
 
 int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) {
@@ -380,7 +378,11 @@ int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const Sa
   a.uniform = r.uniform;
   a.out = positions_.get<int32_t>();
   runtime_->Check(kernels().sample(a, stream()), "sample");
-  runtime_->CopyToHost(staged_result_, a.out, sizeof(int32_t));
+  return ReadToken(a.out);
+}
+
+int32_t CudaBackend::ReadToken(const int32_t* device_token) {
+  runtime_->CopyToHost(staged_result_, device_token, sizeof(int32_t));  // waits for the stream
   staging_in_flight_ = false;
   return *staged_result_;
 }

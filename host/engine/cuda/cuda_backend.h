@@ -153,6 +153,8 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   int32_t* staged_result_ = nullptr;
   int32_t* staged_penalized_ = nullptr;
   bool staging_in_flight_ = false;  // a run's copy in may still be queued
+  // The run's chosen token, through the staging (ends the run: waits).
+  int32_t ReadToken(const int32_t* device_token);
   DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_, attention_partial_, prefill_buffer_;
   PrefillScratch prefill_;
   bool f16_prefill_on_ = true;

@@ -2,8 +2,6 @@
 // device, and the lowered ADD_RMS_NORM, ROPE_FUSED, SWIGLU_Q8 and
 // ATTENTION_FUSED (lowered_ops.h):
 // argument marshalling around the backend's kernels (kernels/).
-#include <cmath>
-
 #include "host/engine/cuda/cuda_adapters.h"
 #include "host/engine/lowered_ops.h"
 #include "host/engine/rope_yarn.h"
@@ -113,10 +111,8 @@ RopeArgs RopeLaunch(CudaBackend& b, ExecContext& ctx, orcd_op_rope_params p,
   a.head_dim = p.head_dim;
   a.n_rot = p.n_rot;
   a.neox = p.mode == ORCD_ROPE_NEOX;
-  // As cpu/rope_adapter.cc computes them, in the host's libm.
-  a.theta_scale = std::pow(p.freq_base, -2.0f / static_cast<float>(p.n_rot));
-  a.mscale = p.attn_factor;
-  if (p.ext_factor != 0.0f) a.mscale *= 1.0f + 0.1f * std::log(1.0f / p.freq_scale);
+  a.theta_scale = RopeThetaScale(p);  // as the CPU adapter, in the host's libm
+  a.mscale = RopeMagnitude(p);
   a.freq_scale = p.freq_scale;
   a.ext_factor = p.ext_factor;
   a.yarn_low = dims.low;
