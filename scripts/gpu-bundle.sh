@@ -11,17 +11,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 kit=${1:-gpu-kit}
 budget=$((64 * 1024 * 1024))
+# Its own build folder, so build/ stays the CPU build the tests use.
+bdir=${ORCD_KIT_BUILD:-build-gpu-kit}
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORCD_CUDA=ON \
+cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORCD_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build build -j"$(nproc)" --target orcd-run orcd-bench orcd-synth orcd_plugin_llama \
+cmake --build "$bdir" -j"$(nproc)" --target orcd-run orcd-bench orcd-synth orcd_plugin_llama \
   orcd_plugin_gpt orcd_plugin_q4 orcd_plugin_mxfp4 quant_cuda_test orcd_cuda_backend_gpu_test
 
 rm -rf "$kit"
 mkdir -p "$kit"/{bin,tests,plugins,lib,fixtures,peer}
-for b in orcd-run orcd-bench orcd-synth; do cp build/bin/$b "$kit/bin/"; done
-for t in quant_cuda_test orcd_cuda_backend_gpu_test; do cp build/tests/$t "$kit/tests/"; done
-cp build/lib/orcd/plugins/*.so "$kit/plugins/"
+for b in orcd-run orcd-bench orcd-synth; do cp "$bdir/bin/$b" "$kit/bin/"; done
+for t in quant_cuda_test orcd_cuda_backend_gpu_test; do cp "$bdir/tests/$t" "$kit/tests/"; done
+cp "$bdir"/lib/orcd/plugins/*.so "$kit/plugins/"
 strip --strip-debug "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/*
 
 # Shared libraries (glibc and the loader stay: the GPU machine has its own;
@@ -59,6 +61,7 @@ cp scripts/gpu-kit-lib.sh "$kit/lib.sh"
 # The peer, built there: llama.cpp's trimmed source and the side-by-side run.
 bench/peer/pack_llama_cuda.sh "$kit/peer/llama.cpp.tar.xz"
 cp bench/peer/gpu_side_by_side.sh "$kit/side_by_side.sh"
+cp bench/peer/gpu_peer_build.sh "$kit/peer_build.sh"
 git rev-parse HEAD > "$kit/COMMIT"
 
 XZ_OPT=-T0 tar cJf "$kit.tar.xz" "$kit"

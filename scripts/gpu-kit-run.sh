@@ -39,38 +39,35 @@ for tool in memcheck racecheck; do
     --error-exitcode 1 "${kit_env[@]}" "${run_one[@]}"
 done
 
-# 3. The decode kernels alone (GB/s of weights, copies cycled beyond L2, as a
-# fraction of the measured copy bandwidth): 8-bit activations (the decode
-# path) and f32.
-for act in q8 f32; do
-  kit_step --json "bench_quant_$act" 60 "${kit_env[@]}" "$kit/bin/orcd-bench" quant --json \
-    --activations "$act" --types Q4_K,Q5_0,Q6_K,Q8_0,MXFP4 --min-time 0.2
-done
-
-# 4. A real-shape model synthesized here (random weights): prefill and decode,
-# then what the decode graph, the lowering's fusions, and the 8-bit decode
-# activations with the tensor-core prefill bring.
+# 3. A real-shape model synthesized here (random weights): prefill and decode
+# first (the figure that matters), then the decode kernels alone (GB/s of
+# weights, copies cycled beyond L2, as a fraction of the measured copy
+# bandwidth), then what the decode graph, the lowering's fusions and the 8-bit
+# decode activations with the tensor-core prefill each bring.
 qwen="$scratch/qwen2-0.5b-shape.gguf"
 kit_step synth 30 "${kit_env[@]}" "$kit/bin/orcd-synth" --shape qwen2-0.5b --out "$qwen" \
   --vocab "$kit/fixtures/vocab/ggml-vocab-qwen2.gguf"
+model=(model --model "$qwen" --device cuda --json --plugin-dir "$kit/plugins" --prompt 512
+  --gen 128)
+quant=(quant --json --types Q4_K,Q5_0,Q6_K,Q8_0,MXFP4 --min-time 0.2)
+[ -f "$qwen" ] && kit_step --json bench_cuda 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}"
+kit_step --json bench_quant_q8 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${quant[@]}" --activations q8
 if [ -f "$qwen" ]; then
-  model=(model --model "$qwen" --device cuda --json --plugin-dir "$kit/plugins" --prompt 512
-    --gen 128)
-  kit_step --json bench_cuda 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}"
-  kit_step --json bench_cuda_unfused 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" --fusion off
   kit_step --json bench_cuda_eager 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" \
     --cuda-graphs off
+  kit_step --json bench_cuda_unfused 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" --fusion off
   kit_step --json bench_cuda_f32 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" \
     --activations f32 --cuda-prefill f32
-  # Why a decode step takes what it takes: Nsight Compute on ~1 eager decode
-  # step (past the prefill's launches, inside the warm-up), speed of light and
-  # memory per kernel. Optional: the GPU's counters may be off limits.
-  if command -v ncu >/dev/null; then
-    kit_step --optional ncu_decode 120 ncu --csv --target-processes all --section SpeedOfLight \
-      --section MemoryWorkloadAnalysis --launch-skip 1500 --launch-count 300 "${kit_env[@]}" \
-      "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --plugin-dir "$kit/plugins" \
-      --prompt 16 --gen 8 --repeat 1 --cuda-graphs off
-  fi
-  rm -f "$qwen"
 fi
+kit_step --json bench_quant_f32 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${quant[@]}" --activations f32
+# Why a decode step takes what it takes: Nsight Compute on ~1 eager decode
+# step (past the prefill's launches, inside the warm-up), speed of light and
+# memory per kernel. Optional: the GPU's counters may be off limits.
+if [ -f "$qwen" ] && command -v ncu >/dev/null; then
+  kit_step --optional ncu_decode 120 ncu --csv --target-processes all --section SpeedOfLight \
+    --section MemoryWorkloadAnalysis --launch-skip 1500 --launch-count 300 "${kit_env[@]}" \
+    "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --plugin-dir "$kit/plugins" \
+    --prompt 16 --gen 8 --repeat 1 --cuda-graphs off
+fi
+rm -f "$qwen"
 kit_end

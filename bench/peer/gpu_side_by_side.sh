@@ -4,7 +4,9 @@
 # source (pack_llama_cuda.sh), synthesizes the three target shapes with the
 # kit's orcd-synth, and measures orcd-bench and llama-bench on the same files,
 # interleaved (orcd, peer, orcd, peer), in this one call.
-#   usage: KIT/side_by_side.sh KIT OUT [--deadline SECONDS] [SHAPE...]
+#   usage: KIT/side_by_side.sh KIT OUT [--deadline SECONDS] [--peer-dir DIR] [SHAPE...]
+# With --peer-dir, the peer is the one KIT/peer_build.sh builds (or built) in
+# DIR, started in the background earlier in the same call: this waits for it.
 # Like run.sh (the kit's lib.sh): OUT receives SUMMARY and results.tar.gz,
 # rewritten after every step, under one deadline (default 540 s); the results
 # hold side_by_side.jsonl (one line per run: tool, shape, round, figures) and
@@ -12,13 +14,19 @@
 # Unmeasured as written: the llama.cpp CUDA build time on the 16-core machine
 # (expected several minutes), and whether everything fits one 10-minute call.
 set -uo pipefail
-kit_dir=$(cd "${1:?usage: side_by_side.sh KIT OUT [--deadline SECONDS] [SHAPE...]}" && pwd)
-out_dir=${2:?usage: side_by_side.sh KIT OUT [--deadline SECONDS] [SHAPE...]}
+usage="usage: side_by_side.sh KIT OUT [--deadline SECONDS] [--peer-dir DIR] [SHAPE...]"
+kit_dir=$(cd "${1:?$usage}" && pwd)
+out_dir=${2:?$usage}
 shift 2
-if [ "${1:-}" = --deadline ]; then
-  KIT_DEADLINE=${2:?--deadline needs seconds}
+peer_dir=""
+while [[ "${1:-}" == --* ]]; do
+  case $1 in
+    --deadline) KIT_DEADLINE=${2:?--deadline needs seconds} ;;
+    --peer-dir) peer_dir=${2:?--peer-dir needs a directory} ;;
+    *) echo "side_by_side.sh: unknown option $1" >&2 && exit 2 ;;
+  esac
   shift 2
-fi
+done
 shapes=("$@")
 [ ${#shapes[@]} -eq 0 ] && shapes=(qwen2-0.5b phi3-mini gpt-oss-20b)
 # shellcheck source=scripts/gpu-kit-lib.sh
@@ -26,17 +34,19 @@ source "$kit_dir/lib.sh"
 kit_begin "$kit_dir" "$out_dir"
 kit_preflight || kit_end
 
-# 1. llama-bench, CUDA, sm_90 only (static: nothing to carry back).
-tar xJf "$kit/peer/llama.cpp.tar.xz" -C "$scratch"
-llama="$scratch/llama.cpp"
-kit_step peer_build 420 bash -c "cmake -S '$llama' -B '$llama/build' -DCMAKE_BUILD_TYPE=Release \
-  -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF \
-  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
-  -DLLAMA_BUILD_APP=OFF -DBUILD_SHARED_LIBS=OFF && \
-  cmake --build '$llama/build' --target llama-bench -j$(nproc)"
-peer="$llama/build/bin/llama-bench"
+# 1. llama-bench, CUDA, sm_90 only: built here now, or awaited from the
+# background build that --peer-dir names.
+if [ -n "$peer_dir" ]; then
+  kit_step peer_build 420 bash -c "while [ ! -f '$peer_dir/rc' ]; do sleep 2; done; \
+    tail -20 '$peer_dir/build.log'; exit \$(cat '$peer_dir/rc')"
+else
+  peer_dir="$scratch/peer"
+  kit_step peer_build 420 "$kit/peer_build.sh" "$kit" "$peer_dir"
+  tail -50 "$peer_dir/build.log" >"$results/peer_build.log" 2>/dev/null
+fi
+peer="$peer_dir/llama-bench"
 [ -x "$peer" ] || kit_end
-cp "$llama/COMMIT" "$results/peer_commit.txt" 2>/dev/null
+cp "$peer_dir/COMMIT" "$results/peer_commit.txt" 2>/dev/null
 
 # 2. Per shape: synthesize, then orcd and the peer twice each, interleaved.
 vocab_of() {
