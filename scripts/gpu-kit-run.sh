@@ -60,14 +60,16 @@ if [ -f "$qwen" ]; then
     --activations f32 --cuda-prefill f32
 fi
 kit_step --json bench_quant_f32 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${quant[@]}" --activations f32
-# Why a decode step takes what it takes: Nsight Compute on ~1 eager decode
-# step (past the prefill's launches, inside the warm-up), speed of light and
-# memory per kernel. Optional: the GPU's counters may be off limits.
+# Why a decode step takes what it takes: Nsight Compute's time and DRAM bytes
+# of each kernel of ~2 eager decode steps (past the prefill's launches, inside
+# the warm-up). Whole sections (SpeedOfLight, MemoryWorkloadAnalysis) replay
+# each kernel dozens of times: 300 kernels took over 120 s on the H100.
+# Optional: the GPU's counters may be off limits.
 if [ -f "$qwen" ] && command -v ncu >/dev/null; then
-  kit_step --optional ncu_decode 120 ncu --csv --target-processes all --section SpeedOfLight \
-    --section MemoryWorkloadAnalysis --launch-skip 1500 --launch-count 300 "${kit_env[@]}" \
-    "$kit/bin/orcd-bench" model --model "$qwen" --device cuda --plugin-dir "$kit/plugins" \
-    --prompt 16 --gen 8 --repeat 1 --cuda-graphs off
+  kit_step --optional ncu_decode 90 ncu --csv --target-processes all \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum --launch-skip 1500 --launch-count 600 \
+    "${kit_env[@]}" "$kit/bin/orcd-bench" model --model "$qwen" --device cuda \
+    --plugin-dir "$kit/plugins" --prompt 16 --gen 8 --repeat 1 --cuda-graphs off
 fi
 rm -f "$qwen"
 kit_end

@@ -28,8 +28,9 @@ class CudaContext : public DeviceContext {
     if (cudaError_t e = cudaGetDeviceProperties(&prop, gpu); e != cudaSuccess) {
       Fail(gpu, "cudaGetDeviceProperties", e);
     }
-    // VRAM-only (M0-W-1010, M0-W-1400): no heap for device-side malloc (no
-    // kernel of orcd's allocates; memory comes from cudaMalloc alone, which
+    // VRAM-only (M0-W-1010, M0-W-1400): the smallest heap for device-side
+    // malloc (asked for 0, driver 580 keeps a 4 MiB floor; no kernel of orcd's
+    // allocates; memory comes from cudaMalloc alone, which
     // the residency check verifies), and L1 preferred over shared memory
     // where a kernel leaves the choice (a hint on sm_90: a launch still gets
     // the shared memory it asks for).

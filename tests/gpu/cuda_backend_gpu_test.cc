@@ -140,9 +140,11 @@ TEST(CudaGpu, ContextBeyondFreeVramIsInsufficientVram) {
 TEST(CudaGpu, ContextIsConfiguredVramOnly) {
   ORCD_SKIP_WITHOUT_GPU();
   const auto context = CreateDeviceContext("cuda", 0, 1);
-  size_t heap = 1;
+  // Asked for 0, the driver keeps its floor: 4 MiB on an H100 with driver
+  // 580.159 (measured, bench/RESULTS.md), down from the 8 MiB default.
+  size_t heap = 0;
   ASSERT_EQ(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize), cudaSuccess);
-  EXPECT_EQ(heap, 0u);
+  EXPECT_LE(heap, size_t{4} << 20) << "the device malloc heap was not shrunk";
   cudaFuncCache cache = cudaFuncCachePreferNone;
   ASSERT_EQ(cudaDeviceGetCacheConfig(&cache), cudaSuccess);
   EXPECT_EQ(cache, cudaFuncCachePreferL1);
