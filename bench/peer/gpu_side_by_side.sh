@@ -11,8 +11,8 @@
 # rewritten after every step, under one deadline (default 540 s); the results
 # hold side_by_side.jsonl (one line per run: tool, shape, round, figures) and
 # every log. Shapes default to qwen2-0.5b phi3-mini gpt-oss-20b (~12 GB, last).
-# Unmeasured as written: the llama.cpp CUDA build time on the 16-core machine
-# (expected several minutes), and whether everything fits one 10-minute call.
+# Measured on the H100 (2026-11-27): llama.cpp's CUDA build ~340 s on the 16
+# cores, each bench 2-4 s (bench/README.md: both calls in one).
 set -uo pipefail
 usage="usage: side_by_side.sh KIT OUT [--deadline SECONDS] [--peer-dir DIR] [SHAPE...]"
 kit_dir=$(cd "${1:?$usage}" && pwd)
