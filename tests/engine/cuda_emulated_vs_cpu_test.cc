@@ -3,8 +3,8 @@
 // orders, so logits agree far more tightly than either agrees with llama.cpp.
 // The cases push the paths the goldens alone leave thin: batches longer than
 // a sliding window (the ring wraps inside one batch), many small batches,
-// an f32 KV cache, split (fused QKV / gate-up) outputs, MoE with biases and
-// an odd FFN width (stories260K: 172) and head_dim 8.
+// an f32 KV cache, split (fused QKV / gate-up) outputs, MoE with biases (its
+// prefill grouped by expert from 16 tokens) and an odd FFN width (stories260K: 172) and head_dim 8.
 //
 // Bound: per-row relative RMS <= 1e-4. f32 reassociation over these tiny
 // models gives ~1e-6; a wrong index, mask or scale gives > 1e-2 (no sliding
@@ -76,6 +76,11 @@ INSTANTIATE_TEST_SUITE_P(
         // activations rounded to f16, as for F16 files.
         Case{"phi3_f16_prefill", "phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", 512, engine::KvType::kF16,
              2e-3, true},
+        // MoE prefill grouped by expert (from 16 tokens): 60 tokens' 120
+        // picks over 8 experts, each expert's matmul on tensor cores where
+        // it has 16 tokens or more, on the plugin's kernel below.
+        Case{"moe_grouped_f16_prefill", "gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE", 512,
+             engine::KvType::kF16, 2e-3, true},
         Case{"stories_odd_widths", "real/stories260K", "real/stories260K", 9,
              engine::KvType::kF32}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });

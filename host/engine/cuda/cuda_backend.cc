@@ -15,6 +15,7 @@ namespace {
 struct MoeShape {
   int64_t pairs = 0;  // (token, pick) pairs of the largest MOE run
   int64_t f = 0, d = 0;
+  int64_t grouped_pairs = 0;  // of those that group pairs by expert (prefill)
 };
 
 MoeShape LargestMoe(const BoundPlan& plan) {
@@ -23,7 +24,11 @@ MoeShape LargestMoe(const BoundPlan& plan) {
     for (const BoundInstruction& insn : phase.instructions) {
       if (!IsMoe(insn.opcode)) continue;
       const auto p = insn.ParamsAs<orcd_op_moe_params>();
-      m.pairs = std::max(m.pairs, phase.row_capacity * static_cast<int64_t>(p.n_expert_used));
+      const int64_t pairs = phase.row_capacity * static_cast<int64_t>(p.n_expert_used);
+      m.pairs = std::max(m.pairs, pairs);
+      if (phase.row_capacity >= kTensorCorePrefillTokens) {
+        m.grouped_pairs = std::max(m.grouped_pairs, pairs);
+      }
       m.f = std::max(m.f, insn.weights[0]->ne[1]);
       m.d = std::max(m.d, insn.out[0].width);
     }
@@ -31,15 +36,30 @@ MoeShape LargestMoe(const BoundPlan& plan) {
   return m;
 }
 
+// Routing, gate, up, down; then the grouped rows and the order (3 ints a pair).
 uint64_t MoeFloats(const MoeShape& m) {
-  return static_cast<uint64_t>(m.pairs * (2 * m.f + m.d + 2));
+  return static_cast<uint64_t>(m.pairs * (2 * m.f + m.d + 2) + m.grouped_pairs * (m.d + 3));
+}
+
+// Calls f(w) for every weight a matmul of `phase` multiplies: a MATMUL's or
+// LOGITS's, and a MOE's three expert weights when it groups its pairs by
+// expert (kTensorCorePrefillTokens tokens or more: one matmul per expert).
+template <typename F>
+void ForEachMatmulWeight(const BoundPhase& phase, F&& f) {
+  for (const BoundInstruction& insn : phase.instructions) {
+    if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == ORCD_OP_LOGITS) {
+      f(insn.opcode, *insn.weights[0]);
+    } else if (IsMoe(insn.opcode) && phase.row_capacity >= kTensorCorePrefillTokens) {
+      for (size_t i = 0; i < 3; ++i) f(ORCD_OP_MATMUL, *insn.weights[i]);
+    }
+  }
 }
 
 // Whether a quantized weight's matmul in `phase` may take the tensor-core
 // prefill (DequantizedGemm).
-bool TensorCorePrefill(const BoundPhase& phase, const BoundInstruction& insn) {
-  return insn.opcode == ORCD_OP_MATMUL && phase.row_capacity >= kTensorCorePrefillTokens &&
-         !DenseTypeSupported(insn.weights[0]->type);
+bool TensorCorePrefill(const BoundPhase& phase, uint32_t opcode, const WeightRef& w) {
+  return opcode == ORCD_OP_MATMUL && phase.row_capacity >= kTensorCorePrefillTokens &&
+         !DenseTypeSupported(w.type);
 }
 
 // Halves of the largest activation block a 16-bit GEMM converts: rows x the
@@ -48,13 +68,11 @@ bool TensorCorePrefill(const BoundPhase& phase, const BoundInstruction& insn) {
 uint64_t GemmOperandHalves(const BoundPlan& plan, bool f16_prefill) {
   uint64_t most = 0;
   for (const BoundPhase& phase : plan.phases) {
-    for (const BoundInstruction& insn : phase.instructions) {
-      if (insn.opcode != ORCD_OP_MATMUL && insn.opcode != ORCD_OP_LOGITS) continue;
-      const WeightRef& w = *insn.weights[0];
+    ForEachMatmulWeight(phase, [&](uint32_t opcode, const WeightRef& w) {
       const bool half = w.type == 1 || w.type == 30;  // F16, BF16
-      if (!half && !(f16_prefill && TensorCorePrefill(phase, insn))) continue;
+      if (!half && !(f16_prefill && TensorCorePrefill(phase, opcode, w))) return;
       most = std::max(most, static_cast<uint64_t>(phase.row_capacity * w.cols()));
-    }
+    });
   }
   return most;
 }
@@ -67,12 +85,11 @@ int64_t PrefillChunkElements(const BoundPlan& plan, bool f16_prefill) {
   if (!f16_prefill) return 0;
   int64_t widest = 0, largest = 0;
   for (const BoundPhase& phase : plan.phases) {
-    for (const BoundInstruction& insn : phase.instructions) {
-      if (!TensorCorePrefill(phase, insn)) continue;
-      const WeightRef& w = *insn.weights[0];
+    ForEachMatmulWeight(phase, [&](uint32_t opcode, const WeightRef& w) {
+      if (!TensorCorePrefill(phase, opcode, w)) return;
       widest = std::max(widest, w.cols());
       largest = std::max(largest, w.cols() * w.rows());
-    }
+    });
   }
   return std::max(widest, std::min(largest, kPrefillChunkElements));
 }
@@ -306,6 +323,10 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
     moe_.gate = f + 2 * m.pairs;
     moe_.up = moe_.gate + m.pairs * m.f;
     moe_.down = moe_.up + m.pairs * m.f;
+    if (m.grouped_pairs > 0) {
+      moe_.grouped = moe_.down + m.pairs * m.d;
+      moe_.order = reinterpret_cast<int32_t*>(moe_.grouped + m.grouped_pairs * m.d);
+    }
   }
 }
 

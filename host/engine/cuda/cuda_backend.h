@@ -38,6 +38,12 @@ struct MoeScratch {
   float* gate = nullptr;
   float* up = nullptr;
   float* down = nullptr;
+  // Prefill's pairs grouped by expert (RunMoe): each pair's input row, then
+  // its down output, in expert order; and the order itself (token and expert
+  // of each grouped row, grouped row of each pair). Null when no MOE runs
+  // kTensorCorePrefillTokens tokens or more.
+  float* grouped = nullptr;
+  int32_t* order = nullptr;
 };
 
 // Scratch of the tensor-core prefill (DequantizedGemm): a chunk of a

@@ -5,8 +5,10 @@
 // back to the host once per MOE instruction. One token takes 8-bit
 // activations where the plugin serves matvec_ids_q8 (ABI 1.3), and, lowered
 // to MOE_GLU, each pick's gate and up rows and activation in one launch
-// (matvec_glu_q8, ABI 1.5).
+// (matvec_glu_q8, ABI 1.5). A prefill run (kTensorCorePrefillTokens tokens or
+// more) groups the pairs by expert: one matmul per expert over its tokens.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "host/engine/cuda/cuda_adapters.h"
@@ -55,6 +57,81 @@ void ExpertMatvecs(ExecContext& ctx, const BoundInstruction& insn, const WeightR
   }
 }
 
+// Prefill: the (token, pick) pairs grouped by expert, so that each expert's
+// weights are read once for all of its tokens, in one matmul per expert
+// (DeviceMatmulRows: tensor cores from kTensorCorePrefillTokens tokens),
+// instead of one matvec per pair. On an H100 the per-pair matvecs took 31 of
+// the 41 ms of a 128-token GPT-OSS-20B prefill (bench/RESULTS.md). The picks
+// are read back to size each expert's matmul (prefill waits for the host
+// anyway; a decode step never groups). Within an expert, pairs keep token
+// order, so a run's result does not depend on timing.
+void GroupedExpertMatmuls(ExecContext& ctx, const BoundInstruction& insn,
+                          const orcd_op_moe_params& p, const float* x, int64_t n,
+                          const float* const bias[3]) {
+  CudaBackend& b = Backend(ctx);
+  const OpKernels& k = b.kernels();
+  const MoeScratch& s = b.moe();
+  const WeightRef& gate = *insn.weights[0];
+  const WeightRef& up = *insn.weights[1];
+  const WeightRef& down = *insn.weights[2];
+  const int64_t d = insn.out[0].width;
+  const int64_t f = gate.ne[1];
+  const int64_t used = p.n_expert_used;
+  const int64_t pairs = n * used;
+
+  std::vector<int32_t> ids(static_cast<size_t>(pairs));
+  b.runtime().CopyToHost(ids.data(), s.ids, ids.size() * sizeof(int32_t));
+  // A counting sort by expert: first[e] is expert e's first grouped row.
+  std::vector<int64_t> first(static_cast<size_t>(p.n_expert) + 1, 0);
+  for (const int32_t id : ids) {
+    if (id < 0 || id >= static_cast<int32_t>(p.n_expert)) {
+      throw Error(ErrorCode::kInternal, insn.label + ": routing picked expert " +
+                                            std::to_string(id) + " of " +
+                                            std::to_string(p.n_expert));
+    }
+    ++first[static_cast<size_t>(id) + 1];
+  }
+  for (size_t e = 0; e < p.n_expert; ++e) first[e + 1] += first[e];
+  // order: [token of each grouped row][its expert][grouped row of each pair].
+  std::vector<int32_t> order(static_cast<size_t>(3 * pairs));
+  std::vector<int64_t> next(first.begin(), first.end() - 1);
+  for (int64_t i = 0; i < pairs; ++i) {
+    const int64_t row = next[static_cast<size_t>(ids[static_cast<size_t>(i)])]++;
+    order[static_cast<size_t>(row)] = static_cast<int32_t>(i / used);
+    order[static_cast<size_t>(pairs + row)] = ids[static_cast<size_t>(i)];
+    order[static_cast<size_t>(2 * pairs + i)] = static_cast<int32_t>(row);
+  }
+  // Pageable source: the copy returns once the bytes are staged.
+  b.runtime().CopyToDevice(s.order, order.data(), order.size() * sizeof(int32_t));
+  const int32_t* token_of_row = s.order;
+  const int32_t* expert_of_row = s.order + pairs;
+  const int32_t* row_of_pair = s.order + 2 * pairs;
+
+  constexpr uint32_t kF32 = 0;
+  CheckLaunch(ctx, insn, k.dense_get_rows(kF32, x, d, token_of_row, pairs, s.grouped, b.stream()));
+  for (size_t e = 0; e < p.n_expert; ++e) {
+    const int64_t row = first[e], count = first[e + 1] - first[e];
+    if (count == 0) continue;
+    const int64_t expert = static_cast<int64_t>(e);
+    DeviceMatmulRows(ctx, insn, gate, expert * f, f, s.grouped + row * d, count, s.gate + row * f,
+                     f, nullptr);
+    DeviceMatmulRows(ctx, insn, up, expert * f, f, s.grouped + row * d, count, s.up + row * f, f,
+                     nullptr);
+  }
+  CheckLaunch(ctx, insn,
+              k.moe_activate(s.gate, s.up, bias[0], bias[1], expert_of_row, pairs, f,
+                             static_cast<int>(p.activation), p.alpha, p.limit, b.stream()));
+  for (size_t e = 0; e < p.n_expert; ++e) {
+    const int64_t row = first[e], count = first[e + 1] - first[e];
+    if (count == 0) continue;
+    DeviceMatmulRows(ctx, insn, down, static_cast<int64_t>(e) * d, d, s.gate + row * f, count,
+                     s.grouped + row * d, d, nullptr);
+  }
+  // Back to pair order for the weighted sum.
+  CheckLaunch(ctx, insn,
+              k.dense_get_rows(kF32, s.grouped, d, row_of_pair, pairs, s.down, b.stream()));
+}
+
 uint64_t ExpertBytes(const WeightRef& w, const WeightRef* bias) {
   return w.row_bytes * static_cast<uint64_t>(w.ne[1]) +
          (bias ? static_cast<uint64_t>(w.ne[1]) * sizeof(float) : 0);
@@ -90,7 +167,9 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
   if (biased) {
     for (int i = 0; i < 3; ++i) bias[i] = DeviceFloats(insn.weights[3 + i]);
   }
-  if (insn.opcode == kOpMoeGlu && xq != nullptr && FusesGateUp(gate, up)) {
+  if (n >= kTensorCorePrefillTokens && s.grouped != nullptr) {
+    GroupedExpertMatmuls(ctx, insn, p, x, n, bias);
+  } else if (insn.opcode == kOpMoeGlu && xq != nullptr && FusesGateUp(gate, up)) {
     // Each pick's gate and up rows and the activation in one launch.
     const orcd_glu_params glu{p.activation, p.alpha, p.limit, bias[0], bias[1]};
     ThrowIfPluginError(
@@ -105,8 +184,10 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
                 k.moe_activate(s.gate, s.up, bias[0], bias[1], s.ids, pairs, f,
                                static_cast<int>(p.activation), p.alpha, p.limit, b.stream()));
   }
-  const orcd_q8_x32* hq = n == 1 ? QuantizedInput(ctx, insn, down, s.gate, pairs, f) : nullptr;
-  ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d, hq);
+  if (n < kTensorCorePrefillTokens || s.grouped == nullptr) {
+    const orcd_q8_x32* hq = n == 1 ? QuantizedInput(ctx, insn, down, s.gate, pairs, f) : nullptr;
+    ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d, hq);
+  }
   CheckLaunch(
       ctx, insn,
       k.moe_combine(s.down, bias[2], s.ids, s.weights, ctx.Out(insn, 0), n, used, d, b.stream()));
