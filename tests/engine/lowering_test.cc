@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -379,6 +380,29 @@ INSTANTIATE_TEST_SUITE_P(Models, FusedPlans,
                            }
                            return name;
                          });
+
+// Full prefill passes (max_batch tokens): the fused plan's matmuls take the
+// tensor-core path as the unfused plan's do, so the same bits. The f16
+// operand was once sized from the MATMULs the lowering had not renamed, and a
+// full pass's FFN down fell back to the plugin's kernel (27 % of
+// Qwen2.5-0.5B's prefill on an H100); 30-token goldens never filled a pass.
+TEST(FusedPlans, FullPrefillPassesGiveTheUnfusedBits) {
+  for (const char* model : {"qwen2-tiny.Q4_K_M", "gptoss-tiny.MXFP4_MOE"}) {
+    const Golden golden = LoadGolden(model);
+    engine::EngineOptions options;
+    options.max_batch = 16;  // the smallest pass that takes the tensor cores
+    auto fused = LoadEmulatedCudaEngine(model, 1ull << 30, options);
+    options.fuse_ops = false;
+    auto unfused = LoadEmulatedCudaEngine(model, 1ull << 30, options);
+    const std::vector<int32_t> prompt(golden.prompt.begin(), golden.prompt.begin() + 16);
+    const std::span<const float> a = unfused->Prefill(prompt, engine::LogitRows::kAll);
+    const std::vector<float> unfused_rows(a.begin(), a.end());
+    const std::span<const float> b = fused->Prefill(prompt, engine::LogitRows::kAll);
+    ASSERT_EQ(b.size(), unfused_rows.size());
+    EXPECT_EQ(std::memcmp(b.data(), unfused_rows.data(), b.size() * sizeof(float)), 0)
+        << model << ": a full pass's logits differ fused and unfused";
+  }
+}
 
 // What the fusions come to on Qwen2's decode step: per layer two
 // ADD+RMS_NORM (layer 0's first norm follows the embedding; the output norm

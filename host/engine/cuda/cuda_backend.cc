@@ -41,13 +41,19 @@ uint64_t MoeFloats(const MoeShape& m) {
   return static_cast<uint64_t>(m.pairs * (2 * m.f + m.d + 2) + m.grouped_pairs * (m.d + 3));
 }
 
-// Calls f(w) for every weight a matmul of `phase` multiplies: a MATMUL's or
-// LOGITS's, and a MOE's three expert weights when it groups its pairs by
-// expert (kTensorCorePrefillTokens tokens or more: one matmul per expert).
+// Calls f(opcode, w) for every weight a matmul of `phase` multiplies: a
+// MATMUL's (also as the lowering renamed it, MATMUL_SHARED_INPUT: nearly
+// every prefill MATMUL; missing it sized the f16 operand for the narrowest
+// weights, and the widest, FFN down, fell back to the plugin's kernel at full
+// passes: 27 % of Qwen2.5-0.5B's prefill on an H100) or LOGITS's, and a MOE's
+// three expert weights when it groups its pairs by expert
+// (kTensorCorePrefillTokens tokens or more: one matmul per expert).
 template <typename F>
 void ForEachMatmulWeight(const BoundPhase& phase, F&& f) {
   for (const BoundInstruction& insn : phase.instructions) {
-    if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == ORCD_OP_LOGITS) {
+    if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == kOpMatmulSharedInput) {
+      f(ORCD_OP_MATMUL, *insn.weights[0]);
+    } else if (insn.opcode == ORCD_OP_LOGITS) {
       f(insn.opcode, *insn.weights[0]);
     } else if (IsMoe(insn.opcode) && phase.row_capacity >= kTensorCorePrefillTokens) {
       for (size_t i = 0; i < 3; ++i) f(ORCD_OP_MATMUL, *insn.weights[i]);
