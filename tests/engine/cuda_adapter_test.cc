@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "adapter_harness.h"
 #include "orcd/cpp/half.h"
@@ -258,6 +260,58 @@ TEST_F(CudaAdapter, MoeBothGatingsBiasesOddWidths) {
       ExpectSame(h.Run(0, n, {RandomValues(n * kD, 28, 3.0f), RandomValues(n * kE, 29, 4.0f)}),
                  "moe gating " + std::to_string(gating) + " n " + std::to_string(n));
     }
+  }
+}
+
+// Greedy's argmax on the device: the lowest index of the largest value,
+// whatever slice of the partial reduction holds it, for lengths that leave
+// the last slice short or give fewer slices than the maximum, a tie across
+// slices, the maximum last, all values equal, and -inf throughout.
+TEST_F(CudaAdapter, ArgmaxIsTheLowestIndexOfTheLargest) {
+  const auto runtime = MakeRuntime();
+  constexpr int64_t kLargest = 151937;  // Qwen2.5's vocabulary plus one: a short last slice
+  engine::cuda::DeviceBuffer x(*runtime, kLargest * 4), out(*runtime, 4);
+  engine::cuda::DeviceBuffer part_values(*runtime, engine::cuda::kArgmaxPartsMax * 4);
+  engine::cuda::DeviceBuffer part_ids(*runtime, engine::cuda::kArgmaxPartsMax * 4);
+  const engine::cuda::ArgmaxScratch scratch{part_values.get<float>(), part_ids.get<int32_t>()};
+  uint32_t state = 12345;
+  const auto random_value = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f * 20.0f - 10.0f;
+  };
+  struct Case {
+    const char* what;
+    int64_t n;
+    std::vector<std::pair<int64_t, float>> planted;
+    float fill;  // NaN: random values
+  };
+  const float kRandom = NAN;
+  const std::vector<Case> cases = {
+      {"one value", 1, {}, kRandom},
+      {"fewer values than slices", 5, {{3, 50.0f}}, kRandom},
+      {"a tie across slices", kLargest, {{140000, 50.0f}, {1200, 50.0f}, {90000, 50.0f}}, kRandom},
+      {"the largest last", kLargest, {{kLargest - 1, 50.0f}}, kRandom},
+      {"odd length, largest first", 4099, {{0, 50.0f}}, kRandom},
+      {"all equal", 1000, {}, 1.5f},
+      {"all -inf", 300, {}, -INFINITY},
+  };
+  for (const Case& c : cases) {
+    std::vector<float> host(static_cast<size_t>(c.n));
+    for (float& v : host) v = std::isnan(c.fill) ? random_value() : c.fill;
+    for (const auto& [i, v] : c.planted) host[static_cast<size_t>(i)] = v;
+    int32_t expected = 0;
+    for (int64_t i = 1; i < c.n; ++i) {
+      if (host[static_cast<size_t>(i)] > host[static_cast<size_t>(expected)])
+        expected = static_cast<int32_t>(i);
+    }
+    runtime->CopyToDevice(x.get(), host.data(), host.size() * 4);
+    ASSERT_EQ(runtime->kernels().argmax(x.get<float>(), c.n, scratch, out.get<int32_t>(),
+                                        runtime->stream()),
+              0)
+        << c.what;
+    int32_t got = -1;
+    runtime->CopyToHost(&got, out.get(), 4);
+    EXPECT_EQ(got, expected) << c.what;
   }
 }
 

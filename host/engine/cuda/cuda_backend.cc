@@ -372,8 +372,10 @@ void CudaBackend::FinishRun(float* host_logits, size_t floats) {
 
 int32_t CudaBackend::FinishRunArgmax(int64_t row_offset, int64_t vocab) {
   int32_t* out = positions_.get<int32_t>();  // free once the run's kernels are queued
-  runtime_->Check(kernels().argmax(logits_.get<float>() + row_offset, vocab, out, stream()),
-                  "argmax");
+  // The sampler's key and id buffers (vocabulary-sized) hold the partials.
+  const ArgmaxScratch scratch{sample_keys_.get<float>(), sample_ids_.get<int32_t>()};
+  runtime_->Check(
+      kernels().argmax(logits_.get<float>() + row_offset, vocab, scratch, out, stream()), "argmax");
   return ReadToken(out);
 }
 

@@ -108,6 +108,13 @@ struct SampleArgs {
 };
 
 // Each returns 0, or the runtime's error number for a failed launch.
+// Device memory for argmax's partial results: kArgmaxPartsMax of each.
+constexpr int64_t kArgmaxPartsMax = 128;
+struct ArgmaxScratch {
+  float* values = nullptr;
+  int32_t* ids = nullptr;
+};
+
 struct OpKernels {
   const char* name;
   int (*add)(const float* a, const float* b, float* y, int64_t n, void* stream);
@@ -167,7 +174,9 @@ struct OpKernels {
                      void* stream);
   int (*sample)(const SampleArgs& a, void* stream);
   // *out = the index of the largest of x[0..n) (ties: the lowest).
-  int (*argmax)(const float* x, int64_t n, int32_t* out, void* stream);
+  // out = the index of x's largest value (ties: the lowest), 0 < n < 2^31,
+  // through kArgmaxPartsMax partial results in `scratch`.
+  int (*argmax)(const float* x, int64_t n, ArgmaxScratch scratch, int32_t* out, void* stream);
   const char* (*error_name)(int error);
 };
 

@@ -150,8 +150,15 @@ inline int DenseMatvecIds(uint32_t type, const void* w, int64_t rows, int64_t co
   (type, w, rows, cols, expert_stride, ids, ids_per_x, x, x_stride, y, y_stride);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
-inline int Argmax(const float* x, int64_t n, int32_t* out, void* stream) {
-  ORCD_KERNEL(1, kArgmaxThreads, Stream(stream), argmax_kernel)(x, n, out);
+inline int Argmax(const float* x, int64_t n, ArgmaxScratch scratch, int32_t* out, void* stream) {
+  if (n <= 0 || n > INT32_MAX) return static_cast<int>(cudaErrorInvalidValue);
+  const int64_t chunk = (n + kArgmaxParts - 1) / kArgmaxParts;
+  const int64_t parts = (n + chunk - 1) / chunk;
+  ORCD_KERNEL(static_cast<unsigned>(parts), kArgmaxThreads, Stream(stream), argmax_part_kernel)
+  (x, n, chunk, scratch.values, scratch.ids);
+  if (cudaError_t e = ORCD_LAUNCH_RESULT(); e != cudaSuccess) return static_cast<int>(e);
+  ORCD_KERNEL(1, kArgmaxParts, Stream(stream), argmax_combine_kernel)
+  (scratch.values, scratch.ids, parts, out);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
 inline int QuantizeQ8(const float* x, int64_t x_stride, int64_t rows, int64_t cols,
