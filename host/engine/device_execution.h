@@ -59,6 +59,12 @@ class DeviceExecution {
   // enqueues what was recorded, AbortCaptureStep drops it after a failure.
   // `decode_token` is a one-token decode step, the only kind recorded.
   virtual bool ReplayStep(bool /*decode_token*/) { return false; }
+  // Called once per layer of a long run that may be stopped: waits until the
+  // device has reached the previous call's place in the queue, so the stop
+  // check made next lands within about a layer's device time (the host
+  // enqueues a whole pass in a fraction of its device time) while the device
+  // keeps a layer of work queued.
+  virtual void PaceRun() {}
   virtual bool CaptureStep(bool /*decode_token*/) { return false; }
   virtual void EndCaptureStep() {}
   virtual void AbortCaptureStep() {}

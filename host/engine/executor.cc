@@ -1,5 +1,7 @@
 #include "host/engine/executor.h"
 
+#include "host/engine/lowered_ops.h"
+
 #include <algorithm>
 #include <atomic>
 #include <string>
@@ -91,7 +93,11 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
     bytes.assign(bp.instructions.size(), 0);
     const bool capturing = device_ && device_->CaptureStep(decode_token);
     try {
-      Enqueue(bp, ctx, bytes, device_ || !should_stop_ ? nullptr : &should_stop_);
+      // On a device, a long pass is paced per layer so that a stop lands
+      // inside it (a 512-token pass of a 20B MoE runs for a long while).
+      const bool paced = device_ && !capturing && should_stop_ && n >= kPacedStopTokens;
+      Enqueue(bp, ctx, bytes, !should_stop_ || (device_ && !paced) ? nullptr : &should_stop_,
+              paced ? device_ : nullptr);
       if (capturing) device_->EndCaptureStep();
     } catch (const Error&) {
       if (!capturing) throw;
@@ -117,15 +123,24 @@ void Executor::ThrowIfStopRequested() const {
 }
 
 void Executor::Enqueue(const BoundPhase& bp, ExecContext& ctx, std::vector<uint64_t>& bytes,
-                       const std::function<bool()>* should_stop) {
+                       const std::function<bool()>* should_stop, DeviceExecution* paced) {
   std::atomic<bool> stop_seen{false};
   if (should_stop) {
     ctx.should_stop = should_stop;
     ctx.stop_seen = &stop_seen;
   }
   for (size_t i = 0; i < bp.instructions.size(); ++i) {
-    if (should_stop && i > 0 && ctx.Stopping(0)) break;
     const BoundInstruction& insn = bp.instructions[i];
+    if (paced != nullptr) {
+      // Device kernels are asynchronous: ask once per layer (at each
+      // attention), once the device has caught up to the previous layer.
+      if (i > 0 && IsAttention(insn.opcode)) {
+        paced->PaceRun();
+        if (ctx.Stopping(0)) break;
+      }
+    } else if (should_stop && i > 0 && ctx.Stopping(0)) {
+      break;
+    }
     const bool per_token =
         insn.opcode == ORCD_OP_EMBEDDING || insn.opcode == ORCD_OP_POSITION_EMBEDDING;
     ctx.weight_bytes_read = per_token ? insn.weight_bytes * ctx.n_tokens : insn.weight_bytes;

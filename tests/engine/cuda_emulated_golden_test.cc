@@ -10,11 +10,15 @@
 // at barriers), the real runtime's copies and stream ordering, and speed.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "engine_test_support.h"
 #include "golden.h"
 #include "host/common/status.h"
+#include "host/engine/executor.h"
+#include "host/engine/lowered_ops.h"
 #include "host/sampling/sampler.h"
 #include "host/tokenizer/tokenizer_factory.h"
 
@@ -136,6 +140,49 @@ TEST(CudaEmulatedDevice, OutOfMemoryMidRequestLeavesTheEngineServing) {
   const auto last = engine->Prefill(golden.prompt);
   ASSERT_EQ(last.size(), expected.size());
   for (size_t i = 0; i < last.size(); ++i) ASSERT_EQ(last[i], expected[i]) << "logit " << i;
+}
+
+// A stop (cancel, deadline) during a long prefill pass on the device lands
+// inside the pass: the executor paces the pass per layer and asks the check
+// at each layer, not only between passes (a 512-token pass of a 20B MoE is
+// long); the run ends with kStopped and the engine serves the next prompt
+// with the same bits.
+TEST(CudaEmulatedDevice, StopLandsInsideALongPrefillPass) {
+  auto engine = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M");
+  std::vector<int32_t> prompt(engine::Executor::kPacedStopTokens + 36);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>(1 + i * 7 % 200);
+  const auto first = engine->Prefill(prompt);
+  const std::vector<float> expected(first.begin(), first.end());
+  int layers = 0;
+  for (const auto& insn : engine->bound_plan().phase(engine::Phase::kPrefill).instructions)
+    layers += engine::IsAttention(insn.opcode) ? 1 : 0;
+  ASSERT_GT(layers, 1);
+
+  int asked = 0;
+  engine->set_should_stop([&] {
+    ++asked;
+    return false;
+  });
+  engine->Reset();
+  engine->Prefill(prompt);  // one pass
+  EXPECT_GE(asked, layers) << "a device pass asks the check only before it starts";
+
+  asked = 0;
+  engine->set_should_stop([&] { return ++asked > 1; });  // stop at the first layer's check
+  engine->Reset();
+  try {
+    engine->Prefill(prompt);
+    FAIL() << "the pass ran to its end after a stop";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kStopped) << e.what();
+  }
+  EXPECT_EQ(asked, 2) << "the stop was seen late";
+  engine->set_should_stop({});
+  engine->Reset();
+  const auto after = engine->Prefill(prompt);
+  ASSERT_EQ(after.size(), expected.size());
+  EXPECT_EQ(std::memcmp(after.data(), expected.data(), expected.size() * sizeof(float)), 0)
+      << "a stopped pass changed the next prompt's logits";
 }
 
 // Weights, KV cache and scratch are device memory, accounted and reported.

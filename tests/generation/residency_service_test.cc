@@ -44,6 +44,7 @@ class LosableDevice final : public DeviceRuntime {
   void CopyToHost(void* dst, const void* src, size_t n) override { d_->CopyToHost(dst, src, n); }
   void Memset(void* dst, int value, size_t n) override { d_->Memset(dst, value, n); }
   void Synchronize() override { d_->Synchronize(); }
+  void Pace() override { d_->Pace(); }
   void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, engine::cuda::GemmType type,
             const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
             int64_t ldc) override {

@@ -134,6 +134,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   void BeginRun(std::span<const int32_t> tokens, int64_t pos0) override;
   void FinishRun(float* host_logits, size_t floats) override;
   int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) override;
+  void PaceRun() override { runtime_->Pace(); }
   int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) override;
   bool ReplayStep(bool decode_token) override;
   bool CaptureStep(bool decode_token) override;

@@ -99,6 +99,9 @@ class CudaRuntime : public DeviceRuntime {
   }
   ~CudaRuntime() override {
     cudaSetDevice(gpu_);
+    for (cudaEvent_t e : marks_) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
     cublasDestroy(cublas_);
     if (owns_stream_) cudaStreamDestroy(stream_);
   }
@@ -159,6 +162,17 @@ class CudaRuntime : public DeviceRuntime {
     MakeCurrent();
     CheckCuda(cudaStreamSynchronize(stream_), "stream");
   }
+  void Pace() override {
+    MakeCurrent();
+    for (cudaEvent_t& e : marks_) {
+      if (e == nullptr) CheckCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event");
+    }
+    const int now = next_mark_;
+    next_mark_ ^= 1;
+    CheckCuda(cudaEventRecord(marks_[now], stream_), "cudaEventRecord");
+    // The other mark: recorded by the previous call, or never (returns at once).
+    CheckCuda(cudaEventSynchronize(marks_[now ^ 1]), "stream");
+  }
   void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, GemmType type, const void* a,
             int64_t lda, const void* b, int64_t ldb, float* c, int64_t ldc) override {
     const float alpha = 1.0f, beta = 0.0f;
@@ -209,6 +223,8 @@ class CudaRuntime : public DeviceRuntime {
   cudaStream_t stream_ = nullptr;
   bool owns_stream_ = false;
   cublasHandle_t cublas_ = nullptr;
+  cudaEvent_t marks_[2] = {};  // Pace's, alternating
+  int next_mark_ = 0;
 };
 
 }  // namespace

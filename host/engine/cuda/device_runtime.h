@@ -50,6 +50,9 @@ class DeviceRuntime {
   virtual void Memset(void* dst, int value, size_t bytes) = 0;              // async
   // Waits for the stream; throws kDevice on an asynchronous failure.
   virtual void Synchronize() = 0;
+  // Marks where the stream's queue stands and waits until the device has
+  // reached the mark the previous call made (DeviceExecution::PaceRun).
+  virtual void Pace() = 0;
   // cuBLAS's GEMM, column-major: C[m x n] = op(A) B with op(A) = A^T when
   // trans_a (A stored k x m, lda >= k) else A (m x k, lda >= m); B k x n
   // (ldb >= k); C f32 (ldc >= m); f32 accumulation. Enqueued on stream().
