@@ -108,26 +108,13 @@ std::pair<std::string, std::string> TerminalEvent(const GenerationResult& r) {
 }
 
 bool RefuseUnlessAccepting(WorkerState& state, Poco::Net::HTTPServerResponse& response) {
-  if (state.accepting()) return false;
-  if (state.shutting_down) {
-    state.metrics.RecordRejected("shutting_down");
-    response.set("Retry-After", "5");
-    SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "SHUTTING_DOWN",
-              "the worker is draining and accepts no new jobs", true);
-    return true;
-  }
-  if (state.model_lost()) {
-    state.metrics.RecordRejected("not_ready");
-    SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "VRAM_RESIDENCY_LOST",
-              "the model's weights are no longer resident in device memory; this worker takes "
-              "no more jobs",
-              true);
-    return true;
-  }
-  state.metrics.RecordRejected("not_ready");
-  response.set("Retry-After", "1");
-  SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "NOT_READY",
-            "the worker is " + std::string(state.StatusName()) + ", not ready for jobs", true);
+  const std::optional<WorkerState::JobRefusal> refusal = state.Refusal();
+  if (!refusal) return false;
+  state.metrics.RecordRejected(std::string(refusal->metric));
+  if (refusal->retry_after_s > 0)
+    response.set("Retry-After", std::to_string(refusal->retry_after_s));
+  SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, std::string(refusal->code),
+            refusal->message, true);
   return true;
 }
 

@@ -139,15 +139,12 @@ class CompletionHandler : public Poco::Net::HTTPRequestHandler {
 
 void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                                       Poco::Net::HTTPServerResponse& response) {
-  if (!state_.accepting()) {
-    const bool draining = state_.shutting_down;
-    state_.metrics.RecordRejected(draining ? "shutting_down" : "not_ready");
-    response.set("Retry-After", draining ? "5" : "1");
-    SendOpenAiError(
-        response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
-        draining ? "shutting_down" : "not_ready",
-        draining ? "the worker is shutting down"
-                 : "the worker is " + std::string(state_.StatusName()) + ", not ready for jobs");
+  if (const std::optional<WorkerState::JobRefusal> refusal = state_.Refusal()) {
+    state_.metrics.RecordRejected(std::string(refusal->metric));
+    if (refusal->retry_after_s > 0)
+      response.set("Retry-After", std::to_string(refusal->retry_after_s));
+    SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
+                    std::string(refusal->openai_code), refusal->message);
     return;
   }
   const std::optional<std::string> body = ReadBody(request, response);

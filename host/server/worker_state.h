@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,30 @@ struct WorkerState {
   // The loaded model's weights left device memory (the residency check) or
   // a device error broke the context: the worker serves no more jobs.
   bool model_lost() const { return model_loaded() && !service->Resident(); }
+  // Why a new job is refused now (null: it is not), one answer for /execute
+  // and the OpenAI endpoints, each in its own error shape.
+  struct JobRefusal {
+    std::string_view code;         // /execute's: SHUTTING_DOWN, VRAM_RESIDENCY_LOST, NOT_READY
+    std::string_view openai_code;  // the same in OpenAI's lower case
+    std::string_view metric;       // the rejected counter's reason
+    std::string message;
+    int retry_after_s = 0;  // 0: no Retry-After (this worker will not take it later)
+  };
+  std::optional<JobRefusal> Refusal() const {
+    if (accepting()) return std::nullopt;
+    if (shutting_down) {
+      return JobRefusal{"SHUTTING_DOWN", "shutting_down", "shutting_down",
+                        "the worker is draining and accepts no new jobs", 5};
+    }
+    if (model_lost()) {
+      return JobRefusal{"VRAM_RESIDENCY_LOST", "vram_residency_lost", "not_ready",
+                        "the model's weights are no longer resident in device memory; this "
+                        "worker takes no more jobs",
+                        0};
+    }
+    return JobRefusal{"NOT_READY", "not_ready", "not_ready",
+                      "the worker is " + std::string(StatusName()) + ", not ready for jobs", 1};
+  }
   // "starting" | "ready" | "busy" | "draining" | "failed".
   std::string_view StatusName() const;
   // Jobs accepted beyond the generating slots wait; busy = every slot taken.

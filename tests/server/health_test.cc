@@ -70,6 +70,7 @@ TEST(Health, SpecStatusLifecycleStateAndResidencyLoss) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(Parse(r.body)->getValue<std::string>("status"), "healthy");
   EXPECT_TRUE(state.accepting());
+  EXPECT_FALSE(state.Refusal().has_value());
 
   service.resident = false;  // the residency check failed
   Json lost = Parse(HealthJson(state));
@@ -82,6 +83,15 @@ TEST(Health, SpecStatusLifecycleStateAndResidencyLoss) {
   EXPECT_EQ(Parse(gone.body)->getValue<std::string>("state"), "failed");
   EXPECT_FALSE(state.accepting()) << "new jobs after the residency was lost";
   EXPECT_TRUE(state.model_lost());
+  // /execute and the OpenAI endpoints refuse new jobs with the same reason,
+  // each in its own shape, without Retry-After: this worker will not recover.
+  const auto refusal = state.Refusal();
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(refusal->code, "VRAM_RESIDENCY_LOST");
+  EXPECT_EQ(refusal->openai_code, "vram_residency_lost");
+  EXPECT_EQ(refusal->retry_after_s, 0);
+  state.shutting_down = true;
+  EXPECT_EQ(state.Refusal()->code, "SHUTTING_DOWN") << "draining is said first";
 }
 
 }  // namespace
