@@ -167,8 +167,13 @@ void Engine::InitKvPool(const EngineOptions& options, int64_t context_length) {
   kv_ =
       std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, nullptr, layout);
   sequences_.assign(static_cast<size_t>(options.max_sequences), Sequence{});
-  free_blocks_.clear();
-  for (int64_t b = layout.blocks - 1; b >= 0; --b) free_blocks_.push_back(static_cast<int32_t>(b));
+  blocks_ = std::make_unique<KvBlockPool>(layout.blocks, layout.block_tokens);
+  // Sliding-window layers keep each sequence's window in its own ring, which
+  // a cached block does not carry.
+  bool rings = false;
+  for (size_t i = 0; i < kv_->layer_count(); ++i)
+    rings = rings || kv_->layer(static_cast<int>(i)).ring;
+  prefix_cache_ = options.prefix_cache && block_bytes > 0 && !rings;
 }
 
 int Engine::OpenSequence() {
@@ -196,19 +201,65 @@ bool Engine::Reserve(int sequence, int64_t positions) {
   }
   const int64_t need = BlocksFor(positions) - static_cast<int64_t>(seq.blocks.size());
   if (need <= 0) return true;
-  if (need > static_cast<int64_t>(free_blocks_.size())) return false;
-  for (int64_t i = 0; i < need; ++i) {
-    seq.blocks.push_back(free_blocks_.back());
-    free_blocks_.pop_back();
-  }
+  if (need > blocks_->available()) return false;
+  for (int64_t i = 0; i < need; ++i) seq.blocks.push_back(blocks_->Take());
   return true;
 }
 
 void Engine::CloseSequence(int sequence) {
   Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
-  free_blocks_.insert(free_blocks_.end(), seq.blocks.rbegin(), seq.blocks.rend());
+  if (blocks_) {
+    for (auto b = seq.blocks.rbegin(); b != seq.blocks.rend(); ++b) blocks_->Release(*b);
+  }
   seq = Sequence{};
   if (sequence == legacy_sequence_) legacy_sequence_ = -1;
+}
+
+int64_t Engine::MatchPrefix(int sequence, std::span<const int32_t> prompt, uint64_t salt) {
+  Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
+  if (!seq.open || seq.length != 0 || !seq.blocks.empty()) {
+    throw Error(ErrorCode::kInvalidArgument, "MatchPrefix needs a sequence just opened");
+  }
+  seq.salt = salt;
+  if (!prefix_cache_ || prompt.empty()) return 0;
+  prefix_query_tokens_ += prompt.size();
+  const int64_t bt = blocks_->block_tokens();
+  const auto full = static_cast<int64_t>(prompt.size() - 1) / bt;  // the last token is evaluated
+  for (int64_t k = 0; k < full; ++k) {
+    const int32_t parent = k == 0 ? -1 : seq.blocks.back();
+    const int32_t block = blocks_->Acquire(
+        parent, prompt.subspan(static_cast<size_t>(k * bt), static_cast<size_t>(bt)), salt);
+    if (block < 0) break;
+    seq.blocks.push_back(block);
+  }
+  seq.length = static_cast<int64_t>(seq.blocks.size()) * bt;
+  seq.registered = static_cast<int64_t>(seq.blocks.size());
+  seq.prompt.assign(prompt.begin(), prompt.begin() + seq.length);
+  prefix_hit_tokens_ += static_cast<uint64_t>(seq.length);
+  return seq.length;
+}
+
+void Engine::RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t old_length) {
+  if (!prefix_cache_ || seq.generated) return;
+  // Positions rewound (the single-sequence API) break the correspondence of
+  // `prompt` with positions: this sequence registers nothing more.
+  if (static_cast<int64_t>(seq.prompt.size()) != old_length) {
+    seq.generated = true;
+    return;
+  }
+  const auto n = static_cast<int64_t>(part.tokens.size());
+  const int64_t prompt = std::clamp<int64_t>(part.prompt_tokens, 0, n);
+  seq.prompt.insert(seq.prompt.end(), part.tokens.begin(), part.tokens.begin() + prompt);
+  if (prompt < n) seq.generated = true;  // blocks from here on hold other arithmetic
+  const int64_t bt = blocks_->block_tokens();
+  const auto full = static_cast<int64_t>(seq.prompt.size()) / bt;
+  const std::span<const int32_t> tokens(seq.prompt);
+  for (; seq.registered < full; ++seq.registered) {
+    const int64_t k = seq.registered;
+    blocks_->Register(
+        seq.blocks[static_cast<size_t>(k)], k == 0 ? -1 : seq.blocks[static_cast<size_t>(k - 1)],
+        tokens.subspan(static_cast<size_t>(k * bt), static_cast<size_t>(bt)), seq.salt);
+  }
 }
 
 KvPoolInfo Engine::kv_pool() const {
@@ -217,7 +268,12 @@ KvPoolInfo Engine::kv_pool() const {
   if (!cuda_) {
     info.block_tokens = kv_->layout().block_tokens;
     info.blocks_total = kv_->layout().blocks;
-    info.blocks_free = static_cast<int64_t>(free_blocks_.size());
+    info.blocks_free = blocks_->available();
+    info.prefix_cache = prefix_cache_;
+    info.blocks_cached = blocks_->cached();
+    info.prefix_query_tokens = prefix_query_tokens_;
+    info.prefix_hit_tokens = prefix_hit_tokens_;
+    info.evictions = blocks_->evictions();
   }
   return info;
 }
@@ -286,9 +342,12 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
   // instructions on the CPU; the counters tell them apart).
   std::span<const float> out =
       executor_->RunStep(one_generated ? Phase::kDecode : Phase::kPrefill, in, *kv_);
-  for (const StepPart& part : parts)
-    sequences_[static_cast<size_t>(part.sequence)].length +=
-        static_cast<int64_t>(part.tokens.size());
+  for (const StepPart& part : parts) {
+    Sequence& seq = sequences_[static_cast<size_t>(part.sequence)];
+    const int64_t old_length = seq.length;
+    seq.length += static_cast<int64_t>(part.tokens.size());
+    RegisterPromptBlocks(seq, part, old_length);
+  }
   return out;
 }
 

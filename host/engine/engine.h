@@ -25,6 +25,7 @@
 #include "host/engine/cuda/device_runtime.h"
 #include "host/engine/dispatch_counters.h"
 #include "host/engine/executor.h"
+#include "host/engine/kv_block_pool.h"
 #include "host/engine/kv_cache.h"
 #include "host/engine/lowering.h"
 #include "host/engine/plan.h"
@@ -79,6 +80,10 @@ struct EngineOptions {
   int max_sequences = 1;
   uint64_t kv_pool_bytes = 0;
   int64_t kv_block_tokens = 32;
+  // Prefix caching (CPU; plans without sliding-window layers, whose rings are
+  // per sequence): full blocks of prompt tokens stay cached after their
+  // sequence ends, and MatchPrefix maps them onto a new sequence.
+  bool prefix_cache = true;
   // Load progress in percent of the weight bytes copied (0, 25, 50, 75, 100).
   std::function<void(int)> load_progress;
 };
@@ -120,8 +125,13 @@ struct StepPart {
 struct KvPoolInfo {
   int64_t block_tokens = 0;
   int64_t blocks_total = 0;
-  int64_t blocks_free = 0;
+  int64_t blocks_free = 0;  // free, or cached and held by no sequence (evictable)
   int max_sequences = 0;
+  bool prefix_cache = false;
+  int64_t blocks_cached = 0;         // holding a known prefix, held or not
+  uint64_t prefix_query_tokens = 0;  // prompt tokens MatchPrefix looked up
+  uint64_t prefix_hit_tokens = 0;    // of which it mapped onto cached blocks
+  uint64_t evictions = 0;
 };
 
 class Engine {
@@ -174,6 +184,14 @@ class Engine {
   int OpenSequence();
   bool Reserve(int sequence, int64_t positions);
   void CloseSequence(int sequence);
+  // Prefix caching: maps onto `sequence` (just opened, empty) the cached
+  // blocks of `prompt`'s leading full blocks evaluated before as prompt
+  // tokens under the same `salt` (requests that must not share pass
+  // different salts), leaving at least the prompt's last token to evaluate.
+  // Returns the positions mapped: the sequence's length now; its next Step
+  // part starts at prompt[returned]. The logits that follow are the bits a
+  // cold run gives (batch invariance). 0 when caching is off.
+  int64_t MatchPrefix(int sequence, std::span<const int32_t> prompt, uint64_t salt = 0);
   // Blocks `positions` positions need, and the pool's state.
   int64_t BlocksFor(int64_t positions) const;
   KvPoolInfo kv_pool() const;
@@ -215,9 +233,19 @@ class Engine {
     bool open = false;
     int64_t length = 0;
     std::vector<int32_t> blocks;
+    // Prefix caching: the leading prompt tokens (up to the first generated
+    // one), the full blocks registered so far, and the salt.
+    std::vector<int32_t> prompt;
+    bool generated = false;
+    int64_t registered = 0;
+    uint64_t salt = 0;
   };
   std::vector<Sequence> sequences_;
-  std::vector<int32_t> free_blocks_;
+  std::unique_ptr<KvBlockPool> blocks_;
+  bool prefix_cache_ = false;
+  uint64_t prefix_query_tokens_ = 0, prefix_hit_tokens_ = 0;
+  // After a step: the sequence's newly full prompt blocks become cached.
+  void RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t old_length);
   int legacy_sequence_ = -1;  // the single-sequence API's, on the CPU (opened on first use)
   // Step scratch, reused.
   std::vector<int32_t> step_tokens_;

@@ -1,0 +1,195 @@
+// Prefix caching (Engine::MatchPrefix over KvBlockPool): a prompt whose
+// leading full blocks were evaluated before maps them instead of computing
+// them again, and gives bit for bit the logits of a cold run (the engine's
+// batch invariance: a token's KV depends on its prefix alone, not on how it
+// was chunked or who shared its step). Exact equality, no tolerance. Also:
+// salts keep requests apart, blocks holding generated tokens (other
+// arithmetic) are never matched, eviction never maps stale content, and
+// plans with sliding windows (per-sequence rings) do not cache.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine_test_support.h"
+#include "golden.h"
+#include "host/engine/engine.h"
+#include "host/engine/kv_block_pool.h"
+
+namespace orcd::testing {
+namespace {
+
+constexpr int64_t kBlock = 16;
+
+struct SeqRun {
+  std::vector<int32_t> tokens;  // generated, greedy
+  std::vector<float> logits;    // the prompt's last row, then each decoded token's
+  int64_t matched = 0;
+  uint64_t evaluated = 0;  // tokens the engine ran
+};
+
+uint64_t TokensRun(engine::Engine& e) {
+  uint64_t n = 0;
+  for (const auto& phase : e.counters().phases) n += phase.tokens;
+  return n;
+}
+
+// One sequence: maps what the cache holds (when `match`), evaluates the rest
+// of the prompt as one part, then `generate` greedy tokens one step each.
+SeqRun Generate(engine::Engine& e, std::span<const int32_t> prompt, int generate, bool match,
+             uint64_t salt = 0) {
+  SeqRun run;
+  const int seq = e.OpenSequence();
+  EXPECT_GE(seq, 0);
+  if (match) run.matched = e.MatchPrefix(seq, prompt, salt);
+  EXPECT_TRUE(e.Reserve(seq, static_cast<int64_t>(prompt.size()) + generate));
+  const uint64_t before = TokensRun(e);
+  const std::span<const int32_t> rest = prompt.subspan(static_cast<size_t>(run.matched));
+  engine::StepPart part{seq, rest, static_cast<int64_t>(rest.size())};
+  std::span<const float> row = e.Step({&part, 1});
+  for (int i = 0;; ++i) {
+    run.logits.insert(run.logits.end(), row.begin(), row.end());
+    if (i == generate) break;
+    run.tokens.push_back(Argmax(row));
+    engine::StepPart next{seq, {&run.tokens.back(), 1}, 0};
+    row = e.Step({&next, 1});
+  }
+  run.evaluated = TokensRun(e) - before;
+  e.CloseSequence(seq);
+  return run;
+}
+
+std::vector<int32_t> Prompt(int64_t n, int32_t seed, int64_t vocab) {
+  std::vector<int32_t> p(static_cast<size_t>(n));
+  const int64_t ids = std::min<int64_t>(vocab, 250) - 1;
+  for (size_t i = 0; i < p.size(); ++i)
+    p[i] = static_cast<int32_t>(1 + (i * 37 + static_cast<size_t>(seed) * 101) % ids);
+  return p;
+}
+
+engine::EngineOptions Options(int64_t context = 256) {
+  engine::EngineOptions o;
+  o.max_sequences = 2;
+  o.context_length = context;
+  o.kv_block_tokens = kBlock;
+  o.threads = 2;
+  return o;
+}
+
+void ExpectSameBits(const SeqRun& a, const SeqRun& b, const std::string& what) {
+  ASSERT_EQ(a.logits.size(), b.logits.size()) << what;
+  EXPECT_EQ(a.tokens, b.tokens) << what;
+  EXPECT_EQ(std::memcmp(a.logits.data(), b.logits.data(), a.logits.size() * sizeof(float)), 0)
+      << what << ": a cache hit changed the logits";
+}
+
+class PrefixCache : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PrefixCache, AHitGivesTheColdBitsAndSkipsTheCachedBlocks) {
+  auto e = LoadFixtureEngine(GetParam(), Options());
+  ASSERT_TRUE(e->kv_pool().prefix_cache);
+  const std::vector<int32_t> prompt = Prompt(70, 1, e->info().vocab);
+  const SeqRun cold = Generate(*e, prompt, 8, false);
+  const SeqRun warm = Generate(*e, prompt, 8, true);
+  EXPECT_EQ(warm.matched, 64) << "the prompt's four full blocks (its last token is evaluated)";
+  EXPECT_EQ(warm.evaluated, 6u + 8u) << "the cached positions were computed again";
+  ExpectSameBits(cold, warm, GetParam());
+  EXPECT_EQ(e->kv_pool().prefix_hit_tokens, 64u);
+  EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "held blocks leaked";
+
+  // Another salt (another tenant) finds nothing; the same salt does.
+  EXPECT_EQ(Generate(*e, prompt, 1, true, 7).matched, 0);
+  EXPECT_EQ(Generate(*e, prompt, 1, true, 7).matched, 64);
+}
+
+// Generated tokens run decode arithmetic: a later prompt holding them (the
+// next chat turn) maps only the blocks of prompt tokens before them.
+TEST_P(PrefixCache, BlocksOfGeneratedTokensAreNotMatched) {
+  auto e = LoadFixtureEngine(GetParam(), Options());
+  const std::vector<int32_t> first = Prompt(64, 2, e->info().vocab);
+  const SeqRun turn = Generate(*e, first, 20, true);
+  std::vector<int32_t> next = first;
+  next.insert(next.end(), turn.tokens.begin(), turn.tokens.end());  // 84 tokens
+  const SeqRun warm = Generate(*e, next, 4, true);
+  EXPECT_EQ(warm.matched, 64) << "a block of generated tokens was matched as prompt";
+  const auto cold_engine = LoadFixtureEngine(GetParam(), Options());
+  ExpectSameBits(Generate(*cold_engine, next, 4, false), warm, GetParam());
+}
+
+// A pool of 8 blocks: a second prompt evicts the first one's cached tail
+// (least recently used first); the first prompt then maps what is left of
+// its chain, and still gives the cold bits.
+TEST_P(PrefixCache, EvictionKeepsWhatIsLeftOfAChainAndNeverMapsStaleBlocks) {
+  engine::EngineOptions o = Options(128);
+  o.max_sequences = 1;
+  auto e = LoadFixtureEngine(GetParam(), o);
+  ASSERT_EQ(e->kv_pool().blocks_total, 8);
+  const std::vector<int32_t> p = Prompt(70, 3, e->info().vocab);
+  const std::vector<int32_t> q = Prompt(100, 4, e->info().vocab);
+  const SeqRun cold = Generate(*e, p, 8, true);
+  EXPECT_EQ(e->kv_pool().blocks_cached, 4);
+  Generate(*e, q, 8, true);  // 7 blocks: the 4 free ones, then 3 evicted
+  EXPECT_EQ(e->kv_pool().evictions, 3u);
+  const SeqRun warm = Generate(*e, p, 8, true);
+  EXPECT_EQ(warm.matched, 16) << "only the chain's first block survived";
+  ExpectSameBits(cold, warm, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, PrefixCache,
+                         ::testing::Values("qwen2-tiny.Q4_K_M", "qwen2-tiny.F16",
+                                           "phi3-tiny.Q4_K_M", "gpt2-tiny.Q8_0",
+                                           "real/stories260K"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (ch == '.' || ch == '-' || ch == '/') ch = '_';
+                           }
+                           return name;
+                         });
+
+// gpt-oss keeps its sliding-window layers in per-sequence rings that a cached
+// block does not carry: no caching, and MatchPrefix maps nothing.
+TEST(PrefixCacheOff, PlansWithSlidingWindowsAndTheOption) {
+  auto swa = LoadFixtureEngine("gptoss-tiny.MXFP4_MOE", Options());
+  EXPECT_FALSE(swa->kv_pool().prefix_cache);
+  const std::vector<int32_t> prompt = Prompt(40, 5, swa->info().vocab);
+  Generate(*swa, prompt, 1, true);
+  EXPECT_EQ(Generate(*swa, prompt, 1, true).matched, 0);
+
+  engine::EngineOptions off = Options();
+  off.prefix_cache = false;
+  auto e = LoadFixtureEngine("qwen2-tiny.Q4_K_M", off);
+  Generate(*e, prompt, 1, true);
+  EXPECT_EQ(Generate(*e, prompt, 1, true).matched, 0);
+}
+
+// The pool alone: a child whose parent was evicted and retaken is never
+// found through the parent's block id again (its key holds the parent's
+// generation), and a lookup never returns another salt's block.
+TEST(KvBlockPool, AnEvictedParentsChildrenAreNeverFoundAgain) {
+  engine::KvBlockPool pool(2, 2);
+  const std::vector<int32_t> t1 = {1, 2}, t2 = {3, 4}, t3 = {5, 6};
+  const int32_t a = pool.Take();
+  const int32_t b = pool.Take();
+  pool.Register(a, -1, t1, 0);
+  pool.Register(b, a, t2, 0);
+  EXPECT_EQ(pool.Take(), -1) << "both blocks are held";
+  pool.Release(a);  // a is the least recently used now
+  pool.Release(b);
+  EXPECT_EQ(pool.available(), 2);
+  EXPECT_EQ(pool.Acquire(-1, t1, 1), -1) << "another salt";
+  const int32_t x = pool.Take();  // evicts a
+  EXPECT_EQ(x, a);
+  pool.Register(x, -1, t3, 0);
+  EXPECT_EQ(pool.Acquire(-1, t1, 0), -1) << "evicted content found";
+  EXPECT_EQ(pool.Acquire(x, t2, 0), -1) << "a stale child found through its parent's new content";
+  EXPECT_EQ(pool.Acquire(-1, t3, 0), x);
+  EXPECT_EQ(pool.evictions(), 1u);
+}
+
+}  // namespace
+}  // namespace orcd::testing
