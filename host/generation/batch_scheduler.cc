@@ -33,6 +33,7 @@ struct BatchScheduler::Sequence {
   int64_t history_prompt = 0;
   int64_t evaluated = 0;
   bool recompute = false;  // preempted: replay the history before the pending tokens
+  uint64_t cache_salt = 0;
   std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
   std::atomic<double> queued_ms{-1};  // set at admission
   std::condition_variable cv;
@@ -75,7 +76,7 @@ BatchScheduler::BatchScheduler(engine::Engine& engine, SchedulerOptions options)
   const engine::KvPoolInfo pool = engine_.kv_pool();
   stats_.slots_total = pool.max_sequences;
   stats_.kv_blocks_total = pool.blocks_total;
-  stats_.kv_blocks_free = pool.blocks_free;
+  UpdatePoolStats();
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -88,7 +89,7 @@ BatchScheduler::~BatchScheduler() {
   thread_.join();
 }
 
-std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions) {
+std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions, uint64_t cache_salt) {
   positions = std::min(positions, engine_.info().context_length);
   const int64_t blocks = engine_.BlocksFor(positions);
   if (blocks > stats_.kv_blocks_total) {
@@ -99,6 +100,7 @@ std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions) {
                     "; lower max_tokens or raise limits.kv_cache_bytes");
   }
   auto seq = std::make_shared<Sequence>();
+  seq->cache_salt = cache_salt;
   {
     std::lock_guard lock(mu_);
     waiting_.push_back(seq);
@@ -177,8 +179,10 @@ void BatchScheduler::CloseAndAdmit() {
     const std::shared_ptr<Sequence>& seq = waiting_.front();
     const int id = engine_.OpenSequence();
     if (id < 0) break;
+    const int64_t cached = MapCachedPrefix(*seq, id);
     if (!engine_.Reserve(id, Needed(*seq))) {
       engine_.CloseSequence(id);
+      UnmapCachedPrefix(*seq, cached);
       break;
     }
     seq->engine_seq = id;
@@ -190,6 +194,40 @@ void BatchScheduler::CloseAndAdmit() {
     running_.push_back(seq);
     waiting_.pop_front();
   }
+}
+
+void BatchScheduler::UpdatePoolStats() {
+  const engine::KvPoolInfo pool = engine_.kv_pool();
+  stats_.kv_blocks_free = pool.blocks_free;
+  stats_.prefix_cache = pool.prefix_cache;
+  stats_.kv_blocks_cached = pool.blocks_cached;
+  stats_.prefix_query_tokens = pool.prefix_query_tokens;
+  stats_.prefix_hit_tokens = pool.prefix_hit_tokens;
+  stats_.kv_block_evictions = pool.evictions;
+}
+
+int64_t BatchScheduler::MapCachedPrefix(Sequence& seq, int id) {
+  // A fresh sequence's prompt only: a preempted one replays its history
+  // (generated tokens too) and recomputes it.
+  if (seq.recompute || seq.evaluated != 0 || seq.fed != 0 || seq.prompt_tokens <= 0) return 0;
+  const std::span<const int32_t> prompt(seq.pending.data(), static_cast<size_t>(seq.prompt_tokens));
+  const int64_t cached = engine_.MatchPrefix(id, prompt, seq.cache_salt);
+  // As if a step had evaluated them: the rest of the prompt comes next.
+  seq.history.insert(seq.history.end(), prompt.begin(), prompt.begin() + cached);
+  seq.history_prompt += cached;
+  seq.fed = static_cast<size_t>(cached);
+  seq.evaluated = cached;
+  seq.length = cached;
+  return cached;
+}
+
+void BatchScheduler::UnmapCachedPrefix(Sequence& seq, int64_t cached) {
+  if (cached == 0) return;
+  seq.history.clear();
+  seq.history_prompt = 0;
+  seq.fed = 0;
+  seq.evaluated = 0;
+  seq.length = 0;
 }
 
 int64_t BatchScheduler::Needed(const Sequence& seq) {
@@ -281,7 +319,7 @@ void BatchScheduler::Loop() {
       }
       ++i;
     }
-    stats_.kv_blocks_free = engine_.kv_pool().blocks_free;
+    UpdatePoolStats();
 
     // The step: every decoding sequence's token first, then prompt chunks
     // in admission order while the token budget lasts.

@@ -58,7 +58,9 @@ class BatchScheduler {
   // A sequence for one request that will hold at most `positions` positions
   // (prompt + generated). Throws Error(kInvalidArgument) when that alone
   // exceeds the KV pool. Its Prefill/Decode block until the step that evaluated them.
-  std::unique_ptr<LogitSource> OpenSequence(int64_t positions);
+  // At admission its prompt maps the blocks the engine's prefix cache holds
+  // for it under `cache_salt` (Engine::MatchPrefix) and prefills the rest.
+  std::unique_ptr<LogitSource> OpenSequence(int64_t positions, uint64_t cache_salt = 0);
 
   // running, waiting, the KV pool and the step counters (ServingStats).
   ServingStats stats() const;
@@ -76,6 +78,12 @@ class BatchScheduler {
   void CloseAndAdmit();
   // Positions `seq` holds once its pending tokens are evaluated.
   static int64_t Needed(const Sequence& seq);
+  // At admission to engine sequence `id`: the prompt's cached prefix mapped
+  // (counted as evaluated), and undone when the admission fails.
+  int64_t MapCachedPrefix(Sequence& seq, int id);
+  static void UnmapCachedPrefix(Sequence& seq, int64_t cached);
+  // With mu_ held: the KV pool's figures into stats_.
+  void UpdatePoolStats();
   // A preempted sequence's pending tokens become its history plus them.
   static void ReplayHistory(Sequence& seq);
   // Reserves blocks for running_[index], preempting the latest admissions

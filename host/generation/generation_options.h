@@ -37,6 +37,8 @@ struct GenerationOptions {
   // backend runs one at a time, the others wait in order).
   int slots = 4;
   int64_t max_batched_tokens = 512;  // tokens per step (decode tokens + prompt chunks)
+  // CPU: prompt blocks stay cached for later requests that start the same way.
+  bool prefix_cache = true;
 };
 
 }  // namespace orcd

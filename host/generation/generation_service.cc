@@ -23,6 +23,15 @@
 namespace orcd {
 namespace {
 
+// A request's cache_salt as the engine's 64-bit salt (FNV-1a): "" is 0, the
+// worker's shared cache.
+uint64_t CacheSalt(const std::string& salt) {
+  if (salt.empty()) return 0;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char c : salt) h = (h ^ c) * 0x100000001b3ull;
+  return h == 0 ? 1 : h;
+}
+
 class EngineLogits final : public LogitSource {
  public:
   explicit EngineLogits(engine::Engine& engine) : engine_(engine) {}
@@ -208,6 +217,7 @@ class GenerationService final : public InferenceService {
     // A step is one pass: its rows are the scheduler's token budget.
     if (!on_cuda) options.max_batch = config.max_batched_tokens;
     if (!on_cuda) options.kv_pool_bytes = static_cast<uint64_t>(config.kv_cache_bytes);
+    options.prefix_cache = config.prefix_cache;
     if (on_cuda && config.slots > 1) {
       LogWarn("startup",
               "the CUDA backend generates one sequence at a time: further requests wait their "
@@ -340,7 +350,8 @@ class GenerationService final : public InferenceService {
       }
       if (scheduler_) {
         const std::unique_ptr<LogitSource> sequence =
-            scheduler_->OpenSequence(result.prompt_tokens + std::max<int64_t>(input.max_tokens, 1));
+            scheduler_->OpenSequence(result.prompt_tokens + std::max<int64_t>(input.max_tokens, 1),
+                                     CacheSalt(input.cache_salt));
         GenerationResult r =
             GenerateTokens(*sequence, *tokenizer_, prompt, input, observer, options_);
         r.queue_ms = sequence->queued_ms();

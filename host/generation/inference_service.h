@@ -52,6 +52,10 @@ struct GenerationInput {
   // When the job must end (INFERENCE_TIMEOUT): the configured timeout, or the
   // request's X-Deadline when that comes first.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Prefix caching: requests share cached prompt blocks only under the same
+  // salt (empty: the worker's shared cache). Tenants that must not learn of
+  // each other's prompts through timing send different salts.
+  std::string cache_salt;
 };
 
 // Receives a job's output; called on the generating thread.
@@ -109,6 +113,13 @@ struct ServingStats {
   uint64_t step_tokens = 0;
   uint64_t step_sequences = 0;
   uint64_t preemptions = 0;
+  // Prefix caching (KvPoolInfo's): on, blocks holding a known prefix, prompt
+  // tokens looked up and found, cached blocks evicted for new ones.
+  bool prefix_cache = false;
+  int64_t kv_blocks_cached = 0;
+  uint64_t prefix_query_tokens = 0;
+  uint64_t prefix_hit_tokens = 0;
+  uint64_t kv_block_evictions = 0;
   Histogram step_sequences_hist{{1, 2, 4, 8, 16, 32, 64, 128}};
   Histogram step_tokens_hist{{1, 4, 16, 64, 256, 512, 1024, 2048, 4096}};
 };

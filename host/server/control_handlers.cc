@@ -70,6 +70,8 @@ std::string HealthJson(const WorkerState& state) {
   j += ",\"queue_capacity\":" + std::to_string(state.config.queue_depth);
   j += ",\"kv_blocks_total\":" + std::to_string(serving.kv_blocks_total);
   j += ",\"kv_blocks_free\":" + std::to_string(serving.kv_blocks_free);
+  j += std::string(",\"prefix_cache\":") + (serving.prefix_cache ? "true" : "false");
+  j += ",\"kv_blocks_cached\":" + std::to_string(serving.kv_blocks_cached);
   j += std::string(",\"shutting_down\":") + (state.shutting_down ? "true" : "false") + "}";
   return j;
 }

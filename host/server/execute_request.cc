@@ -34,13 +34,17 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
     auto obj = ParseJsonObject(body);
     static const std::set<std::string> kKnown = {
         "job_id", "prompt", "max_tokens", "temperature", "top_p", "top_k", "repetition_penalty",
-        "min_p",  "stop",   "seed"};
+        "min_p",  "stop",   "seed",       "cache_salt"};
     ExecuteRequest r;
     for (const auto& [name, value] : *obj) {
       if (!kKnown.count(name)) r.unknown_fields.push_back(name);
     }
     if (!obj->has("job_id")) FailField("job_id", "is required");
     r.job_id = StringField(obj->get("job_id"), "job_id");
+    if (obj->has("cache_salt")) {
+      r.cache_salt = StringField(obj->get("cache_salt"), "cache_salt");
+      if (r.cache_salt.size() > 256) FailField("cache_salt", "must be at most 256 characters");
+    }
     if (r.job_id.empty() || r.job_id.size() > 256)
       FailField("job_id", "must be 1 to 256 characters");
     if (!obj->has("prompt")) FailField("prompt", "is required");

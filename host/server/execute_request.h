@@ -20,6 +20,7 @@ struct ExecuteRequest {
   int64_t max_tokens = 2048;
   SamplingParams sampling;
   std::vector<std::string> stop;
+  std::string cache_salt;  // prefix caching: shared only under the same salt
   // Fields this worker does not know (a newer pool manager's): ignored, so
   // that a rolling upgrade does not fail requests; the handler logs their
   // names at debug and counts them.

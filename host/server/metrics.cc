@@ -97,6 +97,17 @@ std::string Metrics::RenderServing(const ServingStats& s) {
   line("worker_preemptions_total", "counter",
        "Sequences preempted for KV blocks (they recompute when blocks are free again).",
        std::to_string(s.preemptions));
+  line("worker_kv_blocks_cached", "gauge",
+       "KV blocks holding a known prompt prefix (prefix caching), held or not.",
+       std::to_string(s.kv_blocks_cached));
+  line("worker_prefix_cache_query_tokens_total", "counter",
+       "Prompt tokens looked up in the prefix cache.", std::to_string(s.prefix_query_tokens));
+  line("worker_prefix_cache_hit_tokens_total", "counter",
+       "Prompt tokens found in the prefix cache (not computed again).",
+       std::to_string(s.prefix_hit_tokens));
+  line("worker_kv_block_evictions_total", "counter",
+       "Cached KV blocks no sequence held, evicted for new content.",
+       std::to_string(s.kv_block_evictions));
   return out;
 }
 

@@ -182,6 +182,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.max_tokens = req.max_tokens;
   input.sampling = req.sampling;
   input.stop = req.stop;
+  input.cache_salt = req.cache_salt;
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",

@@ -30,6 +30,10 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
     r.chat = chat;
     if (Present(o, "model")) r.model = StringField(o->get("model"), "model");
     if (Present(o, "stream")) r.stream = BoolField(o->get("stream"), "stream");
+    if (Present(o, "cache_salt")) {
+      r.cache_salt = StringField(o->get("cache_salt"), "cache_salt");
+      if (r.cache_salt.size() > 256) FailField("cache_salt", "must be at most 256 characters");
+    }
     if (Present(o, "n")) IntegerField(o->get("n"), "n", 1, 1);
     if (chat) {
       ParsedChatFields fields = ParseChatFields(body);

@@ -22,6 +22,7 @@ struct OpenAiRequest {
   int64_t max_tokens = 0;
   SamplingParams sampling;
   std::vector<std::string> stop;
+  std::string cache_salt;  // vLLM's field: prefix caching shared only under the same salt
 };
 
 std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::string& body, bool chat,

@@ -136,6 +136,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->queue_depth = static_cast<int>(ParseInt(key, v, 0, 4096));
   } else if (key == "server.max_batched_tokens") {
     c->max_batched_tokens = ParseInt(key, v, 1, 8192);
+  } else if (key == "server.prefix_cache") {
+    c->prefix_cache = OneOf(key, v, {"on", "off"});
   } else if (key == "server.max_connections") {
     c->max_connections = static_cast<int>(ParseInt(key, v, 4, 4096));
   } else if (key == "server.header_timeout_s") {
@@ -349,6 +351,7 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.kv_cache_bytes = config.kv_cache_bytes;
   o.slots = config.slots;
   o.max_batched_tokens = config.max_batched_tokens;
+  o.prefix_cache = config.prefix_cache == "on";
   return o;
 }
 

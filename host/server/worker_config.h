@@ -58,6 +58,8 @@ struct WorkerConfig {
   int slots = 4;
   int queue_depth = 16;
   int64_t max_batched_tokens = 512;
+  // Prompt blocks kept for later requests that begin the same way (CPU).
+  std::string prefix_cache = "on";
   double header_timeout_s = 5;
   double body_timeout_s = 10;
   double idle_timeout_s = 5;

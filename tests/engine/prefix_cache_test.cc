@@ -41,7 +41,7 @@ uint64_t TokensRun(engine::Engine& e) {
 // One sequence: maps what the cache holds (when `match`), evaluates the rest
 // of the prompt as one part, then `generate` greedy tokens one step each.
 SeqRun Generate(engine::Engine& e, std::span<const int32_t> prompt, int generate, bool match,
-             uint64_t salt = 0) {
+                uint64_t salt = 0) {
   SeqRun run;
   const int seq = e.OpenSequence();
   EXPECT_GE(seq, 0);

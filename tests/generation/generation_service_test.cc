@@ -30,8 +30,10 @@ struct Loaded {
   std::vector<int> progress;
 };
 
-Loaded Load(const std::string& model, int64_t context = 256, int64_t max_input = 0) {
+Loaded Load(const std::string& model, int64_t context = 256, int64_t max_input = 0,
+            bool prefix_cache = true) {
   GenerationOptions config;
+  config.prefix_cache = prefix_cache;
   config.model_path = Fixture(model);
   config.device = "cpu";
   config.threads = 2;
@@ -90,6 +92,42 @@ TEST(GenerationService, SameSeedSameTextGreedyAndSampled) {
     EXPECT_EQ(ra.tokens_out, rb.tokens_out);
     EXPECT_EQ(a.texts, b.texts) << "temperature " << temperature;
     EXPECT_GT(ra.tokens_out, 0);
+  }
+}
+
+// Prefix caching through the scheduler: the second request with the same
+// long prompt maps the first one's full prompt blocks (32 positions each)
+// instead of computing them, and generates the same text, greedy and
+// sampled; another cache_salt finds nothing; with the cache off, nothing is
+// looked up and the text is the same.
+TEST(GenerationService, ARepeatedPromptHitsThePrefixCacheWithTheSameText) {
+  std::string prompt;
+  for (int i = 0; i < 30; ++i) prompt += " the quick brown fox";  // > 64 tokens
+  for (double temperature : {0.0, 0.7}) {
+    Loaded l = Load("qwen2-tiny.F16.gguf");
+    ASSERT_TRUE(l.service->serving().prefix_cache);
+    Collect cold, warm, salted;
+    l.service->Generate(Input(prompt, 12, temperature, 5), cold);
+    EXPECT_EQ(l.service->serving().prefix_hit_tokens, 0u);
+    EXPECT_GT(l.service->serving().kv_blocks_cached, 1);
+    l.service->Generate(Input(prompt, 12, temperature, 5), warm);
+    const uint64_t hits = l.service->serving().prefix_hit_tokens;
+    EXPECT_GE(hits, 64u) << "the prompt's full blocks were computed again";
+    EXPECT_EQ(hits % 32, 0u);
+    EXPECT_EQ(warm.texts, cold.texts) << "temperature " << temperature;
+    GenerationInput other = Input(prompt, 12, temperature, 5);
+    other.cache_salt = "tenant-b";
+    l.service->Generate(other, salted);
+    EXPECT_EQ(l.service->serving().prefix_hit_tokens, hits) << "another salt found blocks";
+    EXPECT_EQ(salted.texts, cold.texts);
+
+    Loaded off = Load("qwen2-tiny.F16.gguf", 256, 0, false);
+    Collect a, b;
+    off.service->Generate(Input(prompt, 12, temperature, 5), a);
+    off.service->Generate(Input(prompt, 12, temperature, 5), b);
+    EXPECT_FALSE(off.service->serving().prefix_cache);
+    EXPECT_EQ(off.service->serving().prefix_query_tokens, 0u);
+    EXPECT_EQ(b.texts, cold.texts);
   }
 }
 

@@ -79,10 +79,12 @@ bool WaitForStatus(int port, const std::string& status, std::vector<std::string>
 }
 
 // About 3400 tokens of varied text: a prefill of seconds on this machine.
-std::string LongPrompt() {
+// Each `lead` starts another prompt: the prefix cache shares nothing between
+// them (a cancelled job's computed blocks would make a later prefill short).
+std::string LongPrompt(const std::string& lead = "") {
   static const char* words[] = {"alpha", "bravo", "charlie", "delta",  "echo", "foxtrot",
                                 "golf",  "hotel", "india",   "juliet", "kilo", "lima"};
-  std::string p;
+  std::string p = lead.empty() ? "" : lead + ": ";
   for (int i = 0; i < 1100; ++i) p += std::string(words[(i * 7) % 12]) + (i % 5 ? " " : ". ");
   return p;
 }
@@ -204,7 +206,7 @@ TEST_P(Contract, PoolManagerSeesTheSpecsLifecycle) {
                           (std::chrono::system_clock::now() + 300ms).time_since_epoch())
                           .count();
     const auto t0 = Clock::now();
-    SseStream s(port, "/execute", Job("deadline", 5, LongPrompt()),
+    SseStream s(port, "/execute", Job("deadline", 5, LongPrompt("deadline")),
                 {{"X-Deadline", std::to_string(soon)}});
     const auto events = s.ReadAll();
     ASSERT_FALSE(events.empty());

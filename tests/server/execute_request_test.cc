@@ -36,13 +36,16 @@ TEST(ExecuteRequest, DefaultsAndFullRequest) {
   EXPECT_FALSE(a.sampling.seed_from_request) << "seed generated when omitted";
   ExecuteRequest b = Ok(R"({"job_id":"j2","prompt":"hi","max_tokens":5,"temperature":0.7,
       "top_p":0.9,"top_k":50,"repetition_penalty":1.1,"min_p":0.05,"stop":["\n\n","END"],
-      "seed":18446744073709551615})");
+      "seed":18446744073709551615,"cache_salt":"tenant-a"})");
   EXPECT_EQ(b.max_tokens, 5);
   EXPECT_DOUBLE_EQ(b.sampling.top_p, 0.9);
   EXPECT_EQ(b.sampling.top_k, 50);
   EXPECT_EQ(b.stop, (std::vector<std::string>{"\n\n", "END"}));
   EXPECT_EQ(b.sampling.seed, 18446744073709551615ull);
   EXPECT_TRUE(b.sampling.seed_from_request);
+  EXPECT_EQ(b.cache_salt, "tenant-a");
+  EXPECT_TRUE(b.unknown_fields.empty()) << "cache_salt is a known field";
+  EXPECT_EQ(a.cache_salt, "");
 }
 
 struct Case {
@@ -69,6 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{R"({"job_id":"j"})", "prompt", "required"},
         Case{R"({"job_id":"j","prompt":""})", "prompt", "1 to 32768"},
         Case{R"({"job_id":"j","prompt":"x","max_tokens":0})", "max_tokens", "between 1 and 2048"},
+        Case{R"({"job_id":"j","prompt":"x","cache_salt":7})", "cache_salt", "must be a string"},
         Case{R"({"job_id":"j","prompt":"x","max_tokens":2049})", "max_tokens",
              "between 1 and 2048"},
         Case{R"({"job_id":"j","prompt":"x","max_tokens":1.5})", "max_tokens", "integer"},

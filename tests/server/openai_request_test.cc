@@ -38,6 +38,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":1e300})", "n"},
         Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":true})", "n"},
         Case{true, R"({"messages":[{"role":"user","content":"hi"}],"n":2})", "n"},
+        Case{true, R"({"messages":[{"role":"user","content":"hi"}],"cache_salt":false})",
+             "cache_salt"},
         Case{true, R"({"messages":[{"role":"user","content":"hi"}],"seed":-1})", "seed"},
         Case{true, R"({"messages":[{"role":"user","content":"hi"}],"seed":18446744073709551616})",
              "seed"},

@@ -40,6 +40,7 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   EXPECT_EQ(c.slots, d.slots);
   EXPECT_EQ(c.queue_depth, d.queue_depth);
   EXPECT_EQ(c.max_batched_tokens, d.max_batched_tokens);
+  EXPECT_EQ(c.prefix_cache, "on");
 }
 
 TEST(WorkerConfig, ParsesEveryKey) {
@@ -263,6 +264,10 @@ TEST(WorkerConfig, ManyUsersKeys) {
   EXPECT_THROW(ParseWorkerConfig("server: {slots: 0}\n", "w.yaml"), Error);
   EXPECT_THROW(ParseWorkerConfig("server: {queue_depth: -1}\n", "w.yaml"), Error);
   EXPECT_THROW(ParseWorkerConfig("server: {max_batched_tokens: 0}\n", "w.yaml"), Error);
+  EXPECT_TRUE(GenerationOptionsFrom(c).prefix_cache) << "prefix caching is on by default";
+  const WorkerConfig off = ParseWorkerConfig("server: {prefix_cache: off}\n", "w.yaml");
+  EXPECT_FALSE(GenerationOptionsFrom(off).prefix_cache);
+  EXPECT_THROW(ParseWorkerConfig("server: {prefix_cache: maybe}\n", "w.yaml"), Error);
   // Every accepted job holds a connection: they must leave room for probes.
   WorkerConfig crowded = ParseWorkerConfig(
       "model: {path: /m.gguf}\nserver: {slots: 40, queue_depth: 20, max_connections: 64}\n",
