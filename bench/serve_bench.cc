@@ -7,7 +7,9 @@
 // prompt and output length come from a fixed seed: prompts of
 // --prompt-words MIN,MAX words drawn from a fixed list (about 1.3 tokens per
 // word with a BPE vocabulary), --output-tokens MIN,MAX tokens asked for,
-// greedy. Reported: aggregate output tok/s (streamed text chunks: one per
+// greedy. With --shared-prefix-words P every prompt starts with the same P
+// words (an application's system prompt: what prefix caching serves), then
+// its own. Reported: aggregate output tok/s (streamed text chunks: one per
 // token on both servers), requests/s, time to first token and inter-token
 // latency percentiles, errors, and the server's peak RSS (--pid).
 #include <Poco/Net/HTTPClientSession.h>
@@ -43,6 +45,7 @@ struct Options {
   int64_t seed = 42;
   std::vector<std::string> prompt_words;   // empty: 16,256
   std::vector<std::string> output_tokens;  // empty: 32,128
+  int64_t shared_prefix_words = 0;
   int pid = 0;
   bool json = false;
 };
@@ -51,14 +54,15 @@ void usage(std::FILE* out) {
   std::fprintf(out,
                "usage: orcd-bench serve [--url URL] [--clients C] [--requests N] [--warmup W]\n"
                "                        [--seed S] [--prompt-words MIN,MAX]\n"
-               "                        [--output-tokens MIN,MAX] [--model NAME] [--pid PID]\n"
-               "                        [--json]\n"
+               "                        [--output-tokens MIN,MAX] [--shared-prefix-words P]\n"
+               "                        [--model NAME] [--pid PID] [--json]\n"
                "  --url URL        the server (default http://127.0.0.1:8080)\n"
                "  --clients C      concurrent clients (default 8)\n"
                "  --requests N     measured requests in all (default 64)\n"
                "  --warmup W       unmeasured requests per client first (default 1)\n"
                "  --prompt-words   prompt length range in words (default 16,256)\n"
                "  --output-tokens  max_tokens range (default 32,128)\n"
+               "  --shared-prefix-words P  every prompt starts with the same P words\n"
                "  --pid PID        the server's process: its peak RSS is reported\n");
 }
 
@@ -73,12 +77,20 @@ Request MakeRequest(const Options& o, int64_t i, int pmin, int pmax, int omin, i
       "the",   "river", "stone", "light",  "window", "quiet",  "market", "seven",   "garden",
       "paper", "north", "slow",  "bright", "engine", "letter", "summer", "village", "cold",
       "story", "music", "table", "under",  "across", "silver", "doctor", "island",  "green"};
+  const auto pick = [](std::mt19937_64& rng) {
+    return kWords[std::uniform_int_distribution<size_t>(0, std::size(kWords) - 1)(rng)];
+  };
+  Request r;
+  std::mt19937_64 shared(static_cast<uint64_t>(o.seed) * 7919u);  // the same for every request
+  for (int64_t w = 0; w < o.shared_prefix_words; ++w) {
+    r.prompt += pick(shared);
+    r.prompt += w % 12 == 11 ? ". " : " ";
+  }
   std::mt19937_64 rng(static_cast<uint64_t>(o.seed) * 1000003u + static_cast<uint64_t>(i));
   const int words = std::uniform_int_distribution<int>(pmin, pmax)(rng);
-  Request r;
   for (int w = 0; w < words; ++w) {
     if (w > 0) r.prompt += ' ';
-    r.prompt += kWords[std::uniform_int_distribution<size_t>(0, std::size(kWords) - 1)(rng)];
+    r.prompt += pick(rng);
   }
   r.max_tokens = std::uniform_int_distribution<int>(omin, omax)(rng);
   return r;
@@ -170,14 +182,15 @@ int run_serve(const Args& args) {
        IntFlag("--clients", &o.clients), IntFlag("--requests", &o.requests),
        IntFlag("--warmup", &o.warmup), IntFlag("--seed", &o.seed),
        CsvFlag("--prompt-words", &o.prompt_words), CsvFlag("--output-tokens", &o.output_tokens),
-       IntFlag("--pid", &o.pid), Switch("--json", &o.json)},
+       IntFlag("--shared-prefix-words", &o.shared_prefix_words), IntFlag("--pid", &o.pid),
+       Switch("--json", &o.json)},
       &usage);
   if (parsed >= 0) return parsed;
   if (o.prompt_words.empty()) o.prompt_words = {"16", "256"};
   if (o.output_tokens.empty()) o.output_tokens = {"32", "128"};
   int pmin = 0, pmax = 0, omin = 0, omax = 0;
   if (!ParseRange(o.prompt_words, &pmin, &pmax) || !ParseRange(o.output_tokens, &omin, &omax) ||
-      o.clients < 1 || o.requests < 1 || o.warmup < 0) {
+      o.clients < 1 || o.requests < 1 || o.warmup < 0 || o.shared_prefix_words < 0) {
     std::fprintf(stderr, "orcd-bench serve: bad --clients, --requests or a range\n");
     usage(stderr);
     return 2;
@@ -235,12 +248,14 @@ int run_serve(const Args& args) {
   if (o.json) {
     std::printf(
         "{\"bench\":\"serve\",\"url\":%s,\"clients\":%d,\"requests\":%d,\"warmup_per_client\":%d,"
-        "\"seed\":%lld,\"prompt_words\":[%d,%d],\"output_tokens\":[%d,%d],\"cpu\":%s,"
+        "\"seed\":%lld,\"prompt_words\":[%d,%d],\"shared_prefix_words\":%lld,"
+        "\"output_tokens\":[%d,%d],\"cpu\":%s,"
         "\"wall_s\":%s,\"output_tokens_total\":%lld,\"output_tok_s\":%s,\"requests_per_s\":%s,"
         "\"ttft_ms\":{\"p50\":%s,\"p99\":%s},\"itl_ms\":{\"p50\":%s,\"p99\":%s},\"errors\":%d,"
         "\"rss_kb\":{\"before\":%lld,\"after\":%lld,\"peak\":%lld}}\n",
         json_string(o.url).c_str(), o.clients, o.requests, o.warmup, static_cast<long long>(o.seed),
-        pmin, pmax, omin, omax, json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
+        pmin, pmax, static_cast<long long>(o.shared_prefix_words), omin, omax,
+        json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
         static_cast<long long>(tokens), json_number(tok_s).c_str(), json_number(req_s).c_str(),
         json_number(Percentile(ttft, 50)).c_str(), json_number(Percentile(ttft, 99)).c_str(),
         json_number(Percentile(gaps, 50)).c_str(), json_number(Percentile(gaps, 99)).c_str(),
