@@ -8,7 +8,8 @@
 #   CLIENTS default "1 8"; each server runs with 8 slots (llama-server: -np 8,
 #   one unified KV, continuous batching), context 1024 per sequence, 2 threads.
 #   Environment: REQUESTS (per measurement, default 32), PROMPT_WORDS (16,128),
-#   OUTPUT_TOKENS (32,96), THREADS (2).
+#   OUTPUT_TOKENS (32,96), THREADS (2), SHARED_PREFIX_WORDS (0: every prompt
+#   starts with that many shared words, the prefix caches' scenario).
 set -euo pipefail
 model=$1
 build=$2
@@ -21,6 +22,7 @@ requests=${REQUESTS:-32}
 prompt_words=${PROMPT_WORDS:-16,128}
 output_tokens=${OUTPUT_TOKENS:-32,96}
 threads=${THREADS:-2}
+shared_prefix_words=${SHARED_PREFIX_WORDS:-0}
 slots=8
 ctx=1024
 port=18181
@@ -66,12 +68,13 @@ for round in $(seq "$rounds"); do
     start "$server"
     for c in "${clients[@]}"; do
       # A seed of its own per measurement: no prompt is ever sent twice to a server, so
-      # neither is helped by a prompt cache (llama-server keeps one across requests;
-      # orcd has none yet), and both servers get the same requests.
+      # neither is helped by its prompt cache unless SHARED_PREFIX_WORDS gives every
+      # prompt the same beginning; both servers get the same requests.
       line=$("$build/bin/orcd-bench" serve --url "http://127.0.0.1:$port" --clients "$c" \
         --seed $((round * 1000 + c)) \
         --requests "$requests" --warmup 1 --prompt-words "$prompt_words" \
-        --output-tokens "$output_tokens" --pid "$server_pid" --json || true)  # errors: in the line
+        --output-tokens "$output_tokens" --shared-prefix-words "$shared_prefix_words" \
+        --pid "$server_pid" --json || true)  # errors: in the line
       echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
     done
     kill "$server_pid"
