@@ -16,12 +16,9 @@ void ReadGptOss(const sdk::ModelReader& m, GptConfig& c) {
   const uint32_t n_rot = sdk::ReadRopeDims(m, c.head_dim);
   c.rope = sdk::RopeFromMetadata(m, ORCD_ROPE_NEOX, c.head_dim, n_rot);
   c.sliding_window = m.RequireArchU32("attention.sliding_window");
-  c.n_expert = m.RequireArchU32("expert_count");
-  c.n_expert_used = m.RequireArchU32("expert_used_count");
-  if (c.n_expert_used > c.n_expert) {
-    Invalid("expert_used_count " + std::to_string(c.n_expert_used) + " exceeds expert_count " +
-            std::to_string(c.n_expert));
-  }
+  const sdk::ExpertCounts experts = sdk::ReadExpertCounts(m);
+  c.n_expert = experts.n_expert;
+  c.n_expert_used = experts.n_expert_used;
 }
 
 }  // namespace

@@ -8,22 +8,21 @@ namespace orcd::llama {
 namespace {
 
 // What differs between the served architectures besides tensor names that
-// the plan discovers by presence (fused Q|K|V, fused gate|up, biases, tied
-// output): the RoPE pairing.
+// the plan discovers by presence (fused Q|K|V, fused gate|up, biases, q/k
+// norms, routed experts, tied output): the RoPE pairing.
 struct ArchTraits {
   std::string_view name;
   orcd_rope_mode rope_mode;
 };
 
 constexpr ArchTraits kTraits[] = {
-    {"llama", ORCD_ROPE_NORMAL},
-    {"qwen2", ORCD_ROPE_NEOX},
-    {"phi3", ORCD_ROPE_NEOX},
+    {"llama", ORCD_ROPE_NORMAL}, {"qwen2", ORCD_ROPE_NEOX},    {"phi3", ORCD_ROPE_NEOX},
+    {"qwen3", ORCD_ROPE_NEOX},   {"qwen3moe", ORCD_ROPE_NEOX},
 };
 
 }  // namespace
 
-const char* const kArchitectures[] = {"llama", "qwen2", "phi3"};
+const char* const kArchitectures[] = {"llama", "qwen2", "phi3", "qwen3", "qwen3moe"};
 const uint32_t kArchitectureCount = sizeof(kArchitectures) / sizeof(kArchitectures[0]);
 
 LlamaConfig ReadLlamaConfig(const sdk::ModelReader& m) {
@@ -46,6 +45,8 @@ LlamaConfig ReadLlamaConfig(const sdk::ModelReader& m) {
     throw sdk::CompileError(ORCD_ERR_UNSUPPORTED,
                             "LongRoPE (rope_factors_long/short) is not supported yet");
   }
+  // Routed experts in place of the FFN (qwen3moe; Mixtral as arch llama).
+  if (m.HasTensor("blk.0.ffn_gate_inp.weight")) c.experts = sdk::ReadExpertCounts(m);
   return c;
 }
 

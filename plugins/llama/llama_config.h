@@ -16,6 +16,7 @@ struct LlamaConfig : sdk::DecoderShape {
   std::string arch;
   float norm_eps = 0.0f;
   orcd_op_rope_params rope{};
+  sdk::ExpertCounts experts;  // n_expert 0: a dense FFN
 };
 
 // The architectures this plugin serves, and whether one is among them.

@@ -4,6 +4,7 @@
 
 #include "orcd/cpp/decoder_blocks.h"
 #include "orcd/cpp/decoder_shape.h"
+#include "orcd/cpp/moe_block.h"
 
 namespace orcd::llama {
 namespace {
@@ -46,13 +47,36 @@ sdk::SwigluFfnBlock Ffn(const sdk::ModelReader& m, const LlamaConfig& c, uint32_
   return b;
 }
 
+// Routed experts (qwen3moe, Mixtral): softmax over every expert, the top k
+// renormalised to sum 1 (llama.cpp's norm_w), SwiGLU experts, no shared one.
+sdk::MoeFfnBlock Moe(const LlamaConfig& c, uint32_t layer) {
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  sdk::MoeFfnBlock b;
+  b.norm_eps = c.norm_eps;
+  b.norm = blk + "ffn_norm.weight";
+  b.router = blk + "ffn_gate_inp.weight";
+  b.gate_exps = blk + "ffn_gate_exps.weight";
+  b.up_exps = blk + "ffn_up_exps.weight";
+  b.down_exps = blk + "ffn_down_exps.weight";
+  b.moe.n_expert = c.experts.n_expert;
+  b.moe.n_expert_used = c.experts.n_expert_used;
+  b.moe.gating = ORCD_MOE_GATING_SOFTMAX;
+  b.moe.activation = ORCD_MOE_ACT_SWIGLU;
+  b.moe.normalize_weights = 1;
+  return b;
+}
+
 void EmitPhase(const sdk::ModelReader& m, const LlamaConfig& c, sdk::PlanWriter& w,
                orcd_plan_phase phase) {
   const int32_t x = w.NewRegister();
   w.Emit(phase, ORCD_OP_EMBEDDING, {ORCD_REG_TOKENS}, {x}, {"token_embd.weight"});
   for (uint32_t layer = 0; layer < c.n_layer; ++layer) {
     sdk::EmitAttentionBlock(w, phase, Attention(m, c, layer), x);
-    sdk::EmitSwigluFfnBlock(w, phase, Ffn(m, c, layer), x);
+    if (c.experts.n_expert > 0) {
+      sdk::EmitMoeFfnBlock(w, phase, Moe(c, layer), x);
+    } else {
+      sdk::EmitSwigluFfnBlock(w, phase, Ffn(m, c, layer), x);
+    }
   }
   sdk::EmitOutputHead(w, phase, x, c, c.norm_eps);
 }

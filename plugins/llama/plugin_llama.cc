@@ -1,4 +1,4 @@
-// orcd-plugin-llama: the llama, qwen2 and phi3 architectures. Reads the model
+// orcd-plugin-llama: the llama, qwen2, phi3, qwen3 and qwen3moe architectures. Reads the model
 // through the view, emits the plan through the builder; names no HTTP, YAML
 // or CUDA: the host runs the plan on whatever backend it has.
 #include "llama_config.h"
@@ -17,6 +17,8 @@ void Compile(const orcd::sdk::ModelReader& model, orcd::sdk::PlanWriter& plan) {
 constexpr orcd_chat_defaults kChatDefaults[] = {
     {sizeof(orcd_chat_defaults), "qwen2", "chatml", "You are a helpful assistant.", 0},
     {sizeof(orcd_chat_defaults), "phi3", "role-tags", "", 1},
+    {sizeof(orcd_chat_defaults), "qwen3", "chatml", "", 0},
+    {sizeof(orcd_chat_defaults), "qwen3moe", "chatml", "", 0},
 };
 
 }  // namespace

@@ -35,6 +35,12 @@ INSTANTIATE_TEST_SUITE_P(
         GoldenCase{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
         GoldenCase{"gptoss-tiny.MXFP4_MOE", "gptoss-tiny.MXFP4_MOE", Tolerance::kQuantizedMoe},
         GoldenCase{"gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE", Tolerance::kQuantizedMoe},
+        GoldenCase{"llama3-tiny.F16", "llama3-tiny.F16", Tolerance::kF16},
+        GoldenCase{"llama3-tiny.Q4_K_M", "llama3-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"qwen3-tiny.F16", "qwen3-tiny.F16", Tolerance::kF16},
+        GoldenCase{"qwen3-tiny.Q4_K_M", "qwen3-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"qwen3moe-tiny.F16", "qwen3moe-tiny.F16", Tolerance::kF16},
+        GoldenCase{"qwen3moe-tiny.Q4_K_M", "qwen3moe-tiny.Q4_K_M", Tolerance::kQuantizedMoe},
         GoldenCase{"real/stories260K", "real/stories260K", Tolerance::kF16}),
     GoldenCaseName);
 

@@ -70,6 +70,25 @@ inline uint32_t ReadRopeDims(const ModelReader& m, uint32_t head_dim) {
   return n_rot;
 }
 
+// A mixture-of-experts file's <arch>.expert_count and expert_used_count,
+// checked 1 <= used <= count.
+struct ExpertCounts {
+  uint32_t n_expert = 0;
+  uint32_t n_expert_used = 0;
+};
+
+inline ExpertCounts ReadExpertCounts(const ModelReader& m) {
+  ExpertCounts e;
+  e.n_expert = m.RequireArchU32("expert_count");
+  e.n_expert_used = m.RequireArchU32("expert_used_count");
+  if (e.n_expert_used == 0 || e.n_expert_used > e.n_expert) {
+    throw CompileError(ORCD_ERR_MODEL_INVALID,
+                       "expert_used_count " + std::to_string(e.n_expert_used) +
+                           " must be 1..expert_count (" + std::to_string(e.n_expert) + ")");
+  }
+  return e;
+}
+
 // An attention block with the shape's heads, the usual 1/sqrt(head_dim)
 // scale and blk.N.attn_norm.weight; the caller names the projections.
 inline AttentionBlock BasicAttention(const DecoderShape& s, float norm_eps, uint32_t layer) {
