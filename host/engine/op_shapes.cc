@@ -72,6 +72,11 @@ void Embedding(ShapeQuery& q) {
     Fail(q, PlanErrorKind::kBadRegister, "EMBEDDING reads the token register (ORCD_REG_TOKENS)");
   }
   ExpectMatrix(q, *q.weights[0]);
+  if (!q.insn->params.empty()) {
+    const float scale = RequireParams<orcd_op_embedding_params>(q).scale;
+    if (!(scale > 0.0f) || !std::isfinite(scale))
+      Fail(q, PlanErrorKind::kBadParams, "scale must be finite and > 0");
+  }
   q.out_widths = {q.weights[0]->cols()};
 }
 
@@ -373,6 +378,7 @@ bool InferShapes(ShapeQuery& q) {
       Attention(q);
       return true;
     case ORCD_OP_SWIGLU:
+    case ORCD_OP_GEGLU:
     case kOpSwigluQ8:
       Swiglu(q);
       return true;

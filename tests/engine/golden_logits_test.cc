@@ -41,6 +41,10 @@ INSTANTIATE_TEST_SUITE_P(
         GoldenCase{"qwen3-tiny.Q4_K_M", "qwen3-tiny.Q4_K_M", Tolerance::kQuantized},
         GoldenCase{"qwen3moe-tiny.F16", "qwen3moe-tiny.F16", Tolerance::kF16},
         GoldenCase{"qwen3moe-tiny.Q4_K_M", "qwen3moe-tiny.Q4_K_M", Tolerance::kQuantizedMoe},
+        GoldenCase{"gemma2-tiny.F16", "gemma2-tiny.F16", Tolerance::kF16},
+        GoldenCase{"gemma2-tiny.Q4_K_M", "gemma2-tiny.Q4_K_M", Tolerance::kQuantized},
+        GoldenCase{"gemma3-tiny.F16", "gemma3-tiny.F16", Tolerance::kF16},
+        GoldenCase{"gemma3-tiny.Q4_K_M", "gemma3-tiny.Q4_K_M", Tolerance::kQuantized},
         GoldenCase{"real/stories260K", "real/stories260K", Tolerance::kF16}),
     GoldenCaseName);
 

@@ -174,13 +174,16 @@ TEST_P(StepInvariance, EachSequenceGetsItsSoloBits) {
 }
 
 // Dense and MoE, F16 and quantized, RoPE and learned positions, sliding
-// windows with sinks, K-quants (matmul_q8) and Q4_0/Q8_0 (matvec_q8 only).
+// windows with sinks, K-quants (matmul_q8) and Q4_0/Q8_0 (matvec_q8 only);
+// q/k norms, softmax-gated experts, Gemma's local/global layers and soft-caps.
 INSTANTIATE_TEST_SUITE_P(Fixtures, StepInvariance,
                          ::testing::Values("qwen2-tiny.Q4_K_M", "qwen2-tiny.Q4_0", "qwen2-tiny.F16",
                                            "phi3-tiny.Q4_K_M", "llama3-tiny.Q4_K_M",
                                            "gpt2-tiny.Q8_0", "gpt2-tiny.F16",
                                            "gptoss-tiny.MXFP4_MOE", "gptoss-tiny.F16",
-                                           "llama3-tiny.F16"),
+                                           "llama3-tiny.F16", "qwen3-tiny.Q4_K_M",
+                                           "qwen3moe-tiny.Q4_K_M", "gemma2-tiny.Q4_K_M",
+                                           "gemma3-tiny.F16"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "host/engine/cpu/cpu_adapters.h"
+#include "orcd/cpp/gated_activation.h"
 
 namespace orcd::engine::cpu {
 namespace {
@@ -27,7 +28,6 @@ void Binary(const BoundInstruction& insn, ExecContext& ctx, Op op) {
 }
 
 // ggml_silu_f32: x / (1 + e^-x).
-inline float Silu(float x) { return x / (1.0f + std::exp(-x)); }
 
 }  // namespace
 
@@ -39,7 +39,9 @@ void RunMul(const BoundInstruction& insn, ExecContext& ctx) {
   Binary(insn, ctx, [](float a, float b) { return a * b; });
 }
 
+// SWIGLU and GEGLU.
 void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
+  const uint32_t act = insn.opcode == ORCD_OP_GEGLU ? ORCD_MOE_ACT_GEGLU : ORCD_MOE_ACT_SWIGLU;
   const int64_t f = insn.out[0].width;
   const bool fused = insn.in.size() == 1;  // [gate | up] in one register
   const float* gate = ctx.In(insn, 0);
@@ -51,7 +53,7 @@ void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
       const float* g = gate + t * in_stride;
       const float* u = up + t * in_stride;
       float* yt = y + t * f;
-      for (int64_t i = 0; i < f; ++i) yt[i] = Silu(g[i]) * u[i];
+      for (int64_t i = 0; i < f; ++i) yt[i] = GatedActivation(act, g[i], u[i], 0.0f, 0.0f);
     }
   });
 }

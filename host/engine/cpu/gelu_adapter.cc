@@ -1,24 +1,9 @@
-// GELU on the CPU: the tanh approximation ggml uses,
-// 0.5 x (1 + tanh(sqrt(2/pi) x (1 + 0.044715 x^2))), evaluated in f32 (ggml's
-// CPU backend reads it from an f16 table; the difference is below the f16
-// rounding the golden tolerances already allow for).
-#include <cmath>
-
+// GELU on the CPU: ggml's tanh approximation (orcd::GeluTanh, shared with
+// the CUDA kernels and the gated GEGLU).
 #include "host/engine/cpu/cpu_adapters.h"
+#include "orcd/cpp/gated_activation.h"
 
 namespace orcd::engine::cpu {
-namespace {
-
-inline float GeluTanh(float x) {
-  constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
-  constexpr float kCoefA = 0.044715f;
-  // ggml's limits: the function is 0 or x to f32 precision beyond +-10.
-  if (x <= -10.0f) return 0.0f;
-  if (x >= 10.0f) return x;
-  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoefA * x * x)));
-}
-
-}  // namespace
 
 void RunGelu(const BoundInstruction& insn, ExecContext& ctx) {
   const int64_t width = insn.out[0].width;

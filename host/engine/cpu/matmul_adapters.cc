@@ -96,7 +96,12 @@ void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
 void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
   CheckTokenIds(w, ctx.tokens, ctx.n_tokens);
-  GetRows(w, ctx.tokens, ctx.n_tokens, ctx.Out(insn, 0));
+  float* y = ctx.Out(insn, 0);
+  GetRows(w, ctx.tokens, ctx.n_tokens, y);
+  if (!insn.params.empty()) {
+    const float scale = insn.ParamsAs<orcd_op_embedding_params>().scale;
+    for (int64_t i = 0; i < ctx.n_tokens * w.cols(); ++i) y[i] *= scale;
+  }
 }
 
 }  // namespace orcd::engine::cpu

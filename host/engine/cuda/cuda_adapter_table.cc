@@ -15,6 +15,7 @@ AdapterTable MakeCudaAdapterTable() {
   table.Register(ORCD_OP_ROPE, &RunRope);
   table.Register(ORCD_OP_ATTENTION, &RunAttention);
   table.Register(ORCD_OP_SWIGLU, &RunSwiglu);
+  table.Register(ORCD_OP_GEGLU, &RunSwiglu);
   table.Register(ORCD_OP_LOGITS, &RunLogits);
   table.Register(ORCD_OP_POSITION_EMBEDDING, &RunPositionEmbedding);
   table.Register(ORCD_OP_GELU, &RunGelu);

@@ -39,7 +39,7 @@ orcd_q8_x32* ProducedQ8(ExecContext& ctx, bool lowered_to_round, int64_t width) 
 
 }  // namespace
 
-// SWIGLU and SWIGLU_Q8.
+// SWIGLU, SWIGLU_Q8 and GEGLU.
 void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
   CudaBackend& b = Backend(ctx);
   const int64_t f = insn.out[0].width;
@@ -51,9 +51,11 @@ void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
     b.set_q8_source({ctx.Out(insn, 0), 1, f});
     return;
   }
-  CheckLaunch(ctx, insn,
-              b.kernels().swiglu(gate, up, fused ? 2 * f : f, ctx.Out(insn, 0), f, ctx.n_tokens,
-                                 b.stream()));
+  CheckLaunch(
+      ctx, insn,
+      b.kernels().glu(gate, up, fused ? 2 * f : f, ctx.Out(insn, 0), f, ctx.n_tokens,
+                      insn.opcode == ORCD_OP_GEGLU ? ORCD_MOE_ACT_GEGLU : ORCD_MOE_ACT_SWIGLU,
+                      b.stream()));
 }
 
 void RunGelu(const BoundInstruction& insn, ExecContext& ctx) {

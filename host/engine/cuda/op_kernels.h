@@ -119,9 +119,10 @@ struct OpKernels {
   const char* name;
   int (*add)(const float* a, const float* b, float* y, int64_t n, void* stream);
   int (*mul)(const float* a, const float* b, float* y, int64_t n, void* stream);
-  // y[t][i] = silu(gate[t * in_stride + i]) * up[t * in_stride + i], i < f.
-  int (*swiglu)(const float* gate, const float* up, int64_t in_stride, float* y, int64_t f,
-                int64_t n_tokens, void* stream);
+  // y[t][i] = act(gate[t * in_stride + i], up[t * in_stride + i]), i < f,
+  // act an orcd_moe_activation without parameters (SWIGLU, GEGLU).
+  int (*glu)(const float* gate, const float* up, int64_t in_stride, float* y, int64_t f,
+             int64_t n_tokens, uint32_t activation, void* stream);
   // One token's swiglu with y also rounded to 8 bits into q8 (f % 32 == 0):
   // the same bits as swiglu then quantize_q8.
   int (*swiglu_q8)(const float* gate, const float* up, float* y, orcd_q8_x32* q8, int64_t f,
@@ -131,6 +132,7 @@ struct OpKernels {
   int (*add_bias)(float* y, const float* bias, int64_t width, int64_t y_stride, int64_t n_tokens,
                   void* stream);
   int (*softcap)(float* y, float cap, int64_t n, void* stream);
+  int (*scale)(float* y, float s, int64_t n, void* stream);  // y *= s
   // ids[t] = pos0 + t (learned position rows).
   int (*positions)(int32_t* ids, const StepValues* step, int64_t n, void* stream);
   int (*rms_norm)(const float* x, const float* gamma, float* y, int64_t groups, int64_t group,

@@ -41,9 +41,9 @@ inline int Add(const float* a, const float* b, float* y, int64_t n, void* stream
 inline int Mul(const float* a, const float* b, float* y, int64_t n, void* stream) {
   ORCD_ELEMENTWISE(n, mul_kernel, a, b, y, n);
 }
-inline int Swiglu(const float* gate, const float* up, int64_t in_stride, float* y, int64_t f,
-                  int64_t n_tokens, void* stream) {
-  ORCD_ELEMENTWISE(f * n_tokens, swiglu_kernel, gate, up, in_stride, y, f, f * n_tokens);
+inline int Glu(const float* gate, const float* up, int64_t in_stride, float* y, int64_t f,
+               int64_t n_tokens, uint32_t activation, void* stream) {
+  ORCD_ELEMENTWISE(f * n_tokens, glu_kernel, gate, up, in_stride, y, f, f * n_tokens, activation);
 }
 inline int SwigluQ8(const float* gate, const float* up, float* y, orcd_q8_x32* q8, int64_t f,
                     void* stream) {
@@ -65,6 +65,9 @@ inline int AddBias(float* y, const float* bias, int64_t width, int64_t y_stride,
 }
 inline int Softcap(float* y, float cap, int64_t n, void* stream) {
   ORCD_ELEMENTWISE(n, softcap_kernel, y, cap, n);
+}
+inline int Scale(float* y, float s, int64_t n, void* stream) {
+  ORCD_ELEMENTWISE(n, scale_kernel, y, s, n);
 }
 inline int ToHalf(const float* x, uint16_t* out, int64_t n, uint32_t type, void* stream) {
   ORCD_ELEMENTWISE(n, to_half_kernel, x, out, n, type);
@@ -180,10 +183,11 @@ inline const char* ErrorName(int e) { return cudaGetErrorName(static_cast<cudaEr
 
 constexpr OpKernels MakeOpKernels(const char* name) {
   return OpKernels{
-      name,        &Add,       &Mul,          &Swiglu,         &SwigluQ8,   &Gelu,
-      &AddBias,    &Softcap,   &Positions,    &RmsNorm,        &AddRmsNorm, &LayerNorm,
-      &Rope,       &Attention, &DenseGetRows, &DenseMatvecIds, &MoeRoute,   &MoeActivate,
-      &MoeCombine, &ToHalf,    &QuantizeQ8,   &Sample,         &Argmax,     &ErrorName};
+      name,         &Add,        &Mul,       &Glu,          &SwigluQ8,       &Gelu,
+      &AddBias,     &Softcap,    &Scale,     &Positions,    &RmsNorm,        &AddRmsNorm,
+      &LayerNorm,   &Rope,       &Attention, &DenseGetRows, &DenseMatvecIds, &MoeRoute,
+      &MoeActivate, &MoeCombine, &ToHalf,    &QuantizeQ8,   &Sample,         &Argmax,
+      &ErrorName};
 }
 
 #undef ORCD_ELEMENTWISE

@@ -224,8 +224,9 @@ void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx) {
   float* u = ctx.Out(insn, 1);
   DeviceMatmulRows(ctx, insn, gate, 0, f, x, ctx.n_tokens, g, f, xq);
   DeviceMatmulRows(ctx, insn, up, 0, f, x, ctx.n_tokens, u, f, TakesQ8Input(up) ? xq : nullptr);
-  CheckLaunch(ctx, insn,
-              b.kernels().swiglu(g, u, f, ctx.Out(insn, 2), f, ctx.n_tokens, b.stream()));
+  CheckLaunch(
+      ctx, insn,
+      b.kernels().glu(g, u, f, ctx.Out(insn, 2), f, ctx.n_tokens, ORCD_MOE_ACT_SWIGLU, b.stream()));
 }
 
 // MATMUL_MULTI: one token's rows of every weight through the plugin's
@@ -269,7 +270,13 @@ void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
 void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
   CheckTokenIds(w, ctx.tokens, ctx.n_tokens);  // the host copy of the ids: no read-back
-  DeviceGetRows(ctx, insn, w, Backend(ctx).tokens(), ctx.n_tokens, ctx.Out(insn, 0));
+  CudaBackend& b = Backend(ctx);
+  DeviceGetRows(ctx, insn, w, b.tokens(), ctx.n_tokens, ctx.Out(insn, 0));
+  if (!insn.params.empty()) {
+    CheckLaunch(ctx, insn,
+                b.kernels().scale(ctx.Out(insn, 0), insn.ParamsAs<orcd_op_embedding_params>().scale,
+                                  ctx.n_tokens * w.cols(), b.stream()));
+  }
 }
 
 void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx) {

@@ -33,7 +33,8 @@ extern "C" {
 
 /* Opcode numbers never change within a major. */
 enum {
-  /* in {ORCD_REG_TOKENS}; w {table[d, vocab]}; out {x[n][d]}. No params. */
+  /* in {ORCD_REG_TOKENS}; w {table[d, vocab]}; out {x[n][d]};
+   * params orcd_op_embedding_params, optional (since 1.6). */
   ORCD_OP_EMBEDDING = 1,
   /* in {x[n][k]}; w {W[k, m]} or {W[k, m], bias[m]}; out {y[n][m]}, or several
    * outputs that take consecutive row ranges of W (fused Q|K|V, gate|up): then
@@ -63,7 +64,8 @@ enum {
   /* in {gate[n][f], up[n][f]} -> out {y[n][f]} = silu(gate) * up, or the fused
    * layout in {gate_up[n][2f]} (gate first) -> out {y[n][f]}. No params. */
   ORCD_OP_SWIGLU = 9,
-  /* Reserved (gated GELU FFN); no adapter yet. */
+  /* Since 1.6: as SWIGLU with y = gelu(gate) * up, gelu as ORCD_OP_GELU
+   * (the gated GELU FFN of Gemma). No params. */
   ORCD_OP_GEGLU = 10,
   /* in {x[n][k]}; out {y[n][k]} = gelu(x), the tanh approximation
    * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). In place ok. No params. */
@@ -89,6 +91,10 @@ enum {
 };
 
 #define ORCD_OP_MAX_OUTPUTS 4
+
+typedef struct orcd_op_embedding_params {
+  float scale; /* multiplies every row looked up (Gemma: sqrt(d)); > 0. Absent: 1 */
+} orcd_op_embedding_params;
 
 typedef struct orcd_op_matmul_params {
   /* Rows of W written to outputs[i]; used only with more than one output. */
@@ -145,7 +151,9 @@ typedef enum orcd_moe_activation {
   ORCD_MOE_ACT_SWIGLU = 0,
   /* gpt-oss: g = min(g, limit); u = clamp(u, -limit, limit);
    * h = g * sigmoid(alpha g) * (u + 1) */
-  ORCD_MOE_ACT_SWIGLU_OAI = 1
+  ORCD_MOE_ACT_SWIGLU_OAI = 1,
+  /* h = gelu(g) * u: ORCD_OP_GEGLU's (since 1.6; MOE does not take it) */
+  ORCD_MOE_ACT_GEGLU = 2
 } orcd_moe_activation;
 
 typedef struct orcd_op_moe_params {

@@ -22,7 +22,7 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 5
+#define ORCD_ABI_MINOR 6
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
@@ -31,7 +31,8 @@ extern "C" {
  * 1.3 added orcd_q8_x32 and orcd_quant_cuda_ops.matvec_q8 / matvec_ids_q8;
  * 1.4 added orcd_quant_cpu_ops.matmul_q8;
  * 1.5 added orcd_glu_params, orcd_matvec_part and orcd_quant_cuda_ops.matvec_glu_q8 /
- * matvec_multi_q8. */
+ * matvec_multi_q8;
+ * 1.6 added ORCD_OP_GEGLU (ORCD_MOE_ACT_GEGLU) and orcd_op_embedding_params (ops.h). */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 

@@ -1,4 +1,4 @@
-// Elementwise kernels: ADD, MUL, SWIGLU, GELU, bias epilogues, logit softcap,
+// Elementwise kernels: ADD, MUL, SWIGLU / GEGLU, GELU, bias epilogues, logit softcap,
 // learned-position ids. One thread per value, grid-stride.
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_ELEMENTWISE_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_ELEMENTWISE_CUH_
@@ -15,30 +15,26 @@ __global__ void mul_kernel(const float* a, const float* b, float* y, int64_t n) 
   ORCD_GRID_STRIDE(i, n) y[i] = a[i] * b[i];
 }
 
-__global__ void swiglu_kernel(const float* gate, const float* up, int64_t in_stride, float* y,
-                              int64_t f, int64_t n) {
+__global__ void glu_kernel(const float* gate, const float* up, int64_t in_stride, float* y,
+                           int64_t f, int64_t n, uint32_t activation) {
   ORCD_GRID_STRIDE(i, n) {
     const int64_t t = i / f, c = i % f;
-    y[i] = ::orcd::GatedActivation(ORCD_MOE_ACT_SWIGLU, gate[t * in_stride + c],
-                                   up[t * in_stride + c], 0.0f, 0.0f);
+    y[i] = ::orcd::GatedActivation(activation, gate[t * in_stride + c], up[t * in_stride + c], 0.0f,
+                                   0.0f);
   }
 }
 
-// The tanh approximation with ggml's limits (see cpu/gelu_adapter.cc).
+// ggml's tanh approximation (see gated_activation.h).
 __global__ void gelu_kernel(const float* x, float* y, int64_t n) {
-  ORCD_GRID_STRIDE(i, n) {
-    const float v = x[i];
-    constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
-    y[i] = v <= -10.0f  ? 0.0f
-           : v >= 10.0f ? v
-                        : 0.5f * v * (1.0f + tanhf(kSqrt2OverPi * v * (1.0f + 0.044715f * v * v)));
-  }
+  ORCD_GRID_STRIDE(i, n) y[i] = ::orcd::GeluTanh(x[i]);
 }
 
 __global__ void add_bias_kernel(float* y, const float* bias, int64_t width, int64_t y_stride,
                                 int64_t n) {
   ORCD_GRID_STRIDE(i, n) y[(i / width) * y_stride + i % width] += bias[i % width];
 }
+
+__global__ void scale_kernel(float* y, float s, int64_t n) { ORCD_GRID_STRIDE(i, n) y[i] *= s; }
 
 __global__ void softcap_kernel(float* y, float cap, int64_t n) {
   ORCD_GRID_STRIDE(i, n) y[i] = cap * tanhf(y[i] / cap);

@@ -1,8 +1,11 @@
 // Header-only C++ helper for architecture plugins: the pre-norm decoder
 // pieces most transformer families share, emitted as host macro-ops.
 //   attention block:  x += O(attention(rope(Q h), rope(K h), V h)),  h = norm(x)
-//   SwiGLU FFN block: x += down(silu(gate h) * up h),                 h = rms_norm(x)
+//   gated FFN block:  x += down(act(gate h) * up h),                  h = rms_norm(x)
+//                     (act silu: SwiGLU, or gelu: GEGLU)
 //   GELU FFN block:   x += down(gelu(up h + b_up)) + b_down,          h = norm(x)
+// The attention and gated FFN blocks may also normalise their output before
+// the residual add (post_norm: Gemma's "sandwich" norms).
 // norm is RMSNorm, or LayerNorm when a norm bias (beta) is named; an
 // attention block whose rope.n_rot is 0 has no rotary embedding (models with
 // learned absolute positions).
@@ -38,16 +41,21 @@ struct AttentionBlock {
   std::string q_norm, k_norm;  // per-head RMS norms before RoPE (optional)
   std::string rope_freqs;      // frequency factors (optional)
   std::string o, o_bias;
-  std::string sinks;  // attention sinks (optional)
+  std::string sinks;      // attention sinks (optional)
+  float softcap = 0.0f;   // on the scaled scores: c tanh(s / c); 0 = off
+  std::string post_norm;  // RMS norm of the output before the residual add (optional)
 };
 
-struct SwigluFfnBlock {
+struct GatedFfnBlock {
   float norm_eps = 0.0f;
   std::string norm;
   std::string gate;  // empty: `up` holds gate|up fused (gate rows first)
   std::string up;
   std::string down;
+  orcd_opcode activation = ORCD_OP_SWIGLU;  // or ORCD_OP_GEGLU (ABI 1.6)
+  std::string post_norm;  // RMS norm of the output before the residual add (optional)
 };
+using SwigluFfnBlock = GatedFfnBlock;
 
 inline std::vector<std::string> WeightWithBias(const std::string& w, const std::string& bias) {
   return bias.empty() ? std::vector<std::string>{w} : std::vector<std::string>{w, bias};
@@ -84,6 +92,17 @@ inline int32_t EmitPreNorm(PlanWriter& w, orcd_plan_phase phase, int32_t x,
                       : EmitLayerNorm(w, phase, x, gamma, beta, eps);
 }
 
+// x += y, or x += rms_norm(y) * post_norm when post_norm is named.
+inline void EmitResidualAdd(PlanWriter& w, orcd_plan_phase phase, int32_t x, int32_t y,
+                            const std::string& post_norm, float eps) {
+  if (!post_norm.empty()) {
+    orcd_op_norm_params p{};
+    p.eps = eps;
+    w.Emit(phase, ORCD_OP_RMS_NORM, {y}, {y}, {post_norm}, p);
+  }
+  w.Emit(phase, ORCD_OP_ADD, {x, y}, {x});
+}
+
 inline void EmitAttentionBlock(PlanWriter& w, orcd_plan_phase phase, const AttentionBlock& b,
                                int32_t x) {
   const int32_t h = EmitPreNorm(w, phase, x, b.norm, b.norm_bias, b.norm_eps);
@@ -116,30 +135,36 @@ inline void EmitAttentionBlock(PlanWriter& w, orcd_plan_phase phase, const Atten
   ap.n_head_kv = b.n_head_kv;
   ap.head_dim = b.head_dim;
   ap.scale = b.scale;
+  ap.softcap = b.softcap;
   const int32_t a = w.NewRegister();
   w.Emit(phase, ORCD_OP_ATTENTION, {q, k, v}, {a}, Optional(b.sinks), ap);
   const int32_t o = w.NewRegister();
   w.Emit(phase, ORCD_OP_MATMUL, {a}, {o}, WeightWithBias(b.o, b.o_bias));
-  w.Emit(phase, ORCD_OP_ADD, {x, o}, {x});
+  EmitResidualAdd(w, phase, x, o, b.post_norm, b.norm_eps);
 }
 
-inline void EmitSwigluFfnBlock(PlanWriter& w, orcd_plan_phase phase, const SwigluFfnBlock& b,
-                               int32_t x) {
+inline void EmitGatedFfnBlock(PlanWriter& w, orcd_plan_phase phase, const GatedFfnBlock& b,
+                              int32_t x) {
   const int32_t h = EmitRmsNorm(w, phase, x, b.norm, b.norm_eps);
   const int32_t act = w.NewRegister();
   if (b.gate.empty()) {
     const int32_t gate_up = w.NewRegister();
     w.Emit(phase, ORCD_OP_MATMUL, {h}, {gate_up}, {b.up});
-    w.Emit(phase, ORCD_OP_SWIGLU, {gate_up}, {act});
+    w.Emit(phase, b.activation, {gate_up}, {act});
   } else {
     const int32_t gate = w.NewRegister(), up = w.NewRegister();
     w.Emit(phase, ORCD_OP_MATMUL, {h}, {gate}, {b.gate});
     w.Emit(phase, ORCD_OP_MATMUL, {h}, {up}, {b.up});
-    w.Emit(phase, ORCD_OP_SWIGLU, {gate, up}, {act});
+    w.Emit(phase, b.activation, {gate, up}, {act});
   }
   const int32_t down = w.NewRegister();
   w.Emit(phase, ORCD_OP_MATMUL, {act}, {down}, {b.down});
-  w.Emit(phase, ORCD_OP_ADD, {x, down}, {x});
+  EmitResidualAdd(w, phase, x, down, b.post_norm, b.norm_eps);
+}
+
+inline void EmitSwigluFfnBlock(PlanWriter& w, orcd_plan_phase phase, const SwigluFfnBlock& b,
+                               int32_t x) {
+  EmitGatedFfnBlock(w, phase, b, x);
 }
 
 struct GeluFfnBlock {

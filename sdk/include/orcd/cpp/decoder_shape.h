@@ -105,12 +105,19 @@ inline AttentionBlock BasicAttention(const DecoderShape& s, float norm_eps, uint
 }
 
 // The output norm (LayerNorm when `norm_bias` is set, else RMSNorm) and the
-// LM head into the phase's logits register.
+// LM head into the phase's logits register, soft-capped when softcap > 0.
 inline void EmitOutputHead(PlanWriter& w, orcd_plan_phase phase, int32_t x, const DecoderShape& s,
-                           float norm_eps, const std::string& norm_bias = "") {
+                           float norm_eps, const std::string& norm_bias = "",
+                           float softcap = 0.0f) {
   const int32_t h = EmitPreNorm(w, phase, x, "output_norm.weight", norm_bias, norm_eps);
   const int32_t logits = w.NewRegister();
-  w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {s.output_weight});
+  if (softcap > 0.0f) {
+    orcd_op_logits_params p{};
+    p.softcap = softcap;
+    w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {s.output_weight}, p);
+  } else {
+    w.Emit(phase, ORCD_OP_LOGITS, {h}, {logits}, {s.output_weight});
+  }
   w.Logits(phase, logits);
 }
 

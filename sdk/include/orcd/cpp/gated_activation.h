@@ -22,11 +22,24 @@ namespace orcd {
 // ggml_silu_f32: x / (1 + e^-x).
 ORCD_GATED_HD float Silu(float x) { return x / (1.0f + expf(-x)); }
 
+// ggml's GELU: the tanh approximation
+// 0.5 x (1 + tanh(sqrt(2/pi) x (1 + 0.044715 x^2))), 0 or x beyond +-10
+// (where it is that to f32 precision). ggml's CPU backend reads it from an
+// f16 table; the difference is below the f16 rounding the golden tolerances
+// already allow for.
+ORCD_GATED_HD float GeluTanh(float x) {
+  const float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+  if (x <= -10.0f) return 0.0f;
+  if (x >= 10.0f) return x;
+  return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
+}
+
 // activation: orcd_moe_activation. SWIGLU: silu(g) * u; SWIGLU_OAI
 // (gpt-oss): g = min(g, limit), u = clamp(u, -limit, limit),
-// g * sigmoid(alpha g) * (u + 1).
+// g * sigmoid(alpha g) * (u + 1); GEGLU: gelu(g) * u.
 ORCD_GATED_HD float GatedActivation(uint32_t activation, float g, float u, float alpha,
                                     float limit) {
+  if (activation == ORCD_MOE_ACT_GEGLU) return GeluTanh(g) * u;
   if (activation == ORCD_MOE_ACT_SWIGLU_OAI) {
     const float x = fminf(g, limit);
     const float y = fminf(fmaxf(u, -limit), limit);
