@@ -12,10 +12,10 @@ namespace {
 // graphs have it.
 struct ArchTraits {
   std::string_view name;
-  uint32_t swa_period;          // every swa_period-th layer attends globally
-  bool soft_caps;               // attention and final logit soft-capping
-  uint32_t full_scale_layers;   // the 27B's depth: q scaled by n_embd / n_head, not head_dim
-  bool local_rope_base;         // local layers use rope.freq_base_swa, unscaled
+  uint32_t swa_period;         // every swa_period-th layer attends globally
+  bool soft_caps;              // attention and final logit soft-capping
+  uint32_t full_scale_layers;  // the 27B's depth: q scaled by n_embd / n_head, not head_dim
+  bool local_rope_base;        // local layers use rope.freq_base_swa, unscaled
 };
 
 constexpr ArchTraits kTraits[] = {
@@ -48,9 +48,8 @@ GemmaConfig ReadGemmaConfig(const sdk::ModelReader& m) {
   c.norm_eps = static_cast<float>(m.RequireArchF64("attention.layer_norm_rms_epsilon"));
   c.embedding_scale = std::sqrt(static_cast<float>(c.n_embd));
   // Gemma's query_pre_attn_scalar: head_dim, except the 27B models' n_embd / n_head.
-  const uint32_t scale_dim = c.n_layer == traits->full_scale_layers && c.n_head > 0
-                                 ? c.n_embd / c.n_head
-                                 : c.head_dim;
+  const uint32_t scale_dim =
+      c.n_layer == traits->full_scale_layers && c.n_head > 0 ? c.n_embd / c.n_head : c.head_dim;
   c.attention_scale = 1.0f / std::sqrt(static_cast<float>(scale_dim));
   if (traits->soft_caps) {
     c.attention_softcap =
