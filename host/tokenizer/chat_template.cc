@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "host/chat/jinja/jinja_template.h"
 #include "host/common/logger.h"
@@ -32,6 +33,7 @@ std::optional<ChatTemplate> RecogniseTemplate(std::string_view text) {
   if (Contains(text, "<|user|>") && Contains(text, "<|end|>")) {
     return ChatTemplate{ChatFormat::kRoleTags, ""};
   }
+  if (Contains(text, "<start_of_turn>")) return ChatTemplate{ChatFormat::kTurns, ""};
   return std::nullopt;
 }
 
@@ -83,6 +85,29 @@ void RenderHarmony(std::span<const ChatTurn> turns, std::string& out) {
   }
 }
 
+std::string_view Trim(std::string_view s) {
+  const size_t first = s.find_first_not_of(" \t\n\r");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\n\r") - first + 1);
+}
+
+// Gemma's template: no system role; its text opens the first user turn.
+void RenderTurns(std::span<const ChatTurn> turns, std::string& out) {
+  std::string system;
+  for (size_t i = 0; i < turns.size(); ++i) {
+    std::string_view role = turns[i].role;
+    if (i == 0 && (role == "system" || role == "developer")) {
+      system = std::string(Trim(turns[i].content)) + "\n\n";
+      continue;
+    }
+    if (role == "assistant") role = "model";
+    if (role != "user" && role != "model") UnsupportedRole(ChatFormat::kTurns, turns[i].role);
+    out.append("<start_of_turn>").append(role).append("\n");
+    if (!system.empty()) out.append(std::exchange(system, ""));
+    out.append(Trim(turns[i].content)).append("<end_of_turn>\n");
+  }
+}
+
 }  // namespace
 
 std::string_view ChatFormatName(ChatFormat format) {
@@ -93,12 +118,15 @@ std::string_view ChatFormatName(ChatFormat format) {
       return "role-tags";
     case ChatFormat::kHarmony:
       return "harmony";
+    case ChatFormat::kTurns:
+      return "turns";
   }
   return "unknown";
 }
 
 std::optional<ChatFormat> ParseChatFormat(std::string_view name) {
-  for (ChatFormat f : {ChatFormat::kChatMl, ChatFormat::kRoleTags, ChatFormat::kHarmony}) {
+  for (ChatFormat f :
+       {ChatFormat::kChatMl, ChatFormat::kRoleTags, ChatFormat::kHarmony, ChatFormat::kTurns}) {
     if (ChatFormatName(f) == name) return f;
   }
   return std::nullopt;
@@ -215,6 +243,10 @@ std::string RenderChat(const ChatTemplate& chat_template, std::span<const ChatTu
     case ChatFormat::kHarmony:
       RenderHarmony(turns, out);
       if (add_generation_prompt) out.append("<|start|>assistant");
+      break;
+    case ChatFormat::kTurns:
+      RenderTurns(turns, out);
+      if (add_generation_prompt) out.append("<start_of_turn>model\n");
       break;
   }
   return out;

@@ -10,6 +10,10 @@
 //                     a default system message when the first is not one.
 //   role-tags (Phi-3)  <|{role}|>\n{content}<|end|>\n ...   (developer -> system)
 //                     generation prompt "<|assistant|>\n".
+//   turns (Gemma)     <start_of_turn>{role}\n{content}<end_of_turn>\n ...
+//                     (assistant -> model; a system message opens the first
+//                     user turn, followed by a blank line; content trimmed)
+//                     generation prompt "<start_of_turn>model\n".
 //   harmony (gpt-oss) <|start|>{role}<|message|>{content}<|end|> ...
 //                     assistant history:
 //                     <|start|>assistant<|channel|>final<|message|>{content}<|end|> generation
@@ -40,9 +44,9 @@ class JinjaTemplate;
 }
 class GgufFile;
 
-enum class ChatFormat { kChatMl, kRoleTags, kHarmony };
+enum class ChatFormat { kChatMl, kRoleTags, kHarmony, kTurns };
 
-// "chatml", "role-tags" (<|role|>\n...<|end|>), "harmony".
+// "chatml", "role-tags" (<|role|>\n...<|end|>), "harmony", "turns" (Gemma).
 std::string_view ChatFormatName(ChatFormat format);
 // The inverse; nullopt for another name.
 std::optional<ChatFormat> ParseChatFormat(std::string_view name);

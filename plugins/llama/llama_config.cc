@@ -45,7 +45,7 @@ LlamaConfig ReadLlamaConfig(const sdk::ModelReader& m) {
     throw sdk::CompileError(ORCD_ERR_UNSUPPORTED,
                             "LongRoPE (rope_factors_long/short) is not supported yet");
   }
-  // Routed experts in place of the FFN (qwen3moe; Mixtral as arch llama).
+  // Routed experts in place of the FFN (qwen3moe).
   if (m.HasTensor("blk.0.ffn_gate_inp.weight")) c.experts = sdk::ReadExpertCounts(m);
   return c;
 }

@@ -47,7 +47,7 @@ sdk::SwigluFfnBlock Ffn(const sdk::ModelReader& m, const LlamaConfig& c, uint32_
   return b;
 }
 
-// Routed experts (qwen3moe, Mixtral): softmax over every expert, the top k
+// Routed experts (qwen3moe): softmax over every expert, the top k
 // renormalised to sum 1 (llama.cpp's norm_w), SwiGLU experts, no shared one.
 sdk::MoeFfnBlock Moe(const LlamaConfig& c, uint32_t layer) {
   const std::string blk = "blk." + std::to_string(layer) + ".";

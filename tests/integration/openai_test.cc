@@ -6,6 +6,7 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "tests/integration/worker_process.h"
@@ -56,6 +57,40 @@ TEST(OpenAi, CompletionAndChatCompletion) {
   EXPECT_TRUE(IsValidUtf8(msg->getValue<std::string>("content")));
   // The ChatML template adds its control tokens: the prompt is longer than the text.
   EXPECT_GT(chj->getObject("usage")->getValue<int>("prompt_tokens"), 8);
+}
+
+// The families of the second fixture batch chat through their plugins'
+// default formats (the files carry no template): each format's control
+// tokens reach the model as single tokens, so the prompt is the rendered
+// text's exact token count (Gemma: BOS, <start_of_turn>user\n ... ; Qwen3:
+// ChatML without a default system prompt).
+TEST(OpenAi, ChatServesGemmaAndQwen3ThroughTheirFormats) {
+  struct Case {
+    const char* file;
+    const char* model;
+  };
+  for (const Case& c : {Case{"gemma3-tiny.Q4_K_M.gguf", "gemma3-tiny"},
+                        Case{"qwen3-tiny.Q4_K_M.gguf", "qwen3-tiny"}}) {
+    WorkerProcess w(
+        {"--model", FixtureModel(c.file), "--device", "cpu", "--plugin-dir", ORCD_PLUGIN_DIR});
+    ASSERT_TRUE(w.ready()) << w.Logs();
+    const std::string body = std::string(R"({"model":")") + c.model +
+                             R"(","messages":[{"role":"user","content":"Hi"}],"max_tokens":3,)"
+                             R"("temperature":0})";
+    HttpResponse chat = HttpPost(w.port(), "/v1/chat/completions", body);
+    ASSERT_EQ(chat.status, 200) << c.model << ": " << chat.body;
+    Json chj = Parse(chat.body);
+    Json msg = chj->getArray("choices")->getObject(0)->getObject("message");
+    EXPECT_TRUE(IsValidUtf8(msg->getValue<std::string>("content")));
+    // "<start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n" + BOS:
+    // BOS, <start_of_turn>, user, \n, Hi, <end_of_turn>, \n, <start_of_turn>,
+    // model, \n (the pieces the spm vocabulary has); ChatML's "<|im_start|>user\n
+    // Hi<|im_end|>\n<|im_start|>assistant\n" is no shorter than 8.
+    const int prompt = chj->getObject("usage")->getValue<int>("prompt_tokens");
+    std::printf("%s: %d prompt tokens\n", c.model, prompt);
+    EXPECT_GE(prompt, 8) << c.model;
+    EXPECT_LE(prompt, 14) << c.model << ": a control token was split into text pieces";
+  }
 }
 
 TEST(OpenAi, StreamingChatEndsWithDone) {

@@ -1,8 +1,8 @@
 #!/bin/bash
 # A third party's architecture plugin against an installed orcd, as a plugin
-# author would do it: build sdk/examples/qwen3 against the INSTALLED SDK only,
+# author would do it: build sdk/examples/smollm3 against the INSTALLED SDK only,
 # drop it into a plugins.d, see `orcd-host --list-plugins` report it, then
-# serve a qwen3 model (written by the installed orcd-synth) through it and get
+# serve a smollm3 model (written by the installed orcd-synth) through it and get
 # a completion. The same model without the drop-in must be refused.
 #
 #   tests/packaging/architecture_plugin_check.sh ROOT
@@ -45,8 +45,8 @@ sdk_config=$(find "$root/usr" -name orcd-sdk-config.cmake -print -quit)
 [[ -n $sdk_config ]] || fail "no orcd-sdk-config.cmake under $root/usr (the orcd-sdk package)"
 
 # The example as the orcd-sdk package ships it; the source tree's otherwise.
-example=$root/usr/share/doc/orcd-sdk/examples/qwen3
-[[ -f $example/CMakeLists.txt ]] || example=$src/sdk/examples/qwen3
+example=$root/usr/share/doc/orcd-sdk/examples/smollm3
+[[ -f $example/CMakeLists.txt ]] || example=$src/sdk/examples/smollm3
 
 step "building $example against $(dirname "$sdk_config")"
 generator=()
@@ -60,7 +60,7 @@ found_dir=$(sed -n 's/^orcd-sdk_DIR:PATH=//p' "$work/build/CMakeCache.txt")
 if grep -q "$src/sdk/include" "$work/build/compile_commands.json"; then
   fail "the example compiled against the source tree's headers, not the installed SDK"
 fi
-plugin=$work/build/orcd-plugin-qwen3.so
+plugin=$work/build/orcd-plugin-smollm3.so
 [[ -f $plugin ]] || fail "the build did not produce $plugin"
 
 step "dropping it into a plugins.d"
@@ -73,18 +73,18 @@ step "orcd-host --list-plugins"
 "$host" --list-plugins "${plugin_args[@]}" >"$work/list.txt" 2>"$work/list.err" ||
   { cat "$work/list.txt" "$work/list.err"; fail "--list-plugins did not exit 0"; }
 cat "$work/list.txt"
-grep -q "^  example-qwen3 0.1.0  ABI [0-9]*\.[0-9]*  $drop_in/orcd-plugin-qwen3.so$" "$work/list.txt" ||
-  fail "--list-plugins does not list example-qwen3 from $drop_in"
-grep -q "^    architectures: qwen3$" "$work/list.txt" || fail "example-qwen3 does not serve qwen3"
+grep -q "^  example-smollm3 0.1.0  ABI [0-9]*\.[0-9]*  $drop_in/orcd-plugin-smollm3.so$" "$work/list.txt" ||
+  fail "--list-plugins does not list example-smollm3 from $drop_in"
+grep -q "^    architectures: smollm3$" "$work/list.txt" || fail "example-smollm3 does not serve smollm3"
 sed -n '/^refused:/,$p' "$work/list.txt" | grep -q "$drop_in" &&
   fail "a file of $drop_in was refused"
 
-step "writing a qwen3 model with orcd-synth"
+step "writing a smollm3 model with orcd-synth"
 vocab=${ORCD_QWEN2_VOCAB:-$src/../shared/fixtures/vocab/ggml-vocab-qwen2.gguf}
 vocab_args=()
 if [[ -f $vocab ]]; then vocab_args=(--vocab "$vocab"); fi
-model=$work/qwen3-tiny.gguf
-"$synth" --shape qwen3-tiny --type q8_0 --out "$model" "${vocab_args[@]}"
+model=$work/smollm3-tiny.gguf
+"$synth" --shape smollm3-tiny --type q8_0 --out "$model" "${vocab_args[@]}"
 
 step "without the drop-in, the model is refused"
 set +e
@@ -92,7 +92,7 @@ set +e
 status=$?
 set -e
 [[ $status -eq 1 ]] || { cat "$work/refused.log"; fail "expected exit 1 without the plugin, got $status"; }
-grep -q "qwen3" "$work/refused.log" || fail "the refusal does not name the qwen3 architecture"
+grep -q "smollm3" "$work/refused.log" || fail "the refusal does not name the smollm3 architecture"
 
 step "serving it through the drop-in plugin"
 "$host" --device cpu --threads 2 --port 0 --model "$model" "${plugin_args[@]}" \
@@ -109,7 +109,7 @@ for _ in $(seq 1 600); do
 done
 [[ -n $port ]] || { cat "$work/worker.log"; fail "orcd-host was not ready within 60 s"; }
 curl -sS --fail -X POST "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' \
-  -d '{"model":"qwen3-tiny","prompt":"Once upon a time","max_tokens":8,"temperature":0}' \
+  -d '{"model":"smollm3-tiny","prompt":"Once upon a time","max_tokens":8,"temperature":0}' \
   >"$work/completion.json" || fail "the completion request failed"
 python3 - "$work/completion.json" <<'PY'
 import json, sys
@@ -123,4 +123,4 @@ PY
 kill -TERM "$worker_pid"
 wait "$worker_pid" || fail "orcd-host did not exit 0 on SIGTERM"
 worker_pid=""
-echo "PASS: the out-of-tree qwen3 plugin builds against the installed SDK, is listed and serves"
+echo "PASS: the out-of-tree smollm3 plugin builds against the installed SDK, is listed and serves"

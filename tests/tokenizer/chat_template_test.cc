@@ -2,6 +2,9 @@
 // chosen from GGUF metadata.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "host/common/status.h"
 #include "host/gguf/gguf_file.h"
 #include "host/tokenizer/chat_template.h"
@@ -51,6 +54,32 @@ TEST(ChatTemplate, Harmony) {
             "<|start|>assistant");
 }
 
+// Gemma's format against Python-jinja2's rendering of Gemma 3's own template
+// (fixtures/chat/expected), which starts with the BOS the C++ formats leave
+// to the tokenizer.
+TEST(ChatTemplate, TurnsMatchGemma3sTemplate) {
+  const auto expected = [](const std::string& name) {
+    std::ifstream in(FixturesDir() / "chat" / "expected" / name, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.rfind("<bos>", 0), 0u) << name;
+    return text.substr(5);
+  };
+  const ChatTemplate turns{ChatFormat::kTurns, ""};
+  EXPECT_EQ(RenderChat(turns,
+                       std::vector<ChatTurn>{{"user", "What is 2 + 2?"},
+                                             {"assistant", "2 + 2 = 4."},
+                                             {"user", "And times 3?"}},
+                       true),
+            expected("gemma-3-1b-it.multi_turn.txt"));
+  EXPECT_EQ(RenderChat(turns,
+                       std::vector<ChatTurn>{
+                           {"system", "You are a concise assistant. Answer in one sentence."},
+                           {"user", "What is the capital of France?"}},
+                       true),
+            expected("gemma-3-1b-it.system_user.txt"));
+  EXPECT_EQ(ParseChatFormat("turns"), ChatFormat::kTurns);
+}
+
 TEST(ChatTemplate, UnsupportedRoleIsNamed) {
   const std::vector<ChatTurn> turns = {{"tool", "{}"}};
   try {
@@ -86,6 +115,10 @@ TEST(ChatTemplate, ChosenFromTheArchitectureWhenTheGgufHasNone) {
   EXPECT_EQ(Select(Model("phi3-tiny.Q4_K_M.gguf")).format, ChatFormat::kRoleTags);
   EXPECT_EQ(Select(Model("gptoss-tiny.F16.gguf")).format, ChatFormat::kHarmony);
   EXPECT_EQ(Select(VocabGguf("gpt-oss")).format, ChatFormat::kHarmony);
+  EXPECT_EQ(Select(Model("qwen3-tiny.F16.gguf")).format, ChatFormat::kChatMl);
+  EXPECT_EQ(Select(Model("qwen3moe-tiny.Q4_K_M.gguf")).format, ChatFormat::kChatMl);
+  EXPECT_EQ(Select(Model("gemma2-tiny.F16.gguf")).format, ChatFormat::kTurns);
+  EXPECT_EQ(Select(Model("gemma3-tiny.Q4_K_M.gguf")).format, ChatFormat::kTurns);
   try {
     Select(Model("gpt2-tiny.F16.gguf"));
     ADD_FAILURE() << "gpt2 has no chat template";

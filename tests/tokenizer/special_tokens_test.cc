@@ -80,6 +80,19 @@ TEST(SpecialTokens, EndOfGeneration) {
   EXPECT_TRUE(phi3.IsEndOfGeneration(32000));
   EXPECT_TRUE(phi3.IsEndOfGeneration(32007));
   EXPECT_FALSE(phi3.IsEndOfGeneration(kNoToken));
+  // The second fixture batch's vocabularies (fixtures/README.md): Gemma's
+  // <end_of_turn> 4097 (eos is </s> 2), Qwen3's <|im_end|> 4098, Llama 3's
+  // <|eot_id|> 4100; not <start_of_turn> 4096 nor Qwen3's <think> 4099.
+  const auto gemma = LoadModelTokenizer(FixturesDir() / "models" / "gemma3-tiny.F16.gguf");
+  EXPECT_TRUE(gemma->IsEndOfGeneration(4097));
+  EXPECT_TRUE(gemma->IsEndOfGeneration(2));
+  EXPECT_FALSE(gemma->IsEndOfGeneration(4096));
+  const auto qwen3 = LoadModelTokenizer(FixturesDir() / "models" / "qwen3-tiny.F16.gguf");
+  EXPECT_TRUE(qwen3->IsEndOfGeneration(4098));
+  EXPECT_FALSE(qwen3->IsEndOfGeneration(4099));
+  const auto llama3 = LoadModelTokenizer(FixturesDir() / "models" / "llama3-tiny.F16.gguf");
+  EXPECT_TRUE(llama3->IsEndOfGeneration(4100));
+  EXPECT_FALSE(llama3->IsEndOfGeneration(4098));
 }
 
 }  // namespace

@@ -42,16 +42,16 @@ void Usage(std::FILE* f) {
                "                  [--vocab VOCAB.gguf]\n"
                "  --shape    %s\n"
                "             demo: qwen2, 2 layers, d 64, the real Qwen2 vocabulary (~16 MB)\n"
-               "             qwen3-tiny: qwen3 (q/k norms, heads of 32), 2 layers, d 64, the\n"
+               "             smollm3-tiny: smollm3 (NoPE every 4th layer), 4 layers, d 64, the\n"
                "             Qwen2 vocabulary; served by the SDK's example plugin only\n"
-               "             qwen2-0.5b: Qwen2.5-0.5B-Instruct shapes, Q4_K_M type mix\n"
-               "             phi3-mini: Phi-3-mini-4k-instruct shapes, Q4_K_M type mix\n"
+               "             qwen2-0.5b, phi3-mini, qwen3-8b, qwen3-30b-a3b, gemma-3-4b,\n"
+               "             llama-3.1-8b: the published Q4_K_M files' shapes and type mix\n"
                "             gpt-oss-20b: the published MXFP4 MoE file's shapes and types\n"
-               "             (~12 GB, held in memory while written)\n"
-               "  --type     demo and qwen3-tiny weights (default q8_0)\n"
+               "             (files are held in memory while written: qwen3-30b-a3b ~17 GB)\n"
+               "  --type     demo and smollm3-tiny weights (default q8_0)\n"
                "  --vocab    GGUF whose tokenizer.* keys are copied (default: the fixture\n"
                "             vocabulary for the shape's family under\n"
-               "             %s; required for demo and qwen3-tiny, optional otherwise)\n"
+               "             %s; required for demo and smollm3-tiny, optional otherwise)\n"
                "weights are random (N(0, 0.02)): the text they produce is noise.\n"
                "exit status: 0 ok, 1 error, 2 usage\n",
                ShapeNames(), ORCD_SYNTH_VOCAB_DIR);
@@ -114,8 +114,11 @@ void SetHyperParameters(const ModelShape& s, GgufWriter& w) {
   if (s.n_expert > 0) {
     w.SetU32(a + "expert_count", s.n_expert);
     w.SetU32(a + "expert_used_count", s.n_expert_used);
-    w.SetU32(a + "expert_feed_forward_length", s.n_ff);
+    w.SetU32(a + "expert_feed_forward_length", s.n_ff_exp > 0 ? s.n_ff_exp : s.n_ff);
   }
+  for (const auto& [key, value] : s.extra_f32) w.SetF32(a + key, value);
+  for (const auto& [key, value] : s.extra_u32) w.SetU32(a + key, value);
+  for (const auto& [key, value] : s.extra_strings) w.SetString(a + key, value);
   if (s.yarn_factor > 0.0f) {
     w.SetString(a + "rope.scaling.type", "yarn");
     w.SetF32(a + "rope.scaling.factor", s.yarn_factor);

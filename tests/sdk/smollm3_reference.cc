@@ -1,4 +1,4 @@
-#include "qwen3_reference.h"
+#include "smollm3_reference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@ namespace {
 
 using Vec = std::vector<double>;
 
-const std::vector<float>& T(const Qwen3Weights& w, const std::string& name) {
+const std::vector<float>& T(const SmolLm3Weights& w, const std::string& name) {
   return w.tensors.at(name);
 }
 
@@ -46,8 +46,9 @@ void Rope(Vec& x, size_t offset, int d, int pos, double base, bool neox) {
 
 }  // namespace
 
-std::vector<double> Qwen3ReferenceLogits(const Qwen3Weights& w, const std::vector<int32_t>& tokens,
-                                         Qwen3Variant variant) {
+std::vector<double> SmolLm3ReferenceLogits(const SmolLm3Weights& w,
+                                           const std::vector<int32_t>& tokens,
+                                           SmolLm3Variant variant) {
   const int n = static_cast<int>(tokens.size()), d = w.n_embd, hd = w.head_dim;
   const int group = w.n_head / w.n_head_kv;
   std::vector<Vec> x(n);
@@ -64,14 +65,12 @@ std::vector<double> Qwen3ReferenceLogits(const Qwen3Weights& w, const std::vecto
       q[p] = MatVec(T(w, Blk(l, "attn_q.weight")), h);
       k[p] = MatVec(T(w, Blk(l, "attn_k.weight")), h);
       v[p] = MatVec(T(w, Blk(l, "attn_v.weight")), h);
+      // SmolLM3's NoPE layers: every fourth attends without positions.
+      if (variant.no_rope_layers && (l + 1) % 4 == 0) continue;
       for (int head = 0; head < w.n_head; ++head) {
-        if (variant.qk_norm)
-          RmsNorm(q[p], head * hd, hd, T(w, Blk(l, "attn_q_norm.weight")), w.norm_eps);
         Rope(q[p], head * hd, hd, p, w.rope_base, variant.neox_rope);
       }
       for (int head = 0; head < w.n_head_kv; ++head) {
-        if (variant.qk_norm)
-          RmsNorm(k[p], head * hd, hd, T(w, Blk(l, "attn_k_norm.weight")), w.norm_eps);
         Rope(k[p], head * hd, hd, p, w.rope_base, variant.neox_rope);
       }
     }
