@@ -158,7 +158,11 @@ int Run(const Options& o) {
     }
     CopyVocabulary(vocab, *shape, writer);
   } else {
-    std::fprintf(stderr, "orcd-synth: no vocabulary at %s: writing no tokenizer\n",
+    // llama.cpp's "no vocabulary" (llama-bench draws random ids below
+    // vocab_size); orcd's engine and orcd-bench need none either.
+    writer.SetString("tokenizer.ggml.model", "none");
+    writer.SetU32(shape->architecture + ".vocab_size", shape->n_vocab);
+    std::fprintf(stderr, "orcd-synth: no vocabulary at %s: tokenizer.ggml.model \"none\"\n",
                  vocab.string().c_str());
   }
   TensorFiller filler(o.seed);
