@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,7 +73,7 @@ OpSpec Elementwise(engine::Opcode op, int n_in, int64_t width) {
   return s;
 }
 
-TEST_F(CudaAdapter, AddMulGeluSwiglu) {
+TEST_F(CudaAdapter, AddMulGeluSwigluGeglu) {
   for (int64_t n : {1, 5}) {
     for (engine::Opcode op : {ORCD_OP_ADD, ORCD_OP_MUL}) {
       AdapterHarness h(MakeRuntime(), Elementwise(op, 2, 77));
@@ -88,6 +89,13 @@ TEST_F(CudaAdapter, AddMulGeluSwiglu) {
     fused.out_widths = {37};
     AdapterHarness swiglu_fused(MakeRuntime(), fused);
     ExpectSame(swiglu_fused.Run(0, n, {RandomValues(n * 74, 6, 6.0f)}), "swiglu gate|up");
+    AdapterHarness geglu(MakeRuntime(), Elementwise(ORCD_OP_GEGLU, 2, 37));
+    ExpectSame(geglu.Run(0, n, {RandomValues(n * 37, 7, 12.0f), RandomValues(n * 37, 8)}),
+               "geglu (past +-10 too)");
+    OpSpec geglu_fused_spec = Elementwise(ORCD_OP_GEGLU, 1, 74);
+    geglu_fused_spec.out_widths = {37};
+    AdapterHarness geglu_fused(MakeRuntime(), geglu_fused_spec);
+    ExpectSame(geglu_fused.Run(0, n, {RandomValues(n * 74, 9, 6.0f)}), "geglu gate|up");
   }
 }
 
@@ -219,6 +227,14 @@ TEST_F(CudaAdapter, EmbeddingAndLearnedPositions) {
   e.weights = {{1, {77, 50}, Rounded16(RandomValues(77 * 50, 20))}};
   AdapterHarness emb(MakeRuntime(), e);
   ExpectSame(emb.Run(0, 4, {}, {3, 49, 0, 3}), "F16 embedding");
+  orcd_op_embedding_params scale{};
+  scale.scale = 8.77496f;  // sqrt(77), as Gemma scales its embeddings
+  e.params.resize(sizeof scale);
+  std::memcpy(e.params.data(), &scale, sizeof scale);
+  AdapterHarness scaled(MakeRuntime(), e);
+  const OpOutputs o = scaled.Run(0, 3, {}, {49, 0, 7});
+  ExpectSame(o, "F16 embedding x sqrt(77)");
+  EXPECT_EQ(o.cpu[0][77], emb.Run(0, 1, {}, {0}).cpu[0][0] * scale.scale) << "row 0, scaled";
 
   OpSpec p;
   p.opcode = ORCD_OP_POSITION_EMBEDDING;

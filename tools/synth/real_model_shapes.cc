@@ -192,6 +192,7 @@ ModelShape Gemma3_4B() {
   s.sliding_window = 1024;
   s.extra_f32 = {{"rope.freq_base_swa", 10000.0f}, {"rope.scaling.factor", 8.0f}};
   s.extra_strings = {{"rope.scaling.type", "linear"}};
+  s.vocab_file = "";  // no Gemma vocabulary among the fixtures
   AddDecoderTensors(s, {.qk_norm = true, .post_norms = true}, Q4KMMix(s.n_layer));
   return s;
 }
@@ -214,6 +215,7 @@ ModelShape Llama31_8B() {
   s.rope_freq_base = 500000.0f;
   s.norm_eps = 1e-5f;
   s.extra_u32 = {{"rope.dimension_count", 128}};
+  s.vocab_file = "";  // no Llama 3 vocabulary GGUF among the fixtures
   AddDecoderTensors(s, {.output = true}, Q4KMMix(s.n_layer));
   TensorList(&s.tensors).Norm("rope_freqs.weight", 64);
   return s;

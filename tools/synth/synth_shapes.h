@@ -42,7 +42,7 @@ struct ModelShape {
   uint32_t n_ff_exp = 0;                     // expert_feed_forward_length; 0: n_ff
   float yarn_factor = 0.0f;                  // rope.scaling.* (YaRN) when > 0
   uint32_t yarn_original_context = 0;
-  std::string vocab_file = "ggml-vocab-qwen2.gguf";  // under the fixtures' vocab/
+  std::string vocab_file = "ggml-vocab-qwen2.gguf";  // under the fixtures' vocab/; "" none
   bool needs_vocab_file = false;                     // copies tokenizer.* from a vocabulary GGUF
   // Further <arch>.* keys the family's loader reads (Gemma's caps and local
   // RoPE base, linear RoPE scaling, ...), written as given.

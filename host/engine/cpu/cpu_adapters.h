@@ -30,6 +30,8 @@ void RunRope(const BoundInstruction& insn, ExecContext& ctx);
 void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
 void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx);
 void RunGelu(const BoundInstruction& insn, ExecContext& ctx);
+// orcd::GeluTanh(x) (ggml's GELU) read from a table: the same bits, faster.
+float GeluLookup(float x);
 void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
 
 // Splits [0, n) into pieces for the pool: calls fn(begin, end, thread) with

@@ -53,7 +53,11 @@ void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
       const float* g = gate + t * in_stride;
       const float* u = up + t * in_stride;
       float* yt = y + t * f;
-      for (int64_t i = 0; i < f; ++i) yt[i] = GatedActivation(act, g[i], u[i], 0.0f, 0.0f);
+      if (act == ORCD_MOE_ACT_GEGLU) {
+        for (int64_t i = 0; i < f; ++i) yt[i] = GeluLookup(g[i]) * u[i];
+      } else {
+        for (int64_t i = 0; i < f; ++i) yt[i] = GatedActivation(act, g[i], u[i], 0.0f, 0.0f);
+      }
     }
   });
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "orcd/cpp/half.h"
 #include "orcd/ops.h"
 
 #if defined(__CUDACC__)
@@ -22,16 +23,20 @@ namespace orcd {
 // ggml_silu_f32: x / (1 + e^-x).
 ORCD_GATED_HD float Silu(float x) { return x / (1.0f + expf(-x)); }
 
-// ggml's GELU: the tanh approximation
-// 0.5 x (1 + tanh(sqrt(2/pi) x (1 + 0.044715 x^2))), 0 or x beyond +-10
-// (where it is that to f32 precision). ggml's CPU backend reads it from an
-// f16 table; the difference is below the f16 rounding the golden tolerances
-// already allow for.
-ORCD_GATED_HD float GeluTanh(float x) {
+// GELU's tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) x (1 + 0.044715 x^2))).
+ORCD_GATED_HD float GeluTanhF32(float x) {
   const float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+  return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
+}
+
+// GELU as ggml's CPU backend computes it (GGML_GELU_FP16, the reference the
+// goldens come from): 0 or x beyond +-10 (where it is that to f32
+// precision), else the tanh form at x rounded to f16, rounded to f16 (ggml
+// reads it from a 64K-entry table; the CPU adapters do too, with these bits).
+ORCD_GATED_HD float GeluTanh(float x) {
   if (x <= -10.0f) return 0.0f;
   if (x >= 10.0f) return x;
-  return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
+  return fp16_to_f32(f32_to_fp16(GeluTanhF32(fp16_to_f32(f32_to_fp16(x)))));
 }
 
 // activation: orcd_moe_activation. SWIGLU: silu(g) * u; SWIGLU_OAI
