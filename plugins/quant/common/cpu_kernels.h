@@ -62,7 +62,10 @@ ORCD_QUANT_AVX512_VNNI void matvec_q8(const void* w, int64_t rows, int64_t cols,
   for (int64_t r = 0; r < rows; ++r) {
     const typename T::Block* row = blocks + r * row_blocks;
     __m256 acc = _mm256_setzero_ps();
-    for (int64_t b = 0; b < row_blocks; ++b) T::dot_q8_vnni(row[b], xq[b], acc);
+    for (int64_t b = 0; b < row_blocks; ++b) {
+      avx2::prefetch_ahead(row + b);
+      T::dot_q8_vnni(row[b], xq[b], acc);
+    }
     y[r] = q8::hsum(acc);
   }
 }
