@@ -303,6 +303,8 @@ class GenerationService final : public InferenceService {
   }
   int64_t max_prompt_tokens() const override { return max_prompt_tokens_; }
 
+  const Tokenizer* tokenizer() const override { return tokenizer_.get(); }
+
   int64_t CountTokens(const std::string& text, bool add_special_tokens) override {
     return static_cast<int64_t>(Encode(text, add_special_tokens).size());
   }

@@ -17,6 +17,8 @@
 
 namespace orcd {
 
+class Tokenizer;
+
 struct ModelFacts {
   std::string model_ref;   // the model path as configured
   std::string model_name;  // general.name, else the file stem
@@ -129,6 +131,9 @@ class InferenceService {
   virtual ~InferenceService() = default;
   virtual const ModelFacts& facts() const = 0;
   virtual int64_t CountTokens(const std::string& text, bool add_special_tokens = true) = 0;
+  // The model's tokenizer (/tokenize, /detokenize); null when it has none.
+  // Immutable, so callable from any thread.
+  virtual const Tokenizer* tokenizer() const { return nullptr; }
   // Prompt length in tokens after the service's own rules (BOS etc.).
   virtual int64_t max_prompt_tokens() const = 0;
   // Renders a conversation with the model's chat template, ending with the

@@ -252,11 +252,14 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   const std::string finish = Q(FinishReason(r, chat_output.has_tool_calls()));
   if (req.stream) {
+    // OpenAI's shape: usage only when asked for, in a last chunk of its own
+    // with no choices.
     observer.Data(
         head + ",\"choices\":[" +
         (chat_ ? "{\"delta\":{},\"index\":0,\"finish_reason\":" + finish + "}"
                : "{\"text\":\"\",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}") +
-        "]" + usage + "}");
+        "]}");
+    if (req.include_usage) observer.Data(head + ",\"choices\":[]" + usage + "}");
     observer.Data("[DONE]");
     return;
   }

@@ -20,6 +20,45 @@ double Num(const Poco::JSON::Object::Ptr& o, const char* k, double lo, double hi
   return Present(o, k) ? NumberField(o->get(k), k, lo, hi) : dflt;
 }
 
+[[noreturn]] void Unsupported(const std::string& field, const std::string& what) {
+  FailField(field, what + " is not supported by this worker yet");
+}
+
+// Fields whose use would change the output in a way not implemented here:
+// refused when set to anything but their no-op value.
+void RefuseUnsupported(const Poco::JSON::Object::Ptr& o, bool chat) {
+  if (chat) {
+    if (Present(o, "logprobs") && BoolField(o->get("logprobs"), "logprobs"))
+      Unsupported("logprobs", "logprobs");
+    if (Present(o, "top_logprobs") && IntegerField(o->get("top_logprobs"), "top_logprobs", 0, 20))
+      Unsupported("top_logprobs", "top_logprobs");
+  } else {
+    if (Present(o, "logprobs") && IntegerField(o->get("logprobs"), "logprobs", 0, 5))
+      Unsupported("logprobs", "logprobs");
+    if (Present(o, "echo") && BoolField(o->get("echo"), "echo")) Unsupported("echo", "echo");
+    if (Present(o, "best_of") && IntegerField(o->get("best_of"), "best_of", 1, 1 << 20) > 1)
+      Unsupported("best_of", "best_of > 1");
+    if (Present(o, "suffix") && !StringField(o->get("suffix"), "suffix").empty())
+      Unsupported("suffix", "suffix (insertion)");
+  }
+  for (const char* penalty : {"presence_penalty", "frequency_penalty"}) {
+    if (Present(o, penalty) && NumberField(o->get(penalty), penalty, -2, 2) != 0.0)
+      Unsupported(penalty, penalty);
+  }
+  if (Present(o, "logit_bias")) {
+    const Poco::JSON::Object::Ptr bias = o->getObject("logit_bias");
+    if (!bias) FailField("logit_bias", "must be an object of token ids to biases");
+    if (bias->size() > 0) Unsupported("logit_bias", "logit_bias");
+  }
+  if (Present(o, "response_format")) {
+    const Poco::JSON::Object::Ptr format = o->getObject("response_format");
+    if (!format || !format->has("type") || !format->get("type").isString())
+      FailField("response_format", "must be an object with a string type");
+    const std::string type = format->getValue<std::string>("type");
+    if (type != "text") Unsupported("response_format", "response_format " + type);
+  }
+}
+
 }  // namespace
 
 std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::string& body, bool chat,
@@ -34,7 +73,16 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       r.cache_salt = StringField(o->get("cache_salt"), "cache_salt");
       if (r.cache_salt.size() > 256) FailField("cache_salt", "must be at most 256 characters");
     }
-    if (Present(o, "n")) IntegerField(o->get("n"), "n", 1, 1);
+    if (Present(o, "n") && IntegerField(o->get("n"), "n", 1, 128) > 1) Unsupported("n", "n > 1");
+    RefuseUnsupported(o, chat);
+    if (Present(o, "stream_options")) {
+      const Poco::JSON::Object::Ptr options = o->getObject("stream_options");
+      if (!options) FailField("stream_options", "must be an object");
+      if (!r.stream) FailField("stream_options", "is only allowed when stream is true");
+      if (options->has("include_usage") && !options->get("include_usage").isEmpty()) {
+        r.include_usage = BoolField(options->get("include_usage"), "stream_options.include_usage");
+      }
+    }
     if (chat) {
       ParsedChatFields fields = ParseChatFields(body);
       r.chat_request = std::move(fields.request);

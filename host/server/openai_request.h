@@ -1,5 +1,9 @@
 // Parsing of OpenAI completion / chat completion requests into a job.
-// Unknown fields are ignored (clients send many); known ones are validated.
+// Unknown fields are ignored (clients send many: user, metadata, ...); known
+// ones are validated, and those that would change the result in a way this
+// worker does not implement (logprobs, logit_bias, penalties, n > 1,
+// response_format json, echo, best_of, suffix) are refused naming the field,
+// rather than silently not honoured.
 #ifndef ORCD_HOST_SERVER_OPENAI_REQUEST_H_
 #define ORCD_HOST_SERVER_OPENAI_REQUEST_H_
 
@@ -15,6 +19,7 @@ namespace orcd {
 struct OpenAiRequest {
   bool chat = false;
   bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage: a last chunk with usage
   std::string model;
   std::string prompt;          // completions
   ChatRequest chat_request;    // chat

@@ -9,6 +9,7 @@
 #include "host/server/execute_handler.h"
 #include "host/server/http_listener.h"
 #include "host/server/openai_handlers.h"
+#include "host/server/tokenize_handlers.h"
 
 namespace orcd {
 namespace {
@@ -31,6 +32,7 @@ constexpr RouteSpec kRoutes[] = {
     {"/health/live", "GET", Where::kInline},      {"/health/ready", "GET", Where::kInline},
     {"/metrics", "GET", Where::kInline},          {"/v1/models", "GET", Where::kHandler},
     {"/v1/completions", "POST", Where::kHandler}, {"/v1/chat/completions", "POST", Where::kHandler},
+    {"/tokenize", "POST", Where::kHandler},       {"/detokenize", "POST", Where::kHandler},
 };
 
 const RouteSpec* FindRoute(std::string_view path) {
@@ -74,6 +76,7 @@ HTTPRequestHandler* MakeHandler(WorkerState& state, const Poco::Net::HTTPServerR
   std::string path = request.getURI();
   path.resize(std::min(path.size(), path.find('?')));
   if (path == "/execute") return new ExecuteHandler(state);
+  if (HTTPRequestHandler* h = CreateTokenizeHandler(state, path)) return h;
   return CreateOpenAiHandler(state, request.getMethod(), path);
 }
 

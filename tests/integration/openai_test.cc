@@ -8,6 +8,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/integration/worker_process.h"
 
@@ -111,6 +114,123 @@ TEST(OpenAi, StreamingChatEndsWithDone) {
   Json last = Parse(data[data.size() - 2]);
   EXPECT_EQ(last->getArray("choices")->getObject(0)->getValue<std::string>("finish_reason"),
             "length");
+}
+
+// stream_options.include_usage: the finish chunk carries no usage; one more
+// chunk with no choices carries it, before [DONE]. Without it, no usage at all.
+TEST(OpenAi, StreamUsageOnlyWhenAskedFor) {
+  auto w = StartQwen();
+  for (bool include : {true, false}) {
+    SseStream s(w->port(), "/v1/completions",
+                std::string(R"({"prompt":"Hello","max_tokens":4,"stream":true,"temperature":0)") +
+                    (include ? R"(,"stream_options":{"include_usage":true}})" : "}"));
+    ASSERT_EQ(s.status(), 200) << s.error_body();
+    std::vector<std::string> data;
+    while (auto e = s.Next()) data.push_back(e->data);
+    ASSERT_GE(data.size(), 3u);
+    ASSERT_EQ(data.back(), "[DONE]");
+    int with_usage = 0;
+    for (size_t i = 0; i + 1 < data.size(); ++i) with_usage += Parse(data[i])->has("usage");
+    if (!include) {
+      EXPECT_EQ(with_usage, 0) << "usage sent unasked";
+      continue;
+    }
+    EXPECT_EQ(with_usage, 1);
+    Json usage_chunk = Parse(data[data.size() - 2]);
+    EXPECT_EQ(usage_chunk->getArray("choices")->size(), 0u);
+    EXPECT_EQ(usage_chunk->getObject("usage")->getValue<int>("completion_tokens"), 4);
+    Json finish = Parse(data[data.size() - 3]);
+    EXPECT_EQ(finish->getArray("choices")->getObject(0)->getValue<std::string>("finish_reason"),
+              "length");
+  }
+  HttpResponse r = HttpPost(w->port(), "/v1/completions",
+                            R"({"prompt":"Hi","stream_options":{"include_usage":true}})");
+  EXPECT_EQ(r.status, 400) << "stream_options without stream";
+}
+
+// A field whose effect this worker does not implement is refused, naming it,
+// instead of being silently ignored; its no-op values and unknown fields pass.
+TEST(OpenAi, UnsupportedFieldsAreRefusedByName) {
+  auto w = StartQwen();
+  const std::string chat = R"("messages":[{"role":"user","content":"Hi"}],"max_tokens":2)";
+  const std::pair<const char*, const char*> refused[] = {
+      {"/v1/chat/completions", R"("logprobs":true)"},
+      {"/v1/chat/completions", R"("top_logprobs":3)"},
+      {"/v1/chat/completions", R"("n":2)"},
+      {"/v1/chat/completions", R"("presence_penalty":0.5)"},
+      {"/v1/chat/completions", R"("frequency_penalty":-1)"},
+      {"/v1/chat/completions", R"("logit_bias":{"15":-100})"},
+      {"/v1/chat/completions", R"("response_format":{"type":"json_object"})"},
+      {"/v1/completions", R"("logprobs":2)"},
+      {"/v1/completions", R"("echo":true)"},
+      {"/v1/completions", R"("best_of":3)"},
+      {"/v1/completions", R"("suffix":"end")"},
+  };
+  for (const auto& [path, field] : refused) {
+    const bool is_chat = std::string(path) == "/v1/chat/completions";
+    const std::string body =
+        "{" + (is_chat ? chat : R"("prompt":"Hi","max_tokens":2)") + "," + field + "}";
+    HttpResponse r = HttpPost(w->port(), path, body);
+    ASSERT_EQ(r.status, 400) << field;
+    Json e = Parse(r.body)->getObject("error");
+    const std::string name = std::string(field).substr(1, std::string(field).find('"', 1) - 1);
+    EXPECT_EQ(e->getValue<std::string>("param"), name) << r.body;
+    EXPECT_NE(e->getValue<std::string>("message").find("not supported"), std::string::npos)
+        << r.body;
+  }
+  for (const char* field :
+       {R"("logprobs":false)", R"("n":1)", R"("presence_penalty":0)", R"("logit_bias":{})",
+        R"("response_format":{"type":"text"})", R"("user":"u-17")", R"("metadata":{"a":"b"})"}) {
+    HttpResponse r = HttpPost(w->port(), "/v1/chat/completions", "{" + chat + "," + field + "}");
+    EXPECT_EQ(r.status, 200) << field << ": " << r.body;
+  }
+}
+
+// llama-server's /tokenize and /detokenize, with the served vocabulary.
+TEST(OpenAi, TokenizeAndDetokenizeRoundTrip) {
+  auto w = StartQwen();
+  HttpResponse t = HttpPost(w->port(), "/tokenize", R"({"content":"Hello world<|im_end|>"})");
+  ASSERT_EQ(t.status, 200) << t.body;
+  Poco::JSON::Array::Ptr ids = Parse(t.body)->getArray("tokens");
+  ASSERT_GE(ids->size(), 3u);
+  // <|im_end|> is one token (parse_special defaults to true): its piece is its text.
+  HttpResponse last =
+      HttpPost(w->port(), "/tokenize", R"({"content":"<|im_end|>","with_pieces":true})");
+  ASSERT_EQ(last.status, 200) << last.body;
+  Poco::JSON::Array::Ptr special = Parse(last.body)->getArray("tokens");
+  ASSERT_EQ(special->size(), 1u) << last.body;
+  EXPECT_EQ(special->getObject(0)->getValue<std::string>("piece"), "<|im_end|>");
+  EXPECT_EQ(special->getObject(0)->getValue<int>("id"),
+            ids->getElement<int>(static_cast<unsigned>(ids->size() - 1)));
+  HttpResponse plain =
+      HttpPost(w->port(), "/tokenize", R"({"content":"<|im_end|>","parse_special":false})");
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_GT(Parse(plain.body)->getArray("tokens")->size(), 1u) << "parsed as text";
+
+  std::string list;
+  for (size_t i = 0; i < ids->size(); ++i) {
+    list += (i ? "," : "") + std::to_string(ids->getElement<int>(static_cast<unsigned>(i)));
+  }
+  HttpResponse d = HttpPost(w->port(), "/detokenize", R"({"tokens":[)" + list + "]}");
+  ASSERT_EQ(d.status, 200) << d.body;
+  EXPECT_EQ(Parse(d.body)->getValue<std::string>("content"), "Hello world<|im_end|>");
+
+  HttpResponse p =
+      HttpPost(w->port(), "/tokenize", R"({"content":"Hello world","with_pieces":true})");
+  ASSERT_EQ(p.status, 200) << p.body;
+  Poco::JSON::Array::Ptr pieces = Parse(p.body)->getArray("tokens");
+  std::string joined;
+  for (size_t i = 0; i < pieces->size(); ++i) {
+    Json piece = pieces->getObject(static_cast<unsigned>(i));
+    EXPECT_EQ(piece->getValue<int>("id"), ids->getElement<int>(static_cast<unsigned>(i)));
+    joined += piece->getValue<std::string>("piece");
+  }
+  EXPECT_EQ(joined, "Hello world") << "the pieces spell the text (byte-level BPE's text form)";
+
+  HttpResponse bad = HttpPost(w->port(), "/detokenize", R"({"tokens":[1,-5]})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("tokens[1]"), std::string::npos) << bad.body;
+  EXPECT_EQ(HttpPost(w->port(), "/tokenize", R"({"content":7})").status, 400);
 }
 
 TEST(OpenAi, InvalidRequestIsAnOpenAiError) {
