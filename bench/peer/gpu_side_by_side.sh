@@ -10,7 +10,9 @@
 # Like run.sh (the kit's lib.sh): OUT receives SUMMARY and results.tar.gz,
 # rewritten after every step, under one deadline (default 540 s); the results
 # hold side_by_side.jsonl (one line per run: tool, shape, round, figures) and
-# every log. Shapes default to qwen2-0.5b phi3-mini gpt-oss-20b (~12 GB, last).
+# every log. Shapes default to qwen2-0.5b phi3-mini gpt-oss-20b (~12 GB, last);
+# any orcd-synth shape may be named (gemma-3-4b, qwen3-8b, llama-3.1-8b,
+# qwen3-30b-a3b: ~17 GB, a few minutes to write).
 # Measured on the H100 (2026-11-27): llama.cpp's CUDA build ~340 s on the 16
 # cores, each bench 2-4 s (bench/README.md: both calls in one).
 set -uo pipefail
@@ -49,10 +51,13 @@ peer="$peer_dir/llama-bench"
 cp "$peer_dir/COMMIT" "$results/peer_commit.txt" 2>/dev/null
 
 # 2. Per shape: synthesize, then orcd and the peer twice each, interleaved.
+# The fixture vocabulary of a shape's family; none for Gemma and Llama 3
+# (orcd-synth then writes tokenizer "none", which both engines load).
 vocab_of() {
   case $1 in
     phi3-mini) echo ggml-vocab-phi-3.gguf ;;
     gpt-oss-20b) echo ggml-vocab-gpt-oss.gguf ;;
+    gemma-3-4b | llama-3.1-8b) ;;
     *) echo ggml-vocab-qwen2.gguf ;;
   esac
 }
@@ -60,8 +65,11 @@ jsonl="$results/side_by_side.jsonl"
 : >"$jsonl"
 for shape in "${shapes[@]}"; do
   model="$scratch/$shape.gguf"
+  vocab=$(vocab_of "$shape")
+  vocab_args=()
+  [ -n "$vocab" ] && vocab_args=(--vocab "$kit/fixtures/vocab/$vocab")
   kit_step "synth_$shape" 90 "${kit_env[@]}" "$kit/bin/orcd-synth" --shape "$shape" \
-    --out "$model" --vocab "$kit/fixtures/vocab/$(vocab_of "$shape")"
+    --out "$model" "${vocab_args[@]}"
   [ -f "$model" ] || continue
   for round in 1 2; do
     kit_step --json "orcd_${shape}_$round" 120 "${kit_env[@]}" "$kit/bin/orcd-bench" model \
