@@ -1,6 +1,7 @@
 #include "host/engine/engine.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
@@ -222,7 +223,7 @@ int64_t Engine::MatchPrefix(int sequence, std::span<const int32_t> prompt, uint6
   }
   seq.salt = salt;
   if (!prefix_cache_ || prompt.empty()) return 0;
-  prefix_query_tokens_ += prompt.size();
+  seq.uncounted_query = prompt.size();
   const int64_t bt = blocks_->block_tokens();
   const auto full = static_cast<int64_t>(prompt.size() - 1) / bt;  // the last token is evaluated
   for (int64_t k = 0; k < full; ++k) {
@@ -235,7 +236,7 @@ int64_t Engine::MatchPrefix(int sequence, std::span<const int32_t> prompt, uint6
   seq.length = static_cast<int64_t>(seq.blocks.size()) * bt;
   seq.registered = static_cast<int64_t>(seq.blocks.size());
   seq.prompt.assign(prompt.begin(), prompt.begin() + seq.length);
-  prefix_hit_tokens_ += static_cast<uint64_t>(seq.length);
+  seq.uncounted_hit = static_cast<uint64_t>(seq.length);
   return seq.length;
 }
 
@@ -347,6 +348,10 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
     const int64_t old_length = seq.length;
     seq.length += static_cast<int64_t>(part.tokens.size());
     RegisterPromptBlocks(seq, part, old_length);
+    // The lookup counts once the sequence runs (not when its admission is
+    // undone and retried).
+    prefix_query_tokens_ += std::exchange(seq.uncounted_query, 0);
+    prefix_hit_tokens_ += std::exchange(seq.uncounted_hit, 0);
   }
   return out;
 }

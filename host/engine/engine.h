@@ -129,7 +129,7 @@ struct KvPoolInfo {
   int max_sequences = 0;
   bool prefix_cache = false;
   int64_t blocks_cached = 0;         // holding a known prefix, held or not
-  uint64_t prefix_query_tokens = 0;  // prompt tokens MatchPrefix looked up
+  uint64_t prefix_query_tokens = 0;  // prompt tokens MatchPrefix looked up (sequences that ran)
   uint64_t prefix_hit_tokens = 0;    // of which it mapped onto cached blocks
   uint64_t evictions = 0;
 };
@@ -239,6 +239,8 @@ class Engine {
     bool generated = false;
     int64_t registered = 0;
     uint64_t salt = 0;
+    // MatchPrefix's lookup, added to the pool's counters at the first step.
+    uint64_t uncounted_query = 0, uncounted_hit = 0;
   };
   std::vector<Sequence> sequences_;
   std::unique_ptr<KvBlockPool> blocks_;

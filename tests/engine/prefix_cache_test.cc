@@ -104,6 +104,15 @@ TEST_P(PrefixCache, AHitGivesTheColdBitsAndSkipsTheCachedBlocks) {
   // Another salt (another tenant) finds nothing; the same salt does.
   EXPECT_EQ(Generate(*e, prompt, 1, true, 7).matched, 0);
   EXPECT_EQ(Generate(*e, prompt, 1, true, 7).matched, 64);
+
+  // An admission undone before its sequence ran (the scheduler found too few
+  // blocks and retries later) does not count in /metrics' hit ratio.
+  const engine::KvPoolInfo before = e->kv_pool();
+  const int s = e->OpenSequence();
+  EXPECT_EQ(e->MatchPrefix(s, prompt), 64);
+  e->CloseSequence(s);
+  EXPECT_EQ(e->kv_pool().prefix_query_tokens, before.prefix_query_tokens);
+  EXPECT_EQ(e->kv_pool().prefix_hit_tokens, before.prefix_hit_tokens);
 }
 
 // Generated tokens run decode arithmetic: a later prompt holding them (the
