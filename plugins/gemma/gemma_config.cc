@@ -34,14 +34,7 @@ const char* const kArchitectures[] = {"gemma2", "gemma3"};
 const uint32_t kArchitectureCount = sizeof(kArchitectures) / sizeof(kArchitectures[0]);
 
 GemmaConfig ReadGemmaConfig(const sdk::ModelReader& m) {
-  const ArchTraits* traits = nullptr;
-  for (const ArchTraits& t : kTraits) {
-    if (t.name == m.architecture()) traits = &t;
-  }
-  if (traits == nullptr) {
-    throw sdk::CompileError(ORCD_ERR_UNSUPPORTED, "architecture '" + m.architecture() +
-                                                      "' is not served by the gemma plugin");
-  }
+  const ArchTraits* traits = &sdk::ArchTraitsFor(kTraits, m, "gemma");
   GemmaConfig c;
   c.arch = m.architecture();
   static_cast<sdk::DecoderShape&>(c) = sdk::ReadDecoderShape(m);

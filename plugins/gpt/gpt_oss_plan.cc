@@ -30,19 +30,12 @@ sdk::AttentionBlock Attention(const GptConfig& c, uint32_t layer) {
 
 sdk::MoeFfnBlock Moe(const GptConfig& c, uint32_t layer) {
   const std::string blk = "blk." + std::to_string(layer) + ".";
-  sdk::MoeFfnBlock b;
-  b.norm_eps = c.norm_eps;
-  b.norm = blk + "post_attention_norm.weight";
-  b.router = blk + "ffn_gate_inp.weight";
+  sdk::MoeFfnBlock b = sdk::RoutedExperts(layer, "post_attention_norm.weight", c.norm_eps,
+                                          c.n_expert, c.n_expert_used);
   b.router_bias = blk + "ffn_gate_inp.bias";
-  b.gate_exps = blk + "ffn_gate_exps.weight";
-  b.up_exps = blk + "ffn_up_exps.weight";
-  b.down_exps = blk + "ffn_down_exps.weight";
   b.gate_bias = blk + "ffn_gate_exps.bias";
   b.up_bias = blk + "ffn_up_exps.bias";
   b.down_bias = blk + "ffn_down_exps.bias";
-  b.moe.n_expert = c.n_expert;
-  b.moe.n_expert_used = c.n_expert_used;
   b.moe.gating = ORCD_MOE_GATING_SOFTMAX_TOPK;
   b.moe.activation = ORCD_MOE_ACT_SWIGLU_OAI;
   b.moe.alpha = kSwigluAlpha;

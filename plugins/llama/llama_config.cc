@@ -26,14 +26,7 @@ const char* const kArchitectures[] = {"llama", "qwen2", "phi3", "qwen3", "qwen3m
 const uint32_t kArchitectureCount = sizeof(kArchitectures) / sizeof(kArchitectures[0]);
 
 LlamaConfig ReadLlamaConfig(const sdk::ModelReader& m) {
-  const ArchTraits* traits = nullptr;
-  for (const ArchTraits& t : kTraits) {
-    if (t.name == m.architecture()) traits = &t;
-  }
-  if (traits == nullptr) {
-    throw sdk::CompileError(ORCD_ERR_UNSUPPORTED, "architecture '" + m.architecture() +
-                                                      "' is not served by the llama plugin");
-  }
+  const ArchTraits* traits = &sdk::ArchTraitsFor(kTraits, m, "llama");
   LlamaConfig c;
   c.arch = m.architecture();
   static_cast<sdk::DecoderShape&>(c) = sdk::ReadDecoderShape(m);

@@ -50,16 +50,8 @@ sdk::SwigluFfnBlock Ffn(const sdk::ModelReader& m, const LlamaConfig& c, uint32_
 // Routed experts (qwen3moe): softmax over every expert, the top k
 // renormalised to sum 1 (llama.cpp's norm_w), SwiGLU experts, no shared one.
 sdk::MoeFfnBlock Moe(const LlamaConfig& c, uint32_t layer) {
-  const std::string blk = "blk." + std::to_string(layer) + ".";
-  sdk::MoeFfnBlock b;
-  b.norm_eps = c.norm_eps;
-  b.norm = blk + "ffn_norm.weight";
-  b.router = blk + "ffn_gate_inp.weight";
-  b.gate_exps = blk + "ffn_gate_exps.weight";
-  b.up_exps = blk + "ffn_up_exps.weight";
-  b.down_exps = blk + "ffn_down_exps.weight";
-  b.moe.n_expert = c.experts.n_expert;
-  b.moe.n_expert_used = c.experts.n_expert_used;
+  sdk::MoeFfnBlock b = sdk::RoutedExperts(layer, "ffn_norm.weight", c.norm_eps, c.experts.n_expert,
+                                          c.experts.n_expert_used);
   b.moe.gating = ORCD_MOE_GATING_SOFTMAX;
   b.moe.activation = ORCD_MOE_ACT_SWIGLU;
   b.moe.normalize_weights = 1;

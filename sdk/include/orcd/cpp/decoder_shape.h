@@ -6,6 +6,7 @@
 #define ORCD_CPP_DECODER_SHAPE_H_
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -22,6 +23,18 @@ struct DecoderShape {
   uint32_t head_dim = 0;
   std::string output_weight;  // output.weight, or token_embd.weight when tied
 };
+
+// The entry of a plugin's per-architecture table (structs with a `name`)
+// for the model's architecture; throws CompileError naming `plugin` when
+// the table has none.
+template <class Traits, size_t N>
+const Traits& ArchTraitsFor(const Traits (&table)[N], const ModelReader& m, const char* plugin) {
+  for (const Traits& t : table) {
+    if (t.name == m.architecture()) return t;
+  }
+  throw CompileError(ORCD_ERR_UNSUPPORTED, "architecture '" + m.architecture() +
+                                               "' is not served by the " + plugin + " plugin");
+}
 
 // "blk.<layer>.<name>", GGUF's per-layer tensor naming.
 inline std::string LayerTensor(uint32_t layer, const std::string& name) {

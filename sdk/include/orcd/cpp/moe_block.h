@@ -25,6 +25,24 @@ struct MoeFfnBlock {
   orcd_op_moe_params moe{};
 };
 
+// Layer `layer`'s routed experts under llama.cpp's names (router
+// ffn_gate_inp, experts ffn_{gate,up,down}_exps), after the norm `norm`;
+// the caller sets the gating, the activation and any biases.
+inline MoeFfnBlock RoutedExperts(uint32_t layer, const std::string& norm, float norm_eps,
+                                 uint32_t n_expert, uint32_t n_expert_used) {
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  MoeFfnBlock b;
+  b.norm_eps = norm_eps;
+  b.norm = blk + norm;
+  b.router = blk + "ffn_gate_inp.weight";
+  b.gate_exps = blk + "ffn_gate_exps.weight";
+  b.up_exps = blk + "ffn_up_exps.weight";
+  b.down_exps = blk + "ffn_down_exps.weight";
+  b.moe.n_expert = n_expert;
+  b.moe.n_expert_used = n_expert_used;
+  return b;
+}
+
 inline void EmitMoeFfnBlock(PlanWriter& w, orcd_plan_phase phase, const MoeFfnBlock& b, int32_t x) {
   const int32_t h = EmitRmsNorm(w, phase, x, b.norm, b.norm_eps);
   const int32_t logits = w.NewRegister();
