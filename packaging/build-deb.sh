@@ -34,7 +34,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DORCD_BUILD_TESTS=OF
 # install step, naming the file).
 cmake --build "$build" -j"$(nproc)" --target \
   orcd-host orcd-inspect orcd-run orcd-tokenize orcd-synth \
-  orcd_plugin_llama orcd_plugin_gpt orcd_plugin_q4 orcd_plugin_mxfp4
+  orcd_plugin_llama orcd_plugin_gpt orcd_plugin_gemma orcd_plugin_q4 orcd_plugin_mxfp4
 rm -f "$build"/*.deb
 (cd "$build" && cpack -G DEB)
 ls -l "$build"/*.deb
