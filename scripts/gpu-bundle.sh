@@ -17,7 +17,7 @@ bdir=${ORCD_KIT_BUILD:-build-gpu-kit}
 cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORCD_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build "$bdir" -j"$(nproc)" --target orcd-run orcd-bench orcd-synth orcd_plugin_llama \
-  orcd_plugin_gpt orcd_plugin_q4 orcd_plugin_mxfp4 quant_cuda_test orcd_cuda_backend_gpu_test
+  orcd_plugin_gpt orcd_plugin_gemma orcd_plugin_q4 orcd_plugin_mxfp4 quant_cuda_test orcd_cuda_backend_gpu_test
 
 rm -rf "$kit"
 mkdir -p "$kit"/{bin,tests,plugins,lib,fixtures,peer}
