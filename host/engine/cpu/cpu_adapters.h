@@ -3,10 +3,12 @@
 #ifndef ORCD_HOST_ENGINE_CPU_CPU_ADAPTERS_H_
 #define ORCD_HOST_ENGINE_CPU_CPU_ADAPTERS_H_
 
+#include <array>
 #include <cstdint>
 
 #include "host/engine/adapter_table.h"
 #include "host/engine/exec_context.h"
+#include "orcd/cpp/half.h"
 
 namespace orcd::engine::cpu {
 
@@ -30,8 +32,15 @@ void RunRope(const BoundInstruction& insn, ExecContext& ctx);
 void RunAttention(const BoundInstruction& insn, ExecContext& ctx);
 void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx);
 void RunGelu(const BoundInstruction& insn, ExecContext& ctx);
-// orcd::GeluTanh(x) (ggml's GELU) read from a table: the same bits, faster.
-float GeluLookup(float x);
+// orcd::GeluTanh (ggml's GELU) of every f16 value, built once: a lookup
+// gives GeluTanh's bits without a tanh per element.
+using GeluTable = std::array<float, 65536>;
+const GeluTable& GetGeluTable();
+inline float GeluLookup(const GeluTable& table, float x) {
+  if (x <= -10.0f) return 0.0f;
+  if (x >= 10.0f) return x;
+  return table[f32_to_fp16(x)];
+}
 void RunMoe(const BoundInstruction& insn, ExecContext& ctx);
 
 // Splits [0, n) into pieces for the pool: calls fn(begin, end, thread) with

@@ -27,8 +27,6 @@ void Binary(const BoundInstruction& insn, ExecContext& ctx, Op op) {
   });
 }
 
-// ggml_silu_f32: x / (1 + e^-x).
-
 }  // namespace
 
 void RunAdd(const BoundInstruction& insn, ExecContext& ctx) {
@@ -41,7 +39,8 @@ void RunMul(const BoundInstruction& insn, ExecContext& ctx) {
 
 // SWIGLU and GEGLU.
 void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
-  const uint32_t act = insn.opcode == ORCD_OP_GEGLU ? ORCD_MOE_ACT_GEGLU : ORCD_MOE_ACT_SWIGLU;
+  const bool geglu = insn.opcode == ORCD_OP_GEGLU;
+  const GeluTable& gelu = GetGeluTable();
   const int64_t f = insn.out[0].width;
   const bool fused = insn.in.size() == 1;  // [gate | up] in one register
   const float* gate = ctx.In(insn, 0);
@@ -53,10 +52,10 @@ void RunSwiglu(const BoundInstruction& insn, ExecContext& ctx) {
       const float* g = gate + t * in_stride;
       const float* u = up + t * in_stride;
       float* yt = y + t * f;
-      if (act == ORCD_MOE_ACT_GEGLU) {
-        for (int64_t i = 0; i < f; ++i) yt[i] = GeluLookup(g[i]) * u[i];
+      if (geglu) {
+        for (int64_t i = 0; i < f; ++i) yt[i] = GeluLookup(gelu, g[i]) * u[i];
       } else {
-        for (int64_t i = 0; i < f; ++i) yt[i] = GatedActivation(act, g[i], u[i], 0.0f, 0.0f);
+        for (int64_t i = 0; i < f; ++i) yt[i] = Silu(g[i]) * u[i];
       }
     }
   });

@@ -1,7 +1,6 @@
 // GELU on the CPU: ggml's f16-table form (orcd::GeluTanh), read from a table
 // of its 64K f16 inputs as ggml does (a tanh per element would cost prefill
 // ~10 % on Gemma's GEGLU); the CUDA kernels compute the same bits directly.
-#include <array>
 #include <cstdint>
 
 #include "host/engine/cpu/cpu_adapters.h"
@@ -9,11 +8,10 @@
 #include "orcd/cpp/half.h"
 
 namespace orcd::engine::cpu {
-namespace {
 
-const std::array<float, 65536>& GeluTable() {
-  static const std::array<float, 65536> table = [] {
-    std::array<float, 65536> t{};
+const GeluTable& GetGeluTable() {
+  static const GeluTable table = [] {
+    GeluTable t{};
     for (uint32_t i = 0; i < t.size(); ++i) {
       t[i] = GeluTanh(fp16_to_f32(static_cast<uint16_t>(i)));
     }
@@ -22,22 +20,14 @@ const std::array<float, 65536>& GeluTable() {
   return table;
 }
 
-}  // namespace
-
-float GeluLookup(float x) {
-  if (x <= -10.0f) return 0.0f;
-  if (x >= 10.0f) return x;
-  static const std::array<float, 65536>& table = GeluTable();
-  return table[f32_to_fp16(x)];
-}
-
 void RunGelu(const BoundInstruction& insn, ExecContext& ctx) {
+  const GeluTable& table = GetGeluTable();
   const int64_t width = insn.out[0].width;
   const float* x = ctx.In(insn, 0);
   float* y = ctx.Out(insn, 0);
   const int64_t grain = width > 0 ? (int64_t{1} << 15) / width + 1 : 1;
   ParallelRange(ctx, ctx.n_tokens, grain, [&](int64_t t0, int64_t t1, int) {
-    for (int64_t i = t0 * width; i < t1 * width; ++i) y[i] = GeluLookup(x[i]);
+    for (int64_t i = t0 * width; i < t1 * width; ++i) y[i] = GeluLookup(table, x[i]);
   });
 }
 
