@@ -26,14 +26,7 @@ ModelShape Qwen2_05B() {
   s.n_ff = 4864;
   s.n_vocab = 151936;
   s.rope_freq_base = 1000000.0f;
-  const uint32_t n_layer = s.n_layer;
-  AddQwen2Tensors(s, [n_layer](const std::string& role, uint32_t l) -> uint32_t {
-    if (role == "token_embd") return ORCD_TYPE_Q6_K;
-    if (role == "attn_v" || role == "ffn_down") {
-      return UseMoreBits(l, n_layer) ? ORCD_TYPE_Q6_K : ORCD_TYPE_Q4_K;
-    }
-    return ORCD_TYPE_Q4_K;
-  });
+  AddDecoderTensors(s, {.qkv_bias = true}, Q4KMMix(s.n_layer));
   return s;
 }
 

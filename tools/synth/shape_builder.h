@@ -64,34 +64,10 @@ inline std::string Blk(uint32_t layer, const char* what) {
   return "blk." + std::to_string(layer) + "." + what;
 }
 
-// Qwen2: separate q/k/v with biases, tied LM head (no output.weight).
-// `mix(role, layer)` picks each matrix's type.
-template <class Mix>
-void AddQwen2Tensors(ModelShape& s, Mix mix) {
-  TensorList t(&s.tensors);
-  const int64_t d = s.n_embd;
-  const int64_t kv = static_cast<int64_t>(s.n_embd / s.n_head) * s.n_head_kv;
-  t.Matrix("token_embd.weight", d, s.n_vocab, mix("token_embd", 0));
-  t.Norm("output_norm.weight", d);
-  for (uint32_t l = 0; l < s.n_layer; ++l) {
-    t.Norm(Blk(l, "attn_norm.weight"), d);
-    t.Matrix(Blk(l, "attn_q.weight"), d, d, mix("attn_q", l));
-    t.Bias(Blk(l, "attn_q.bias"), d);
-    t.Matrix(Blk(l, "attn_k.weight"), d, kv, mix("attn_k", l));
-    t.Bias(Blk(l, "attn_k.bias"), kv);
-    t.Matrix(Blk(l, "attn_v.weight"), d, kv, mix("attn_v", l));
-    t.Bias(Blk(l, "attn_v.bias"), kv);
-    t.Matrix(Blk(l, "attn_output.weight"), d, d, mix("attn_output", l));
-    t.Norm(Blk(l, "ffn_norm.weight"), d);
-    t.Matrix(Blk(l, "ffn_gate.weight"), d, s.n_ff, mix("ffn_gate", l));
-    t.Matrix(Blk(l, "ffn_up.weight"), d, s.n_ff, mix("ffn_up", l));
-    t.Matrix(Blk(l, "ffn_down.weight"), s.n_ff, d, mix("ffn_down", l));
-  }
-}
-
-// What a pre-norm decoder's layers hold besides separate q/k/v (no biases),
-// the output projection and the norms.
+// What a pre-norm decoder's layers hold besides separate q/k/v, the output
+// projection and the norms.
 struct DecoderLayout {
+  bool qkv_bias = false;    // attn_q/k/v.bias, each after its matrix (qwen2)
   bool qk_norm = false;     // attn_q_norm / attn_k_norm [head_dim] (qwen3, gemma3)
   bool post_norms = false;  // post_attention_norm, post_ffw_norm (gemma)
   bool output = false;      // an output.weight (else the head is tied to token_embd)
@@ -113,8 +89,11 @@ void AddDecoderTensors(ModelShape& s, const DecoderLayout& layout, Mix mix) {
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     t.Norm(Blk(l, "attn_norm.weight"), d);
     t.Matrix(Blk(l, "attn_q.weight"), d, q, mix("attn_q", l));
+    if (layout.qkv_bias) t.Bias(Blk(l, "attn_q.bias"), q);
     t.Matrix(Blk(l, "attn_k.weight"), d, kv, mix("attn_k", l));
+    if (layout.qkv_bias) t.Bias(Blk(l, "attn_k.bias"), kv);
     t.Matrix(Blk(l, "attn_v.weight"), d, kv, mix("attn_v", l));
+    if (layout.qkv_bias) t.Bias(Blk(l, "attn_v.bias"), kv);
     if (layout.qk_norm) {
       t.Norm(Blk(l, "attn_q_norm.weight"), hd);
       t.Norm(Blk(l, "attn_k_norm.weight"), hd);

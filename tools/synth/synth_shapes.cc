@@ -20,7 +20,8 @@ ModelShape Demo(uint32_t demo_type) {
   s.n_vocab = 151936;  // the real Qwen2 vocabulary, so text tokenizes
   s.rope_freq_base = 1000000.0f;
   s.needs_vocab_file = true;
-  AddQwen2Tensors(s, [demo_type](const char*, uint32_t) { return demo_type; });
+  AddDecoderTensors(s, DecoderLayout{.qkv_bias = true},
+                    [demo_type](const std::string&, uint32_t) { return demo_type; });
   return s;
 }
 
