@@ -27,6 +27,7 @@ double Num(const Poco::JSON::Object::Ptr& o, const char* k, double lo, double hi
 // Fields whose use would change the output in a way not implemented here:
 // refused when set to anything but their no-op value.
 void RefuseUnsupported(const Poco::JSON::Object::Ptr& o, bool chat) {
+  if (Present(o, "n") && IntegerField(o->get("n"), "n", 1, 128) > 1) Unsupported("n", "n > 1");
   if (chat) {
     if (Present(o, "logprobs") && BoolField(o->get("logprobs"), "logprobs"))
       Unsupported("logprobs", "logprobs");
@@ -73,7 +74,6 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       r.cache_salt = StringField(o->get("cache_salt"), "cache_salt");
       if (r.cache_salt.size() > 256) FailField("cache_salt", "must be at most 256 characters");
     }
-    if (Present(o, "n") && IntegerField(o->get("n"), "n", 1, 128) > 1) Unsupported("n", "n > 1");
     RefuseUnsupported(o, chat);
     if (Present(o, "stream_options")) {
       const Poco::JSON::Object::Ptr options = o->getObject("stream_options");

@@ -36,7 +36,6 @@ const uint32_t kArchitectureCount = sizeof(kArchitectures) / sizeof(kArchitectur
 GemmaConfig ReadGemmaConfig(const sdk::ModelReader& m) {
   const ArchTraits* traits = &sdk::ArchTraitsFor(kTraits, m, "gemma");
   GemmaConfig c;
-  c.arch = m.architecture();
   static_cast<sdk::DecoderShape&>(c) = sdk::ReadDecoderShape(m);
   c.norm_eps = static_cast<float>(m.RequireArchF64("attention.layer_norm_rms_epsilon"));
   c.embedding_scale = std::sqrt(static_cast<float>(c.n_embd));

@@ -4,7 +4,6 @@
 #define ORCD_PLUGINS_GEMMA_GEMMA_CONFIG_H_
 
 #include <cstdint>
-#include <string>
 
 #include "orcd/cpp/decoder_shape.h"
 #include "orcd/cpp/model_reader.h"
@@ -13,7 +12,6 @@
 namespace orcd::gemma {
 
 struct GemmaConfig : sdk::DecoderShape {
-  std::string arch;
   float norm_eps = 0.0f;
   float embedding_scale = 0.0f;  // sqrt(n_embd), applied after the lookup
   float attention_scale = 0.0f;  // on q.k
