@@ -40,6 +40,10 @@ bool HttpConnection::abandoned() const {
                           phase_ == Phase::kBody || phase_ == Phase::kLingering);
 }
 
+bool HttpConnection::truncated() const {
+  return peer_closed_ && (phase_ == Phase::kHead || phase_ == Phase::kBody);
+}
+
 void HttpConnection::ReadAvailable() {
   char buf[kReadChunkBytes];
   size_t total = 0;

@@ -73,6 +73,9 @@ class HttpConnection {
   bool peer_closed() const { return peer_closed_; }
   // True when the peer ended its input before a complete request arrived.
   bool abandoned() const;
+  // Abandoned inside a request (head bytes or a body short of its length):
+  // the client may still read, so it is told why (400) before the close.
+  bool truncated() const;
 
   // Queues bytes to write; kWriting until written, then idle (or lingering
   // when `close_after`).

@@ -248,6 +248,14 @@ void HttpListener::Process(HttpConnection& c, Clock::time_point now) {
     }
     if (event == HttpConnection::Event::kNeedMore) {
       if (c.wants_write()) c.WriteAvailable(options_.timeouts, now);  // 100 Continue
+      if (c.truncated()) {
+        const bool in_body = c.phase() == HttpConnection::Phase::kBody;
+        Answer(c,
+               ProtocolError({400, in_body ? "the request body ended before its declared length"
+                                           : "the connection ended inside the request head"}),
+               now);
+        return;
+      }
       if (c.abandoned()) c.Close();
       return;
     }

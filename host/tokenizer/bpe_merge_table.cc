@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "host/tokenizer/thread_scratch.h"
+
 namespace orcd {
 
 bool BpeMergeTable::Add(const Vocabulary& vocab, std::string_view left, std::string_view right,
@@ -80,6 +82,8 @@ void BpeMergeTable::Apply(std::vector<TokenId>& symbols) const {
   }
   symbols.clear();
   for (int i = 0; i >= 0; i = nodes[i].next) symbols.push_back(nodes[i].id);
+  ReleaseIfLarge(nodes);
+  ReleaseIfLarge(heap);
 }
 
 }  // namespace orcd

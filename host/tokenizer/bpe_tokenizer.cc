@@ -1,6 +1,7 @@
 #include "host/tokenizer/bpe_tokenizer.h"
 
 #include "host/tokenizer/byte_level.h"
+#include "host/tokenizer/thread_scratch.h"
 #include "host/tokenizer/unicode_normalizer.h"
 
 namespace orcd {
@@ -32,6 +33,7 @@ void ByteLevelBpeTokenizer::EncodeText(std::string_view text, bool /*starts_segm
   pieces.clear();
   splitter_.Split(text, pieces);
   for (const std::string_view piece : pieces) EncodePiece(piece, out);
+  ReleaseIfLarge(pieces);
 }
 
 void ByteLevelBpeTokenizer::EncodePiece(std::string_view piece, std::vector<TokenId>& out) const {
@@ -53,6 +55,7 @@ void ByteLevelBpeTokenizer::EncodePiece(std::string_view piece, std::vector<Toke
   }
   merges_.Apply(symbols);
   out.insert(out.end(), symbols.begin(), symbols.end());
+  ReleaseIfLarge(symbols);
 }
 
 void ByteLevelBpeTokenizer::AppendNormalPiece(std::string_view text, std::string& out) const {

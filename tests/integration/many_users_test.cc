@@ -244,15 +244,6 @@ TEST(ManyUsers, GptOssSlidingWindowsAndMoeAcrossConcurrentRequests) {
 namespace orcd::testing {
 namespace {
 
-int64_t RssKb(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
-
 // 1,000 requests from 8 clients (some streamed and dropped half-way, some
 // cancelled): every one ends as it should, nothing is refused (8 slots), the
 // KV pool is whole at the end and the worker's memory does not grow with the

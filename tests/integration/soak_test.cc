@@ -53,14 +53,6 @@ std::string Execute(const std::string& id, int max_tokens) {
          R"("max_tokens":)" + std::to_string(max_tokens) + R"(,"temperature":0})";
 }
 
-int64_t RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
-
 // worker_requests_total{outcome="..."} from /metrics.
 std::map<std::string, int64_t> Outcomes(int port) {
   std::map<std::string, int64_t> out;

@@ -189,6 +189,14 @@ HttpResponse Send(int port, const std::string& method, const std::string& path,
 
 }  // namespace
 
+int64_t RssKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
+  }
+  return -1;
+}
+
 HttpResponse HttpGet(int port, const std::string& path) { return Send(port, "GET", path, nullptr); }
 HttpResponse HttpPost(int port, const std::string& path, const std::string& body,
                       const std::map<std::string, std::string>& headers) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,6 +48,9 @@ class WorkerProcess {
   std::string log_path_;
   std::optional<int> exit_status_;
 };
+
+// Resident memory of `pid` in KiB (VmRSS), -1 when unreadable.
+int64_t RssKb(pid_t pid);
 
 struct HttpResponse {
   int status = 0;
