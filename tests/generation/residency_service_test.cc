@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "host/common/status.h"
 #include "host/device/device_context.h"
 #include "host/engine/cuda/device_runtime.h"
 #include "host/generation/generation_service.h"
@@ -22,11 +23,14 @@ namespace {
 
 using engine::cuda::DeviceRuntime;
 
-// The emulated device, except that IsDeviceMemory answers false once `lost`.
+// The emulated device, except that IsDeviceMemory answers false once `lost`,
+// and that once `faulted` every copy back and synchronization fails as a
+// sticky CUDA error does (cudaErrorIllegalAddress poisons the context).
 class LosableDevice final : public DeviceRuntime {
  public:
   explicit LosableDevice(std::shared_ptr<DeviceRuntime> d) : d_(std::move(d)) {}
   std::atomic<bool> lost{false};
+  std::atomic<bool> faulted{false};
 
   bool IsDeviceMemory(const void* p) override { return !lost && d_->IsDeviceMemory(p); }
   std::string name() const override { return d_->name(); }
@@ -41,9 +45,15 @@ class LosableDevice final : public DeviceRuntime {
   void CopyToDevice(void* dst, const void* src, size_t n) override {
     d_->CopyToDevice(dst, src, n);
   }
-  void CopyToHost(void* dst, const void* src, size_t n) override { d_->CopyToHost(dst, src, n); }
+  void CopyToHost(void* dst, const void* src, size_t n) override {
+    ThrowIfFaulted();
+    d_->CopyToHost(dst, src, n);
+  }
   void Memset(void* dst, int value, size_t n) override { d_->Memset(dst, value, n); }
-  void Synchronize() override { d_->Synchronize(); }
+  void Synchronize() override {
+    ThrowIfFaulted();
+    d_->Synchronize();
+  }
   void Pace() override { d_->Pace(); }
   void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, engine::cuda::GemmType type,
             const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
@@ -55,15 +65,20 @@ class LosableDevice final : public DeviceRuntime {
   void AbortCapture() override { d_->AbortCapture(); }
 
  private:
+  void ThrowIfFaulted() {
+    if (faulted) throw Error(ErrorCode::kDevice, "an illegal memory access was encountered");
+  }
   std::shared_ptr<DeviceRuntime> d_;
 };
 
-// Loses the device's residency at the third token and keeps taking tokens.
+// Loses the device's residency (or, `fault`, the device itself) at the
+// third token and keeps taking tokens.
 class LoseAtThirdToken final : public GenerationObserver {
  public:
-  explicit LoseAtThirdToken(LosableDevice& device) : device_(device) {}
+  explicit LoseAtThirdToken(LosableDevice& device, bool fault = false)
+      : device_(device), fault_(fault) {}
   bool OnToken(int64_t index, const std::string&) override {
-    if (index == 2) device_.lost = true;
+    if (index == 2) (fault_ ? device_.faulted : device_.lost) = true;
     ++tokens;
     return true;
   }
@@ -72,6 +87,7 @@ class LoseAtThirdToken final : public GenerationObserver {
 
  private:
   LosableDevice& device_;
+  bool fault_;
 };
 
 TEST(ResidencyOnTheEmulatedDevice, LossEndsTheRunningJobAndRefusesTheNext) {
@@ -105,6 +121,43 @@ TEST(ResidencyOnTheEmulatedDevice, LossEndsTheRunningJobAndRefusesTheNext) {
   const GenerationResult refused = service->Generate(input, next);
   EXPECT_EQ(refused.error_code, "VRAM_RESIDENCY_LOST");
   EXPECT_EQ(next.tokens, 0);
+}
+
+// A sticky device error mid-job (M0-W-1012 / the spec's CUDA_ERROR path):
+// the job ends with CUDA_ERROR, not retriable on this worker; the service
+// reports the device lost (orcd-host then reports unhealthy, drains and
+// exits 3 so that the orchestrator restarts it) and runs nothing more on it.
+TEST(DeviceFaultOnTheEmulatedDevice, EndsTheJobAndTakesTheWorkerOutOfService) {
+  const auto plugins = std::make_unique<PluginRegistry>(HostServices());
+  plugins->LoadDirectories({ORCD_PLUGIN_DIR});
+  auto device = std::make_shared<LosableDevice>(engine::cuda::CreateEmulatedRuntime(1ull << 30));
+  GenerationOptions config;
+  config.model_path = std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf";
+  config.device = "cuda";
+  config.device_runtime = device;
+  config.context_length = 256;
+  const auto host = CreateDeviceContext("cpu", 0, 1);
+  const auto service = CreateGenerationService(config, *plugins, *host, [](int) {});
+  ASSERT_FALSE(service->DeviceLost());
+
+  GenerationInput input;
+  input.prompt = "Hello there";
+  input.max_tokens = 40;
+  input.sampling.temperature = 0;
+  input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  LoseAtThirdToken observer(*device, /*fault=*/true);
+  const GenerationResult r = service->Generate(input, observer);
+  EXPECT_EQ(r.stop_reason, "error");
+  EXPECT_EQ(r.error_code, "CUDA_ERROR") << r.error_message;
+  EXPECT_NE(r.error_message.find("illegal memory access"), std::string::npos);
+  EXPECT_EQ(observer.tokens, 3) << "no token after the fault";
+  EXPECT_TRUE(service->DeviceLost());
+  EXPECT_FALSE(service->Resident()) << "/health unhealthy, /health/ready 503";
+
+  LoseAtThirdToken next(*device);
+  const GenerationResult refused = service->Generate(input, next);
+  EXPECT_EQ(refused.stop_reason, "error");
+  EXPECT_EQ(next.tokens, 0) << "nothing runs on a lost device";
 }
 
 }  // namespace

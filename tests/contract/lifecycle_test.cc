@@ -1,4 +1,5 @@
-// The worker contract as a spec-conformant pool manager sees it: orcd started
+// The worker contract as a spec-conformant pool manager sees it, in tests
+// that need a worker of their own: orcd started
 // with the spec's command line (on --device cpu), the ready callback on the
 // spec's path with retries, the states through /health (starting -> ready ->
 // busy -> ready -> draining), a long prompt cancelled mid-prefill within
@@ -290,6 +291,57 @@ TEST_P(Contract, AClientGoneDuringPrefillStopsTheJob) {
   EXPECT_LT(Clock::now() - t0, 300ms) << "the prefill stops when the client leaves";
   EXPECT_NE(HttpGet(w.port(), "/metrics").body.find("outcome=\"client_gone\"} 1"),
             std::string::npos);
+}
+
+// WORK-3101 (graceful shutdown within a timeout) and M0-W-1630 (within 5 s):
+// SIGTERM while a job would run for 8 s more: the job gets until
+// limits.shutdown_timeout_s (default 30 s, as WORK-3101 and M0-W-1340; here
+// 1 s), then it ends with an error event CANCELLED and the worker exits 0.
+void ExpectShutdownWithinItsTimeout() {
+  const std::string config = "/tmp/orcd-contract-shutdown-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(config) << "limits:\n  context_length: 512\n  shutdown_timeout_s: 1\n";
+  WorkerProcess w({"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--config", config, "--device",
+                   "cpu", "--plugin-dir", ORCD_PLUGIN_DIR},
+                  {{"ORCD_DEBUG_TOKEN_DELAY_MS", "20"}});
+  ASSERT_TRUE(w.ready()) << w.Logs();
+  SseStream job(w.port(), "/execute", Job("long", 400));
+  ASSERT_EQ(job.Next()->event, "started");
+  const auto t0 = Clock::now();
+  w.Signal(SIGTERM);
+  const std::vector<SseEvent> rest = job.ReadAll();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back().event, "error");
+  EXPECT_EQ(Parse(rest.back().data)->getValue<std::string>("code"), "CANCELLED");
+  EXPECT_EQ(w.WaitExit(5s), 0) << w.Logs();
+  EXPECT_GE(Clock::now() - t0, 900ms) << "the job had its timeout to finish";
+  EXPECT_LT(Clock::now() - t0, 5s) << "M0-W-1630: shutdown within 5 s";
+  EXPECT_NE(w.Logs().find("shutdown timeout reached"), std::string::npos);
+}
+TEST(ContractShutdown, WORK_3101_ShutdownCompletesWithinItsTimeout) {
+  ExpectShutdownWithinItsTimeout();
+}
+TEST(ContractShutdown, M0_W_1630_ShutdownWithinFiveSeconds) { ExpectShutdownWithinItsTimeout(); }
+
+// WORK-3030: a model staged in RAM as a shared-memory segment (/dev/shm, the
+// POSIX shared-memory file system) is loaded through its path, mapped
+// without a copy like any file.
+TEST(ContractModelSource, WORK_3030_ModelFromASharedMemorySegment) {
+  const std::string shm = "/dev/shm/orcd-contract-" + std::to_string(::getpid()) + ".gguf";
+  {
+    std::ifstream in(FixtureModel("qwen2-tiny.F16.gguf"), std::ios::binary);
+    std::ofstream out(shm, std::ios::binary);
+    out << in.rdbuf();
+  }
+  {
+    WorkerProcess w({"--model", "file:" + shm, "--device", "cpu", "--plugin-dir", ORCD_PLUGIN_DIR});
+    ASSERT_TRUE(w.ready()) << w.Logs();
+    const Json h = Parse(HttpGet(w.port(), "/health").body);
+    EXPECT_EQ(h->getValue<std::string>("status"), "healthy");
+    EXPECT_EQ(h->getValue<std::string>("model_ref"), "file:" + shm);
+    SseStream s(w.port(), "/execute", Job("shm", 3));
+    EXPECT_EQ(s.LastEvent(), "end");
+  }
+  std::remove(shm.c_str());
 }
 
 }  // namespace
