@@ -50,7 +50,7 @@ std::vector<std::string> Texts(const Stream& s) {
   std::vector<std::string> t;
   for (const SseEvent& e : s.events) {
     if (e.event == "token") t.push_back(Parse(e.data)->getValue<std::string>("t"));
-}
+  }
   return t;
 }
 
@@ -62,8 +62,8 @@ class Spec : public ::testing::Test {
                           << "  queue_depth: 0\n";
     worker_ = new WorkerProcess(
         {"--worker-id", kWorkerId, "--model", "file:" + FixtureModel("qwen2-tiny.F16.gguf"),
-         "--gpu-device", "0", "--port", "0", "--config", config, "--device", "cpu",
-         "--plugin-dir", ORCD_PLUGIN_DIR},
+         "--gpu-device", "0", "--port", "0", "--config", config, "--device", "cpu", "--plugin-dir",
+         ORCD_PLUGIN_DIR},
         {{"ORCD_DEBUG_TOKEN_DELAY_MS", "10"}});
   }
   static void TearDownTestSuite() {
@@ -129,10 +129,12 @@ TEST_F(Spec, M0_W_1001_OneModelForTheWorkersLifetime) { ExpectNoModelLoadRoute(p
 TEST_F(Spec, WORK_3001_TiedToOneModel) { ExpectNoModelLoadRoute(port()); }
 
 TEST_F(Spec, M0_W_1002_TheLoadedModelIsImmutable) {
-  ExpectModelUnchangedAcrossJobs(port(), [](int k) { return Run(Job("m" + std::to_string(k), 3)); });
+  ExpectModelUnchangedAcrossJobs(port(),
+                                 [](int k) { return Run(Job("m" + std::to_string(k), 3)); });
 }
 TEST_F(Spec, WORK_3033_NoReloadOrHotSwap) {
-  ExpectModelUnchangedAcrossJobs(port(), [](int k) { return Run(Job("w" + std::to_string(k), 3)); });
+  ExpectModelUnchangedAcrossJobs(port(),
+                                 [](int k) { return Run(Job("w" + std::to_string(k), 3)); });
 }
 
 // M0-W-1030: seeded; a seed is chosen and reported when the request has none.
@@ -162,9 +164,8 @@ void ExpectReproducible(const std::function<Stream(const std::string&)>& run) {
   EXPECT_EQ(Texts(a), Texts(b));
 }
 TEST_F(Spec, M0_W_1826_SameSeedSameTokens) {
-  ExpectReproducible([](const std::string& id) {
-    return Run(Job(id, 12, R"(,"temperature":0.7,"seed":42)"));
-  });
+  ExpectReproducible(
+      [](const std::string& id) { return Run(Job(id, 12, R"(,"temperature":0.7,"seed":42)")); });
 }
 TEST_F(Spec, WORK_3062_ReproducibleOutput) {
   ExpectReproducible(
@@ -177,10 +178,10 @@ void ExpectSpecRequestAccepted(const Stream& s) {
   EXPECT_EQ(s.last().event, "end") << s.last().data;
 }
 TEST_F(Spec, M0_W_1300_ExecuteTakesTheSpecsFields) {
-  ExpectSpecRequestAccepted(Run(Job(
-      "fields", 4,
-      R"(,"temperature":0.5,"top_p":0.9,"top_k":40,"repetition_penalty":1.1,"min_p":0.05,)"
-      R"("stop":["\n\n"],"seed":5)")));
+  ExpectSpecRequestAccepted(
+      Run(Job("fields", 4,
+              R"(,"temperature":0.5,"top_p":0.9,"top_k":40,"repetition_penalty":1.1,"min_p":0.05,)"
+              R"("stop":["\n\n"],"seed":5)")));
 }
 TEST_F(Spec, WORK_3040_ExecuteRequestShape) {
   ExpectSpecRequestAccepted(Run(Job("shape", 4, R"(,"temperature":0.7,"seed":3)")));
@@ -279,8 +280,7 @@ TEST_F(Spec, M0_W_1364_HealthReportsTheTokenizer) {
 void ExpectCancelContract(int port, std::unique_ptr<SseStream> job, const std::string& id) {
   const auto t0 = Clock::now();
   EXPECT_EQ(HttpPost(port, "/cancel", R"({"job_id":")" + id + R"("})").status, 202);
-  EXPECT_EQ(HttpPost(port, "/cancel", R"({"job_id":")" + id + R"("})").status, 202)
-      << "idempotent";
+  EXPECT_EQ(HttpPost(port, "/cancel", R"({"job_id":")" + id + R"("})").status, 202) << "idempotent";
   const std::vector<SseEvent> rest = job->ReadAll();
   EXPECT_LT(Clock::now() - t0, 1s);
   ASSERT_FALSE(rest.empty());
@@ -294,9 +294,9 @@ TEST_F(Spec, M0_W_1330_CancelIsIdempotentAndEndsTheStream) {
 TEST_F(Spec, WORK_3044_Cancel) { ExpectCancelContract(port(), StartLongJob("c2"), "c2"); }
 
 void ExpectPrometheus(const std::string& body) {
-  for (const char* name : {"worker_vram_bytes", "worker_requests_total", "worker_tokens_in_total",
-                           "worker_tokens_generated_total", "worker_inference_duration_ms",
-                           "worker_uptime_seconds"}) {
+  for (const char* name :
+       {"worker_vram_bytes", "worker_requests_total", "worker_tokens_in_total",
+        "worker_tokens_generated_total", "worker_inference_duration_ms", "worker_uptime_seconds"}) {
     EXPECT_NE(body.find(std::string("# TYPE ") + name + " "), std::string::npos) << name;
   }
 }
@@ -312,7 +312,8 @@ TEST_F(Spec, M0_W_1422_StopSequencesEndTheJob) {
   ASSERT_EQ(free_run.size(), 10u);
   std::string stop = free_run[4];
   std::string escaped;
-  for (char c : stop) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  for (char c : stop)
+    escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   const Stream s = Run(Job("stopped", 10, R"(,"temperature":0,"stop":[")" + escaped + R"("])"));
   ASSERT_EQ(s.last().event, "end");
   EXPECT_EQ(Parse(s.last().data)->getValue<std::string>("stop_reason"), "stop");
@@ -385,7 +386,8 @@ TEST_F(Spec, M0_W_1604_HealthAnswersFast) {
 
 TEST_F(Spec, M0_W_1621_LoadProgressLogged) {
   std::vector<int> percents;
-  for (const Json& j : LogEvents("model_load_progress")) percents.push_back(j->getValue<int>("percent"));
+  for (const Json& j : LogEvents("model_load_progress"))
+    percents.push_back(j->getValue<int>("percent"));
   EXPECT_EQ(percents, (std::vector<int>{0, 25, 50, 75, 100}));
 }
 

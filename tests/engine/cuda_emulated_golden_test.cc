@@ -235,6 +235,9 @@ TEST(CudaEmulatedDevice, ModelLivesInDeviceMemoryAndIsAccounted) {
   EXPECT_EQ(progress, (std::vector<int>{0, 25, 50, 75, 100}));
   const auto& u = b->usage();
   EXPECT_GE(u.weights, engine->info().weight_bytes);
+  // M0-W-1201: the file's quantized bytes as they are, no dequantized copy
+  // (a Q4_K_M model in f32 would need ~7x).
+  EXPECT_LE(u.weights, engine->info().weight_bytes + 4096);
   EXPECT_EQ(u.kv_cache, engine->info().kv_bytes);
   EXPECT_GT(u.scratch, 0u);
   EXPECT_EQ(engine->info().vram_bytes, u.total());
