@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "host/app/debug_device.h"
 #include "host/app/systemd_notify.h"
 #include "host/common/logger.h"
 #include "host/common/status.h"
@@ -222,14 +223,19 @@ int Run(int argc, char** argv) {
   std::unique_ptr<InferenceService> service;
   std::optional<LoadSignalWatcher> load_watcher(std::in_place, signals);
   try {
-    device = CreateDeviceContext(config.device, config.gpu_device, config.threads);
+    GenerationOptions options = GenerationOptionsFrom(config);
+    if (config.device == "cuda") options.device_runtime = DebugDeviceRuntime();
+    // The emulated device has no cuBLAS workspace or graphs to keep room for.
+    if (options.device_runtime) options.vram_headroom_bytes = -1;
+    // With a device runtime given (the debug hook), no CUDA context is made.
+    device = CreateDeviceContext(options.device_runtime ? "cpu" : config.device, config.gpu_device,
+                                 config.threads);
     registry = std::make_unique<PluginRegistry>(HostServices());
     registry->LoadDirectories(config.plugin_dirs.empty() ? DefaultPluginDirs()
                                                          : config.plugin_dirs);
     LogInfo("model_load_start", "loading model", {{"device_name", device->info().name}});
     service = CreateGenerationService(
-        GenerationOptionsFrom(config), *registry, *device,
-        [&state, last_percent = -1](int percent) mutable {
+        options, *registry, *device, [&state, last_percent = -1](int percent) mutable {
           state.load_percent = percent;
           // Once per step (a backend may report a step twice).
           if (percent == last_percent) return;

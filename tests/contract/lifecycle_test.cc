@@ -344,5 +344,34 @@ TEST(ContractModelSource, WORK_3030_ModelFromASharedMemorySegment) {
   std::remove(shm.c_str());
 }
 
+// WORK-3102 (crash handling): a fatal device error mid-job, on orcd-host's
+// CUDA backend run on the emulated device with a fault injected (the debug
+// hooks of host/app/debug_device.h): the running stream gets an error event
+// CUDA_ERROR (not retriable: the job itself may be what breaks devices), the
+// log says cuda_fatal, and the worker exits 3 for the orchestrator to
+// restart it.
+TEST(ContractCrash, WORK_3102_AFatalDeviceErrorEndsTheStreamAndExits3) {
+  const std::string config = "/tmp/orcd-contract-crash-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(config) << "limits:\n  context_length: 128\n";
+  WorkerProcess w(
+      {"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--config", config, "--device", "cuda",
+       "--plugin-dir", ORCD_PLUGIN_DIR},
+      {{"ORCD_DEBUG_EMULATED_CUDA_MIB", "256"}, {"ORCD_DEBUG_DEVICE_FAULT_AFTER_READS", "6"}});
+  ASSERT_TRUE(w.ready()) << w.Logs();
+  SseStream job(w.port(), "/execute", Job("doomed", 40));
+  ASSERT_EQ(job.status(), 200) << job.error_body();
+  const std::vector<SseEvent> events = job.ReadAll();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front().event, "started");
+  EXPECT_EQ(events.back().event, "error");
+  const Json error = Parse(events.back().data);
+  EXPECT_EQ(error->getValue<std::string>("code"), "CUDA_ERROR");
+  EXPECT_NE(error->getValue<std::string>("message").find("illegal memory access"),
+            std::string::npos);
+  EXPECT_FALSE(error->getValue<bool>("retriable"));
+  EXPECT_EQ(w.WaitExit(20s), 3) << w.Logs();
+  EXPECT_NE(w.Logs().find("\"event\":\"cuda_fatal\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace orcd::testing

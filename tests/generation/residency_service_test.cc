@@ -13,6 +13,7 @@
 
 #include "host/common/status.h"
 #include "host/device/device_context.h"
+#include "host/engine/cuda/delegating_runtime.h"
 #include "host/engine/cuda/device_runtime.h"
 #include "host/generation/generation_service.h"
 #include "host/plugins/host_services.h"
@@ -26,49 +27,28 @@ using engine::cuda::DeviceRuntime;
 // The emulated device, except that IsDeviceMemory answers false once `lost`,
 // and that once `faulted` every copy back and synchronization fails as a
 // sticky CUDA error does (cudaErrorIllegalAddress poisons the context).
-class LosableDevice final : public DeviceRuntime {
+class LosableDevice final : public engine::cuda::DelegatingRuntime {
  public:
-  explicit LosableDevice(std::shared_ptr<DeviceRuntime> d) : d_(std::move(d)) {}
+  explicit LosableDevice(std::shared_ptr<DeviceRuntime> d) : DelegatingRuntime(std::move(d)) {}
   std::atomic<bool> lost{false};
   std::atomic<bool> faulted{false};
 
-  bool IsDeviceMemory(const void* p) override { return !lost && d_->IsDeviceMemory(p); }
-  std::string name() const override { return d_->name(); }
-  bool emulated() const override { return d_->emulated(); }
-  void* stream() const override { return d_->stream(); }
-  const engine::cuda::OpKernels& kernels() const override { return d_->kernels(); }
-  engine::cuda::DeviceMemoryInfo MemoryInfo() override { return d_->MemoryInfo(); }
-  void* Allocate(size_t bytes) override { return d_->Allocate(bytes); }
-  void Free(void* p) override { d_->Free(p); }
-  void* AllocatePinned(size_t bytes) override { return d_->AllocatePinned(bytes); }
-  void FreePinned(void* p) override { d_->FreePinned(p); }
-  void CopyToDevice(void* dst, const void* src, size_t n) override {
-    d_->CopyToDevice(dst, src, n);
+  bool IsDeviceMemory(const void* p) override {
+    return !lost && DelegatingRuntime::IsDeviceMemory(p);
   }
   void CopyToHost(void* dst, const void* src, size_t n) override {
     ThrowIfFaulted();
-    d_->CopyToHost(dst, src, n);
+    DelegatingRuntime::CopyToHost(dst, src, n);
   }
-  void Memset(void* dst, int value, size_t n) override { d_->Memset(dst, value, n); }
   void Synchronize() override {
     ThrowIfFaulted();
-    d_->Synchronize();
+    DelegatingRuntime::Synchronize();
   }
-  void Pace() override { d_->Pace(); }
-  void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, engine::cuda::GemmType type,
-            const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
-            int64_t ldc) override {
-    d_->Gemm(trans_a, m, n, k, type, a, lda, b, ldb, c, ldc);
-  }
-  void BeginCapture() override { d_->BeginCapture(); }
-  std::unique_ptr<Graph> EndCapture() override { return d_->EndCapture(); }
-  void AbortCapture() override { d_->AbortCapture(); }
 
  private:
   void ThrowIfFaulted() {
     if (faulted) throw Error(ErrorCode::kDevice, "an illegal memory access was encountered");
   }
-  std::shared_ptr<DeviceRuntime> d_;
 };
 
 // Loses the device's residency (or, `fault`, the device itself) at the

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,12 @@ constexpr const char* kHaiku =
     R"({"job_id":"JOB","prompt":"Write a haiku about GPU computing","max_tokens":50,)"
     R"("temperature":0.7,"seed":42})";
 
-std::unique_ptr<WorkerProcess> StartOn(const std::string& model_path, const std::string& device) {
-  return std::make_unique<WorkerProcess>(std::vector<std::string>{
-      "--model", model_path, "--device", device, "--plugin-dir", ORCD_PLUGIN_DIR});
+std::unique_ptr<WorkerProcess> StartOn(const std::string& model_path, const std::string& device,
+                                       const std::map<std::string, std::string>& env = {}) {
+  return std::make_unique<WorkerProcess>(
+      std::vector<std::string>{"--model", model_path, "--device", device, "--plugin-dir",
+                               ORCD_PLUGIN_DIR},
+      env);
 }
 
 // One haiku request: asserts the event grammar and returns the token texts.
@@ -60,8 +64,9 @@ std::vector<std::string> Haiku(int port, const std::string& job_id) {
   return tokens;
 }
 
-void ExpectReproducibleHaiku(const std::string& model_path, const std::string& device) {
-  auto w = StartOn(model_path, device);
+void ExpectReproducibleHaiku(const std::string& model_path, const std::string& device,
+                             const std::map<std::string, std::string>& env = {}) {
+  auto w = StartOn(model_path, device, env);
   ASSERT_TRUE(w->ready()) << w->Logs();
   const std::vector<std::string> first = Haiku(w->port(), "haiku-1");
   const std::vector<std::string> second = Haiku(w->port(), "haiku-2");
@@ -71,6 +76,17 @@ void ExpectReproducibleHaiku(const std::string& model_path, const std::string& d
 
 TEST(M0_W_1800, HaikuOnStories260KIsReproducible) {
   ExpectReproducibleHaiku(std::string(ORCD_FIXTURES_DIR) + "/real/stories260K.gguf", "cpu");
+}
+
+// The same through orcd-host's CUDA backend, run on the emulated device
+// (host/app/debug_device.h): sampling on the device, as on a GPU.
+TEST(M0_W_1800, HaikuOnStories260KOnTheEmulatedDeviceIsReproducible) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "~20 s emulated, minutes under AddressSanitizer; the emulated device's "
+                  "haiku also runs in-process (CudaEmulatedDevice.M0_W_1800_HaikuIsReproducible)";
+#endif
+  ExpectReproducibleHaiku(std::string(ORCD_FIXTURES_DIR) + "/real/stories260K.gguf", "cuda",
+                          {{"ORCD_DEBUG_EMULATED_CUDA_MIB", "512"}});
 }
 
 // The variable names the model's GGUF; ORCD_TEST_DEVICE picks the backend
