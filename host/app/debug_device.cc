@@ -49,14 +49,16 @@ class FaultAfterReads final : public DelegatingRuntime {
 std::shared_ptr<DeviceRuntime> DebugDeviceRuntime() {
   const long mib = PositiveEnv("ORCD_DEBUG_EMULATED_CUDA_MIB");
   if (mib == 0) return nullptr;
-  LogWarn("startup", "ORCD_DEBUG_EMULATED_CUDA_MIB is set: the CUDA backend runs on the "
-                     "emulated device, no GPU (testing only)",
+  LogWarn("startup",
+          "ORCD_DEBUG_EMULATED_CUDA_MIB is set: the CUDA backend runs on the "
+          "emulated device, no GPU (testing only)",
           {{"mib", std::to_string(mib)}});
   std::shared_ptr<DeviceRuntime> device =
       engine::cuda::CreateEmulatedRuntime(static_cast<uint64_t>(mib) << 20);
   if (const long reads = PositiveEnv("ORCD_DEBUG_DEVICE_FAULT_AFTER_READS"); reads > 0) {
-    LogWarn("startup", "ORCD_DEBUG_DEVICE_FAULT_AFTER_READS is set: the device fails on purpose "
-                       "(testing only)",
+    LogWarn("startup",
+            "ORCD_DEBUG_DEVICE_FAULT_AFTER_READS is set: the device fails on purpose "
+            "(testing only)",
             {{"reads", std::to_string(reads)}});
     device = std::make_shared<FaultAfterReads>(std::move(device), reads);
   }

@@ -163,6 +163,9 @@ class ResidencyGuard final : public GenerationObserver {
   bool OnToken(int64_t index, const std::string& text) override {
     return inner_.OnToken(index, text);
   }
+  void OnLogprobs(int64_t index, const TokenLogprobs& logprobs) override {
+    inner_.OnLogprobs(index, logprobs);
+  }
   bool Cancelled() override { return !service_.Resident() || inner_.Cancelled(); }
 
  private:

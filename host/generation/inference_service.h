@@ -14,6 +14,7 @@
 #include "host/chat/output/chat_output_format.h"
 #include "host/common/histogram.h"
 #include "host/generation/sampling_params.h"
+#include "host/sampling/token_logprobs.h"
 
 namespace orcd {
 
@@ -58,6 +59,9 @@ struct GenerationInput {
   // salt (empty: the worker's shared cache). Tenants that must not learn of
   // each other's prompts through timing send different salts.
   std::string cache_salt;
+  // Log-probabilities of each generated token and of this many alternatives
+  // (0 .. kMaxTopLogprobs) through GenerationObserver::OnLogprobs; -1: none.
+  int top_logprobs = -1;
 };
 
 // Receives a job's output; called on the generating thread.
@@ -68,6 +72,9 @@ class GenerationObserver {
   // emit with it (may be empty: a partial UTF-8 character or a held-back
   // possible stop string). Returns false when the consumer is gone.
   virtual bool OnToken(int64_t index, const std::string& text) = 0;
+  // When the input asked for logprobs: token `index`'s, before its OnToken
+  // (whose text may come with a later call's, held back).
+  virtual void OnLogprobs(int64_t /*index*/, const TokenLogprobs& /*logprobs*/) {}
   // Polled between tokens and, every few milliseconds, while the model
   // evaluates (a long prefill); true stops the job with stop_reason
   // "cancelled".

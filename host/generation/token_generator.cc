@@ -6,6 +6,7 @@
 #include "host/common/status.h"
 #include "host/generation/stop_matcher.h"
 #include "host/sampling/sampler.h"
+#include "host/sampling/token_logprobs.h"
 #include "host/tokenizer/streaming_detokenizer.h"
 
 namespace orcd {
@@ -25,6 +26,9 @@ SamplerConfig ToSamplerConfig(const SamplingParams& p) {
   c.top_p = p.top_p;
   c.min_p = p.min_p;
   c.seed = p.seed;
+  c.adjustments.presence_penalty = p.presence_penalty;
+  c.adjustments.frequency_penalty = p.frequency_penalty;
+  c.adjustments.logit_bias = p.logit_bias;
   return c;
 }
 
@@ -102,10 +106,14 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
 
   model.Reset();
   // Greedy jobs, and every job on a device that samples, read back a token
-  // id per step, not the logits.
-  const bool greedy = input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
-  const bool on_device = !greedy && model.SamplesOnDevice();
-  Sampler sampler(ToSamplerConfig(input.sampling));
+  // id per step, not the logits; logprobs and OpenAI's logit adjustments
+  // need the logits row on the host.
+  const SamplerConfig sampler_config = ToSamplerConfig(input.sampling);
+  const bool host_logits = input.top_logprobs >= 0 || sampler_config.adjustments.active();
+  const bool greedy =
+      !host_logits && input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
+  const bool on_device = !greedy && !host_logits && model.SamplesOnDevice();
+  Sampler sampler(sampler_config);
   // The model's logits row, read in place: valid until the next model call.
   std::span<const float> logits;
   int32_t next_token = -1;  // greedy / on_device: already chosen by the model
@@ -168,6 +176,9 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     std::string text = stops.Push(detokenizer.Push(token));
     ++index;
     ++result.tokens_out;
+    if (input.top_logprobs >= 0) {
+      observer.OnLogprobs(index, ComputeLogprobs(logits, token, input.top_logprobs));
+    }
     if (result.ttft_ms < 0) result.ttft_ms = MsSince(t_start);
     // Decided before the token goes out, so that the last token carries
     // whatever text is still held back.

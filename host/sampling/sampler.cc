@@ -26,12 +26,14 @@ constexpr int64_t kMaxBandWithTies = 4 * kMaxHead;
 
 }  // namespace
 
-Sampler::Sampler(const SamplerConfig& config) : config_(config), rng_(config.seed) {}
+Sampler::Sampler(const SamplerConfig& config)
+    : config_(config), adjuster_(config.adjustments), rng_(config.seed) {}
 
 void Sampler::Reset(uint64_t seed) {
   rng_.seed(seed);
   history_.clear();
   history_order_.clear();
+  adjuster_.Reset();
 }
 
 SampleDraw Sampler::NextDraw() {
@@ -44,6 +46,7 @@ SampleDraw Sampler::NextDraw() {
 
 void Sampler::Record(int32_t token) {
   if (history_.insert(token).second) history_order_.push_back(token);
+  adjuster_.Record(token);
 }
 
 double Sampler::Uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
@@ -54,7 +57,7 @@ int32_t GreedyToken(std::span<const float> logits) {
 }
 
 int32_t Sampler::Sample(std::span<const float> logits) {
-  const int32_t token = Choose(logits);
+  const int32_t token = Choose(adjuster_.Apply(logits));
   Record(token);
   return token;
 }

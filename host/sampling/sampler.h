@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/sampling/logit_adjustments.h"
 #include "host/sampling/ordered_sum.h"
 
 namespace orcd {
@@ -36,6 +37,10 @@ struct SamplerConfig {
   double top_p = 1.0;               // 1 = off
   double min_p = 0.0;               // 0 = off
   uint64_t seed = 0;
+  // OpenAI's logit_bias and presence/frequency penalties, applied to the
+  // logits first (logit_adjustments.h). Not on the device's sampler: a job
+  // with them samples on the host.
+  LogitAdjustmentConfig adjustments;
 };
 
 // What a sampler running elsewhere (on the device) needs for one token: the
@@ -117,6 +122,7 @@ class Sampler {
   sampling::SumBounds KeptTotal(size_t first, sampling::SumBounds sum, double floor) const;
 
   SamplerConfig config_;
+  LogitAdjuster adjuster_;
   std::mt19937_64 rng_;
   std::unordered_set<int32_t> history_;
   std::vector<int32_t> history_order_;  // the same ids, in first-use order

@@ -40,6 +40,9 @@ class TimedObserver final : public GenerationObserver {
     last_ = now;
     return inner_.OnToken(index, text);
   }
+  void OnLogprobs(int64_t index, const TokenLogprobs& logprobs) override {
+    inner_.OnLogprobs(index, logprobs);
+  }
   bool Cancelled() override { return inner_.Cancelled(); }
   std::vector<double> gaps_ms;
 

@@ -3,9 +3,12 @@
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 
+#include <algorithm>
 #include <atomic>
 #include <ctime>
 #include <functional>
+#include <span>
+#include <vector>
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
@@ -14,6 +17,7 @@
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
 #include "host/server/openai_chat_output.h"
+#include "host/server/openai_logprobs.h"
 #include "host/server/openai_request.h"
 
 namespace orcd {
@@ -59,20 +63,48 @@ class OpenAiObserver : public GenerationObserver {
     parser_ = parser;
     output_ = output;
   }
+  // Logprobs asked for: tokens' entries rendered with `tokenizer`.
+  void SetLogprobs(const Tokenizer* tokenizer) { tokenizer_ = tokenizer; }
 
-  bool OnToken(int64_t, const std::string& text) override {
+  void OnLogprobs(int64_t, const TokenLogprobs& logprobs) override {
+    logprobs_.push_back(logprobs);
+  }
+
+  bool OnToken(int64_t index, const std::string& text) override {
+    // The logprobs of the tokens up to this one (a held-back token's text
+    // comes with its own index, after the next token's logprobs).
+    const size_t ready = std::min(logprobs_.size(), static_cast<size_t>(index + 1));
+    const std::span<const TokenLogprobs> fresh(logprobs_.data() + sent_, ready - sent_);
     if (parser_ != nullptr) {
       parser_->Push(text, *output_);
+      if (stream_ && tokenizer_ && !fresh.empty()) {
+        Chunk("{\"delta\":{},\"logprobs\":" + ChatLogprobsJson(*tokenizer_, fresh) +
+              ",\"index\":0,\"finish_reason\":null}");
+        sent_ = ready;
+      }
       return ok_;
     }
     if (!stream_) {
       text_ += text;
       return true;
     }
-    if (text.empty()) return ok_;
-    return Chunk(
-        chat_ ? "{\"delta\":{\"content\":" + Q(text) + "},\"index\":0,\"finish_reason\":null}"
-              : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":null,\"finish_reason\":null}");
+    if (text.empty() && (tokenizer_ == nullptr || fresh.empty())) return ok_;
+    std::string logprobs = "null";
+    if (tokenizer_ != nullptr) {
+      logprobs = CompletionLogprobsJson(*tokenizer_, fresh, &text_offset_);
+      sent_ = ready;
+    }
+    return Chunk(chat_ ? "{\"delta\":{\"content\":" + Q(text) +
+                             "},\"index\":0,\"finish_reason\":null}"
+                       : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":" + logprobs +
+                             ",\"finish_reason\":null}");
+  }
+  // The whole job's logprobs for a non-streamed answer ("null" when not asked).
+  std::string AllLogprobs() {
+    if (tokenizer_ == nullptr) return "null";
+    if (chat_) return ChatLogprobsJson(*tokenizer_, logprobs_);
+    int64_t offset = 0;
+    return CompletionLogprobsJson(*tokenizer_, logprobs_, &offset);
   }
   bool Cancelled() override {
     if (ok_ && client_gone_()) ok_ = false;
@@ -104,6 +136,10 @@ class OpenAiObserver : public GenerationObserver {
   std::string text_;
   ChatOutputParser* parser_ = nullptr;
   OpenAiChatOutput* output_ = nullptr;
+  const Tokenizer* tokenizer_ = nullptr;
+  std::vector<TokenLogprobs> logprobs_;  // every generated token's, in order
+  size_t sent_ = 0;                      // of which streamed
+  int64_t text_offset_ = 0;              // completions: bytes of text streamed
 };
 
 class ModelsHandler : public Poco::Net::HTTPRequestHandler {
@@ -183,6 +219,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.sampling = req.sampling;
   input.stop = req.stop;
   input.cache_salt = req.cache_salt;
+  input.top_logprobs = req.top_logprobs;
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
@@ -217,6 +254,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   OpenAiObserver observer(*ticket, stream, head + ",\"choices\":[", chat_,
                           [&request] { return ClientDisconnected(request); });
+  if (req.top_logprobs >= 0) observer.SetLogprobs(state_.service->tokenizer());
   const std::unique_ptr<ChatOutputParser> parser =
       MakeChatOutputParser(output_format, req.tools_enabled);
   OpenAiChatOutput chat_output;
@@ -263,11 +301,12 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     observer.Data("[DONE]");
     return;
   }
+  const std::string logprobs = observer.AllLogprobs();
   const std::string choice =
       chat_ ? "{\"index\":0,\"message\":" + chat_output.MessageJson() +
-                  ",\"logprobs\":null,\"finish_reason\":" + finish + "}"
-            : "{\"text\":" + Q(observer.text()) +
-                  ",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}";
+                  ",\"logprobs\":" + logprobs + ",\"finish_reason\":" + finish + "}"
+            : "{\"text\":" + Q(observer.text()) + ",\"index\":0,\"logprobs\":" + logprobs +
+                  ",\"finish_reason\":" + finish + "}";
   SendJson(response, HTTPResponse::HTTP_OK, head + ",\"choices\":[" + choice + "]" + usage + "}");
 }
 

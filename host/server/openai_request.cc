@@ -4,6 +4,11 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host/sampling/token_logprobs.h"
 #include "host/server/openai_chat_request.h"
 #include "host/server/request_validation.h"
 
@@ -28,28 +33,12 @@ double Num(const Poco::JSON::Object::Ptr& o, const char* k, double lo, double hi
 // refused when set to anything but their no-op value.
 void RefuseUnsupported(const Poco::JSON::Object::Ptr& o, bool chat) {
   if (Present(o, "n") && IntegerField(o->get("n"), "n", 1, 128) > 1) Unsupported("n", "n > 1");
-  if (chat) {
-    if (Present(o, "logprobs") && BoolField(o->get("logprobs"), "logprobs"))
-      Unsupported("logprobs", "logprobs");
-    if (Present(o, "top_logprobs") && IntegerField(o->get("top_logprobs"), "top_logprobs", 0, 20))
-      Unsupported("top_logprobs", "top_logprobs");
-  } else {
-    if (Present(o, "logprobs") && IntegerField(o->get("logprobs"), "logprobs", 0, 5))
-      Unsupported("logprobs", "logprobs");
+  if (!chat) {
     if (Present(o, "echo") && BoolField(o->get("echo"), "echo")) Unsupported("echo", "echo");
     if (Present(o, "best_of") && IntegerField(o->get("best_of"), "best_of", 1, 1 << 20) > 1)
       Unsupported("best_of", "best_of > 1");
     if (Present(o, "suffix") && !StringField(o->get("suffix"), "suffix").empty())
       Unsupported("suffix", "suffix (insertion)");
-  }
-  for (const char* penalty : {"presence_penalty", "frequency_penalty"}) {
-    if (Present(o, penalty) && NumberField(o->get(penalty), penalty, -2, 2) != 0.0)
-      Unsupported(penalty, penalty);
-  }
-  if (Present(o, "logit_bias")) {
-    const Poco::JSON::Object::Ptr bias = o->getObject("logit_bias");
-    if (!bias) FailField("logit_bias", "must be an object of token ids to biases");
-    if (bias->size() > 0) Unsupported("logit_bias", "logit_bias");
   }
   if (Present(o, "response_format")) {
     const Poco::JSON::Object::Ptr format = o->getObject("response_format");
@@ -58,6 +47,49 @@ void RefuseUnsupported(const Poco::JSON::Object::Ptr& o, bool chat) {
     const std::string type = format->getValue<std::string>("type");
     if (type != "text") Unsupported("response_format", "response_format " + type);
   }
+}
+
+// Chat: logprobs (bool) + top_logprobs (0-20, only with logprobs);
+// completions: logprobs (0-5 alternatives). -1: none asked.
+int ParseLogprobs(const Poco::JSON::Object::Ptr& o, bool chat) {
+  if (!chat) {
+    return Present(o, "logprobs")
+               ? static_cast<int>(IntegerField(o->get("logprobs"), "logprobs", 0, 5))
+               : -1;
+  }
+  const bool wanted = Present(o, "logprobs") && BoolField(o->get("logprobs"), "logprobs");
+  if (!Present(o, "top_logprobs")) return wanted ? 0 : -1;
+  const auto top =
+      static_cast<int>(IntegerField(o->get("top_logprobs"), "top_logprobs", 0, kMaxTopLogprobs));
+  if (!wanted) FailField("top_logprobs", "requires logprobs: true");
+  return top;
+}
+
+// logit_bias: {"<token id>": bias in [-100, 100]} over the model's vocabulary.
+std::vector<std::pair<int32_t, float>> ParseLogitBias(const Poco::JSON::Object::Ptr& o,
+                                                      int64_t vocab_size) {
+  std::vector<std::pair<int32_t, float>> out;
+  if (!Present(o, "logit_bias")) return out;
+  const Poco::JSON::Object::Ptr bias = o->getObject("logit_bias");
+  if (!bias) FailField("logit_bias", "must be an object of token ids to biases");
+  if (bias->size() > 1024) FailField("logit_bias", "must hold at most 1024 token ids");
+  for (const auto& [key, value] : *bias) {
+    const std::string field = "logit_bias." + key.substr(0, 20);
+    size_t used = 0;
+    long long id = -1;
+    try {
+      id = std::stoll(key, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != key.size() || key.empty() || id < 0 || (vocab_size > 0 && id >= vocab_size)) {
+      FailField(field, "keys must be token ids of this model (0 to " +
+                           std::to_string(vocab_size - 1) + ")");
+    }
+    out.emplace_back(static_cast<int32_t>(id),
+                     static_cast<float>(NumberField(value, field, -100, 100)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -100,6 +132,10 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
     }
     r.sampling.temperature = Num(o, "temperature", 0, 2, 1.0);
     r.sampling.top_p = Num(o, "top_p", 0, 1, 1.0);
+    r.sampling.presence_penalty = Num(o, "presence_penalty", -2, 2, 0.0);
+    r.sampling.frequency_penalty = Num(o, "frequency_penalty", -2, 2, 0.0);
+    r.sampling.logit_bias = ParseLogitBias(o, limits.vocab_size);
+    r.top_logprobs = ParseLogprobs(o, chat);
     if (Present(o, "seed")) {
       r.sampling.seed = SeedField(o->get("seed"), "seed");
       r.sampling.seed_from_request = true;

@@ -1,9 +1,8 @@
 // Parsing of OpenAI completion / chat completion requests into a job.
 // Unknown fields are ignored (clients send many: user, metadata, ...); known
 // ones are validated, and those that would change the result in a way this
-// worker does not implement (logprobs, logit_bias, penalties, n > 1,
-// response_format json, echo, best_of, suffix) are refused naming the field,
-// rather than silently not honoured.
+// worker does not implement (n > 1, response_format json, echo, best_of,
+// suffix) are refused naming the field, rather than silently not honoured.
 #ifndef ORCD_HOST_SERVER_OPENAI_REQUEST_H_
 #define ORCD_HOST_SERVER_OPENAI_REQUEST_H_
 
@@ -28,6 +27,9 @@ struct OpenAiRequest {
   SamplingParams sampling;
   std::vector<std::string> stop;
   std::string cache_salt;  // vLLM's field: prefix caching shared only under the same salt
+  // Chat top_logprobs (0 with logprobs: true alone) or completions logprobs;
+  // -1: no logprobs.
+  int top_logprobs = -1;
 };
 
 std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::string& body, bool chat,

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "host/common/status.h"
 #include "host/device/device_context.h"
@@ -138,6 +139,61 @@ TEST(DeviceFaultOnTheEmulatedDevice, EndsTheJobAndTakesTheWorkerOutOfService) {
   const GenerationResult refused = service->Generate(input, next);
   EXPECT_EQ(refused.stop_reason, "error");
   EXPECT_EQ(next.tokens, 0) << "nothing runs on a lost device";
+}
+
+// Logprobs (and OpenAI's logit adjustments) need the logits row: on the CUDA
+// backend such a job samples on the host from the device's logits, and
+// chooses what the device's own greedy and sampling kernels choose.
+class CollectLogprobs final : public GenerationObserver {
+ public:
+  bool OnToken(int64_t, const std::string& t) override {
+    text += t;
+    ++tokens;
+    return true;
+  }
+  void OnLogprobs(int64_t index, const TokenLogprobs& lp) override {
+    EXPECT_EQ(index, static_cast<int64_t>(logprobs.size()));
+    logprobs.push_back(lp);
+  }
+  bool Cancelled() override { return false; }
+  std::string text;
+  int tokens = 0;
+  std::vector<TokenLogprobs> logprobs;
+};
+
+TEST(LogprobsOnTheEmulatedDevice, HostSamplingFromDeviceLogitsChoosesAsTheDevice) {
+  const auto plugins = std::make_unique<PluginRegistry>(HostServices());
+  plugins->LoadDirectories({ORCD_PLUGIN_DIR});
+  GenerationOptions config;
+  config.model_path = std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf";
+  config.device = "cuda";
+  config.device_runtime = engine::cuda::CreateEmulatedRuntime(1ull << 30);
+  config.context_length = 128;
+  const auto host = CreateDeviceContext("cpu", 0, 1);
+  const auto service = CreateGenerationService(config, *plugins, *host, [](int) {});
+  for (const double temperature : {0.0, 0.8}) {
+    SCOPED_TRACE(temperature);
+    GenerationInput input;
+    input.prompt = "Once upon a time";
+    input.max_tokens = 8;
+    input.sampling.temperature = temperature;
+    input.sampling.seed = 5;
+    input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    CollectLogprobs on_device, on_host;
+    service->Generate(input, on_device);
+    EXPECT_TRUE(on_device.logprobs.empty());
+    input.top_logprobs = 2;
+    service->Generate(input, on_host);
+    EXPECT_EQ(on_host.text, on_device.text);
+    ASSERT_EQ(on_host.logprobs.size(), static_cast<size_t>(on_host.tokens));
+    for (const TokenLogprobs& lp : on_host.logprobs) {
+      ASSERT_EQ(lp.top.size(), 2u);
+      EXPECT_LE(lp.chosen.logprob, 0.0f);
+      if (temperature == 0.0) {
+        EXPECT_EQ(lp.chosen.id, lp.top[0].id);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -154,14 +154,8 @@ TEST(OpenAi, UnsupportedFieldsAreRefusedByName) {
   auto w = StartQwen();
   const std::string chat = R"("messages":[{"role":"user","content":"Hi"}],"max_tokens":2)";
   const std::pair<const char*, const char*> refused[] = {
-      {"/v1/chat/completions", R"("logprobs":true)"},
-      {"/v1/chat/completions", R"("top_logprobs":3)"},
       {"/v1/chat/completions", R"("n":2)"},
-      {"/v1/chat/completions", R"("presence_penalty":0.5)"},
-      {"/v1/chat/completions", R"("frequency_penalty":-1)"},
-      {"/v1/chat/completions", R"("logit_bias":{"15":-100})"},
       {"/v1/chat/completions", R"("response_format":{"type":"json_object"})"},
-      {"/v1/completions", R"("logprobs":2)"},
       {"/v1/completions", R"("echo":true)"},
       {"/v1/completions", R"("best_of":3)"},
       {"/v1/completions", R"("suffix":"end")"},
@@ -179,11 +173,115 @@ TEST(OpenAi, UnsupportedFieldsAreRefusedByName) {
         << r.body;
   }
   for (const char* field :
-       {R"("logprobs":false)", R"("n":1)", R"("presence_penalty":0)", R"("logit_bias":{})",
+       {R"("logprobs":false)", R"("n":1)", R"("presence_penalty":0.5)", R"("logit_bias":{})",
+        R"("frequency_penalty":-1)", R"("logit_bias":{"15":-100})", R"("logprobs":true)",
         R"("response_format":{"type":"text"})", R"("user":"u-17")", R"("metadata":{"a":"b"})"}) {
     HttpResponse r = HttpPost(w->port(), "/v1/chat/completions", "{" + chat + "," + field + "}");
     EXPECT_EQ(r.status, 200) << field << ": " << r.body;
   }
+}
+
+// logprobs in OpenAI's shapes: one entry per generated token, the greedy
+// token the most probable of its alternatives, the tokens spelling the text;
+// streamed, the same entries over the chunks.
+TEST(OpenAi, LogprobsInOpenAisShapes) {
+  auto w = StartQwen();
+  HttpResponse c = HttpPost(w->port(), "/v1/chat/completions",
+                            R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":5,)"
+                            R"("temperature":0,"logprobs":true,"top_logprobs":3})");
+  ASSERT_EQ(c.status, 200) << c.body;
+  Json choice = Parse(c.body)->getArray("choices")->getObject(0);
+  Poco::JSON::Array::Ptr content = choice->getObject("logprobs")->getArray("content");
+  ASSERT_EQ(content->size(), 5u);
+  std::string spelled;
+  std::vector<double> chat_logprobs;
+  for (size_t k = 0; k < content->size(); ++k) {
+    Json t = content->getObject(static_cast<unsigned>(k));
+    const double lp = t->getValue<double>("logprob");
+    EXPECT_LE(lp, 0.0);
+    chat_logprobs.push_back(lp);
+    spelled += t->getValue<std::string>("token");
+    Poco::JSON::Array::Ptr top = t->getArray("top_logprobs");
+    ASSERT_EQ(top->size(), 3u);
+    EXPECT_EQ(top->getObject(0)->getValue<std::string>("token"), t->getValue<std::string>("token"))
+        << "greedy: the chosen token is the most probable";
+    EXPECT_DOUBLE_EQ(top->getObject(0)->getValue<double>("logprob"), lp);
+    EXPECT_GE(top->getObject(1)->getValue<double>("logprob"),
+              top->getObject(2)->getValue<double>("logprob"));
+    EXPECT_EQ(t->getArray("bytes")->size(), t->getValue<std::string>("token").size());
+  }
+  EXPECT_EQ(spelled, choice->getObject("message")->getValue<std::string>("content"));
+
+  SseStream s(w->port(), "/v1/chat/completions",
+              R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":5,)"
+              R"("temperature":0,"logprobs":true,"stream":true})");
+  std::vector<double> streamed;
+  for (const SseEvent& e : s.ReadAll()) {
+    if (e.data == "[DONE]") continue;
+    Json chunk = Parse(e.data)->getArray("choices")->getObject(0);
+    if (!chunk->has("logprobs") || chunk->isNull("logprobs")) continue;
+    Poco::JSON::Array::Ptr part = chunk->getObject("logprobs")->getArray("content");
+    for (size_t k = 0; k < part->size(); ++k) {
+      streamed.push_back(part->getObject(static_cast<unsigned>(k))->getValue<double>("logprob"));
+      EXPECT_EQ(part->getObject(static_cast<unsigned>(k))->getArray("top_logprobs")->size(), 0u);
+    }
+  }
+  EXPECT_EQ(streamed, chat_logprobs) << "the same entries, streamed";
+
+  HttpResponse t =
+      HttpPost(w->port(), "/v1/completions",
+               R"({"prompt":"Once upon","max_tokens":4,"temperature":0,"logprobs":2})");
+  ASSERT_EQ(t.status, 200) << t.body;
+  Json text_choice = Parse(t.body)->getArray("choices")->getObject(0);
+  Json lp = text_choice->getObject("logprobs");
+  Poco::JSON::Array::Ptr tokens = lp->getArray("tokens");
+  ASSERT_EQ(tokens->size(), 4u);
+  ASSERT_EQ(lp->getArray("token_logprobs")->size(), 4u);
+  ASSERT_EQ(lp->getArray("top_logprobs")->size(), 4u);
+  ASSERT_EQ(lp->getArray("text_offset")->size(), 4u);
+  std::string text;
+  for (unsigned k = 0; k < 4; ++k) {
+    EXPECT_EQ(lp->getArray("text_offset")->getElement<int>(k), static_cast<int>(text.size()));
+    text += tokens->getElement<std::string>(k);
+    EXPECT_EQ(lp->getArray("top_logprobs")->getObject(k)->size(), 2u);
+  }
+  EXPECT_EQ(text, text_choice->getValue<std::string>("text"));
+  HttpResponse both = HttpPost(w->port(), "/v1/chat/completions",
+                               R"({"messages":[{"role":"user","content":"Hi"}],"top_logprobs":2})");
+  EXPECT_EQ(both.status, 400) << "top_logprobs without logprobs";
+  EXPECT_EQ(HttpPost(w->port(), "/v1/completions", R"({"prompt":"Hi","logprobs":6})").status, 400);
+}
+
+// logit_bias moves the choice (+100 forces a token, -100 bans it), asked
+// logprobs change nothing in the tokens chosen, and the bias is checked
+// against the vocabulary.
+TEST(OpenAi, LogitBiasAndPenaltiesChangeTheChoice) {
+  auto w = StartQwen();
+  auto text = [&](const std::string& extra) {
+    HttpResponse r =
+        HttpPost(w->port(), "/v1/completions",
+                 R"({"prompt":"Once upon","max_tokens":6,"temperature":0)" + extra + "}");
+    EXPECT_EQ(r.status, 200) << r.body;
+    return Parse(r.body)->getArray("choices")->getObject(0)->getValue<std::string>("text");
+  };
+  const std::string free_text = text("");
+  EXPECT_EQ(text(R"(,"logprobs":3)"), free_text) << "logprobs do not change the tokens";
+  HttpResponse tok = HttpPost(w->port(), "/tokenize", R"({"content":"K"})");
+  const int k_id = Parse(tok.body)->getArray("tokens")->getElement<int>(0);
+  EXPECT_EQ(text(R"(,"logit_bias":{")" + std::to_string(k_id) + R"(":100})"), "KKKKKK");
+  // The tiny model's greedy output repeats one token; penalties of 2 on
+  // what was generated break the repeat.
+  const std::string penalized = text(R"(,"frequency_penalty":2,"presence_penalty":2)");
+  EXPECT_NE(penalized, free_text);
+  EXPECT_EQ(
+      HttpPost(w->port(), "/v1/completions", R"({"prompt":"Hi","logit_bias":{"abc":1}})").status,
+      400);
+  EXPECT_EQ(
+      HttpPost(w->port(), "/v1/completions", R"({"prompt":"Hi","logit_bias":{"1":101}})").status,
+      400);
+  EXPECT_EQ(
+      HttpPost(w->port(), "/v1/completions", R"({"prompt":"Hi","presence_penalty":2.5})").status,
+      400);
 }
 
 // llama-server's /tokenize and /detokenize, with the served vocabulary.
