@@ -16,8 +16,8 @@
 namespace orcd {
 
 struct LogitAdjustmentConfig {
-  double presence_penalty = 0.0;   // -2 .. 2; 0 = off
-  double frequency_penalty = 0.0;  // -2 .. 2; 0 = off
+  double presence_penalty = 0.0;                      // -2 .. 2; 0 = off
+  double frequency_penalty = 0.0;                     // -2 .. 2; 0 = off
   std::vector<std::pair<int32_t, float>> logit_bias;  // (token id, -100 .. 100)
   bool active() const {
     return presence_penalty != 0.0 || frequency_penalty != 0.0 || !logit_bias.empty();

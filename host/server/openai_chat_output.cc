@@ -21,7 +21,10 @@ std::string NewToolCallId() {
 }
 
 void OpenAiChatOutput::Send(const std::string& delta) {
-  if (send_delta_) send_delta_("{\"delta\":" + delta + ",\"index\":0,\"finish_reason\":null}");
+  if (send_delta_) {
+    send_delta_("{\"delta\":" + delta + ",\"index\":" + std::to_string(choice_) +
+                ",\"finish_reason\":null}");
+  }
 }
 
 void OpenAiChatOutput::Content(std::string_view text) {

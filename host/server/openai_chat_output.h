@@ -19,8 +19,10 @@ namespace orcd {
 class OpenAiChatOutput : public ChatOutputSink {
  public:
   // `send_delta` receives each choice delta (streaming); empty: collect only.
-  explicit OpenAiChatOutput(std::function<void(const std::string& choice)> send_delta = {})
-      : send_delta_(std::move(send_delta)) {}
+  // `choice`: the choice's index in its chunks (n > 1).
+  explicit OpenAiChatOutput(std::function<void(const std::string& choice)> send_delta = {},
+                            int choice = 0)
+      : send_delta_(std::move(send_delta)), choice_(choice) {}
 
   void Content(std::string_view text) override;
   void Reasoning(std::string_view text) override;
@@ -36,6 +38,7 @@ class OpenAiChatOutput : public ChatOutputSink {
   void Send(const std::string& delta);
 
   std::function<void(const std::string&)> send_delta_;
+  int choice_ = 0;
   ChatOutputCollector message_;
   std::vector<std::string> ids_;
 };

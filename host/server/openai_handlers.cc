@@ -3,11 +3,12 @@
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 
-#include <algorithm>
 #include <atomic>
 #include <ctime>
 #include <functional>
-#include <span>
+#include <memory>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "host/common/logger.h"
@@ -17,7 +18,7 @@
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
 #include "host/server/openai_chat_output.h"
-#include "host/server/openai_logprobs.h"
+#include "host/server/openai_choice_observer.h"
 #include "host/server/openai_request.h"
 
 namespace orcd {
@@ -45,102 +46,15 @@ std::string FinishReason(const GenerationResult& r, bool tool_calls) {
   return tool_calls ? "tool_calls" : "stop";
 }
 
-// Collects text, or streams it as OpenAI chunks ("data: {...}\n\n").
-class OpenAiObserver : public GenerationObserver {
- public:
-  // `client_gone` is polled between tokens and during the prefill: a
-  // vanished client is otherwise noticed only at the next write.
-  OpenAiObserver(const JobTicket& ticket, std::ostream* stream, std::string chunk_prefix, bool chat,
-                 std::function<bool()> client_gone)
-      : ticket_(ticket),
-        stream_(stream),
-        prefix_(std::move(chunk_prefix)),
-        chat_(chat),
-        client_gone_(std::move(client_gone)) {}
-
-  // Chat: generated text goes through the format's parser into `output`.
-  void SetChatOutput(ChatOutputParser* parser, OpenAiChatOutput* output) {
-    parser_ = parser;
-    output_ = output;
-  }
-  // Logprobs asked for: tokens' entries rendered with `tokenizer`.
-  void SetLogprobs(const Tokenizer* tokenizer) { tokenizer_ = tokenizer; }
-
-  void OnLogprobs(int64_t, const TokenLogprobs& logprobs) override {
-    logprobs_.push_back(logprobs);
-  }
-
-  bool OnToken(int64_t index, const std::string& text) override {
-    // The logprobs of the tokens up to this one (a held-back token's text
-    // comes with its own index, after the next token's logprobs).
-    const size_t ready = std::min(logprobs_.size(), static_cast<size_t>(index + 1));
-    const std::span<const TokenLogprobs> fresh(logprobs_.data() + sent_, ready - sent_);
-    if (parser_ != nullptr) {
-      parser_->Push(text, *output_);
-      if (stream_ && tokenizer_ && !fresh.empty()) {
-        Chunk("{\"delta\":{},\"logprobs\":" + ChatLogprobsJson(*tokenizer_, fresh) +
-              ",\"index\":0,\"finish_reason\":null}");
-        sent_ = ready;
-      }
-      return ok_;
-    }
-    if (!stream_) {
-      text_ += text;
-      return true;
-    }
-    if (text.empty() && (tokenizer_ == nullptr || fresh.empty())) return ok_;
-    std::string logprobs = "null";
-    if (tokenizer_ != nullptr) {
-      logprobs = CompletionLogprobsJson(*tokenizer_, fresh, &text_offset_);
-      sent_ = ready;
-    }
-    return Chunk(chat_ ? "{\"delta\":{\"content\":" + Q(text) +
-                             "},\"index\":0,\"finish_reason\":null}"
-                       : "{\"text\":" + Q(text) + ",\"index\":0,\"logprobs\":" + logprobs +
-                             ",\"finish_reason\":null}");
-  }
-  // The whole job's logprobs for a non-streamed answer ("null" when not asked).
-  std::string AllLogprobs() {
-    if (tokenizer_ == nullptr) return "null";
-    if (chat_) return ChatLogprobsJson(*tokenizer_, logprobs_);
-    int64_t offset = 0;
-    return CompletionLogprobsJson(*tokenizer_, logprobs_, &offset);
-  }
-  bool Cancelled() override {
-    if (ok_ && client_gone_()) ok_ = false;
-    return ticket_.cancelled() || !ok_;
-  }
-
-  bool Chunk(const std::string& choice) { return Data(prefix_ + choice + "]}"); }
-  bool Data(const std::string& payload) {
-    if (!ok_) return false;
-    try {
-      *stream_ << "data: " << payload << "\n\n";
-      stream_->flush();
-      ok_ = stream_->good();
-    } catch (const std::exception&) {
-      ok_ = false;
-    }
-    return ok_;
-  }
-  bool ok() const { return ok_; }
-  const std::string& text() const { return text_; }
-
- private:
-  const JobTicket& ticket_;
-  std::ostream* stream_;
-  std::string prefix_;
-  bool chat_;
-  std::function<bool()> client_gone_;
-  bool ok_ = true;
-  std::string text_;
-  ChatOutputParser* parser_ = nullptr;
-  OpenAiChatOutput* output_ = nullptr;
-  const Tokenizer* tokenizer_ = nullptr;
-  std::vector<TokenLogprobs> logprobs_;  // every generated token's, in order
-  size_t sent_ = 0;                      // of which streamed
-  int64_t text_offset_ = 0;              // completions: bytes of text streamed
-};
+// Choice i's seed: the request's for the first (n = 1 is unchanged), a
+// SplitMix64 step from it for the others: a seeded request reproduces all.
+uint64_t ChoiceSeed(uint64_t seed, int choice) {
+  if (choice == 0) return seed;
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(choice);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
 
 class ModelsHandler : public Poco::Net::HTTPRequestHandler {
  public:
@@ -245,40 +159,71 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   const std::string head = "{\"id\":" + Q(id) + ",\"object\":" + Q(object) +
                            ",\"created\":" + std::to_string(std::time(nullptr)) +
                            ",\"model\":" + Q(model);
-  std::ostream* stream = nullptr;
+  std::optional<SseWriter> writer;
   if (req.stream) {
     response.setChunkedTransferEncoding(true);
     response.setContentType("text/event-stream");
     response.set("Cache-Control", "no-cache");
-    stream = &response.send();
+    writer.emplace(&response.send());
   }
-  OpenAiObserver observer(*ticket, stream, head + ",\"choices\":[", chat_,
-                          [&request] { return ClientDisconnected(request); });
-  if (req.top_logprobs >= 0) observer.SetLogprobs(state_.service->tokenizer());
-  const std::unique_ptr<ChatOutputParser> parser =
-      MakeChatOutputParser(output_format, req.tools_enabled);
-  OpenAiChatOutput chat_output;
-  if (chat_) {
+  // Each choice a sequence of its own (n > 1: generated at once, on their
+  // own threads; the CUDA backend takes them in turn).
+  struct Choice {
+    std::unique_ptr<OpenAiChoiceObserver> observer;
+    std::unique_ptr<ChatOutputParser> parser;
+    OpenAiChatOutput output;
+    GenerationResult result;
+  };
+  std::vector<Choice> choices(static_cast<size_t>(req.n));
+  for (int c = 0; c < req.n; ++c) {
+    Choice& choice = choices[static_cast<size_t>(c)];
+    choice.observer = std::make_unique<OpenAiChoiceObserver>(
+        *ticket, writer ? &*writer : nullptr, head + ",\"choices\":[", chat_, c,
+        [&request] { return ClientDisconnected(request); });
+    if (req.top_logprobs >= 0) choice.observer->SetLogprobs(state_.service->tokenizer());
+    if (!chat_) continue;
+    choice.parser = MakeChatOutputParser(output_format, req.tools_enabled);
     if (req.stream) {
-      chat_output = OpenAiChatOutput([&observer](const std::string& c) { observer.Chunk(c); });
-      observer.Chunk(
-          "{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":0,\"finish_reason\":"
-          "null}");
+      OpenAiChoiceObserver* observer = choice.observer.get();
+      choice.output =
+          OpenAiChatOutput([observer](const std::string& delta) { observer->Chunk(delta); }, c);
+      observer->Chunk("{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"index\":" +
+                      std::to_string(c) + ",\"finish_reason\":null}");
     }
-    observer.SetChatOutput(parser.get(), &chat_output);
+    choice.observer->SetChatOutput(choice.parser.get(), &choice.output);
   }
-  const GenerationResult r =
-      RunJob(state_, id, std::move(input), observer, [&] { return !observer.ok(); });
-  if (chat_) parser->Finish(chat_output);
-  const std::string usage = ",\"usage\":{\"prompt_tokens\":" + std::to_string(r.prompt_tokens) +
-                            ",\"completion_tokens\":" + std::to_string(r.tokens_out) +
-                            ",\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) +
-                            "}";
-  if (!IsNormalStop(r)) {
+  auto run = [&](int c) {
+    Choice& choice = choices[static_cast<size_t>(c)];
+    GenerationInput choice_input = input;
+    choice_input.sampling.seed = ChoiceSeed(input.sampling.seed, c);
+    OpenAiChoiceObserver& observer = *choice.observer;
+    choice.result =
+        RunJob(state_, req.n > 1 ? id + "/" + std::to_string(c) : id, std::move(choice_input),
+               observer, [&observer] { return observer.client_left(); });
+    if (chat_) choice.parser->Finish(choice.output);
+  };
+  {
+    std::vector<std::jthread> others;
+    for (int c = 1; c < req.n; ++c) others.emplace_back(run, c);
+    run(0);
+  }
+  int64_t completion_tokens = 0;
+  const GenerationResult* failed = nullptr;
+  for (const Choice& choice : choices) {
+    completion_tokens += choice.result.tokens_out;
+    if (!failed && !IsNormalStop(choice.result)) failed = &choice.result;
+  }
+  const int64_t prompt_tokens = choices[0].result.prompt_tokens;
+  const std::string usage =
+      ",\"usage\":{\"prompt_tokens\":" + std::to_string(prompt_tokens) +
+      ",\"completion_tokens\":" + std::to_string(completion_tokens) +
+      ",\"total_tokens\":" + std::to_string(prompt_tokens + completion_tokens) + "}";
+  if (failed != nullptr) {
+    const GenerationResult& r = *failed;
     const auto [event, data] = TerminalEvent(r);
     (void)event;
-    if (req.stream) {
-      observer.Data("{\"error\":" + data + "}");
+    if (writer) {
+      writer->Data("{\"error\":" + data + "}");
     } else if (r.error_code == "INVALID_REQUEST") {  // e.g. more KV than the pool holds
       SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
                       "invalid_request", r.error_message);
@@ -288,26 +233,35 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     }
     return;
   }
-  const std::string finish = Q(FinishReason(r, chat_output.has_tool_calls()));
-  if (req.stream) {
+  auto finish = [&](const Choice& choice) {
+    return Q(FinishReason(choice.result, choice.output.has_tool_calls()));
+  };
+  if (writer) {
     // OpenAI's shape: usage only when asked for, in a last chunk of its own
     // with no choices.
-    observer.Data(
-        head + ",\"choices\":[" +
-        (chat_ ? "{\"delta\":{},\"index\":0,\"finish_reason\":" + finish + "}"
-               : "{\"text\":\"\",\"index\":0,\"logprobs\":null,\"finish_reason\":" + finish + "}") +
-        "]}");
-    if (req.include_usage) observer.Data(head + ",\"choices\":[]" + usage + "}");
-    observer.Data("[DONE]");
+    for (const Choice& choice : choices) {
+      const std::string index = std::to_string(choice.observer->choice());
+      choice.observer->Chunk(
+          chat_ ? "{\"delta\":{},\"index\":" + index + ",\"finish_reason\":" + finish(choice) + "}"
+                : "{\"text\":\"\",\"index\":" + index +
+                      ",\"logprobs\":null,\"finish_reason\":" + finish(choice) + "}");
+    }
+    if (req.include_usage) writer->Data(head + ",\"choices\":[]" + usage + "}");
+    writer->Data("[DONE]");
     return;
   }
-  const std::string logprobs = observer.AllLogprobs();
-  const std::string choice =
-      chat_ ? "{\"index\":0,\"message\":" + chat_output.MessageJson() +
-                  ",\"logprobs\":" + logprobs + ",\"finish_reason\":" + finish + "}"
-            : "{\"text\":" + Q(observer.text()) + ",\"index\":0,\"logprobs\":" + logprobs +
-                  ",\"finish_reason\":" + finish + "}";
-  SendJson(response, HTTPResponse::HTTP_OK, head + ",\"choices\":[" + choice + "]" + usage + "}");
+  std::string answer = head + ",\"choices\":[";
+  for (const Choice& choice : choices) {
+    const std::string index = std::to_string(choice.observer->choice());
+    const std::string logprobs = choice.observer->AllLogprobs();
+    if (choice.observer->choice() > 0) answer += ",";
+    answer += chat_
+                  ? "{\"index\":" + index + ",\"message\":" + choice.output.MessageJson() +
+                        ",\"logprobs\":" + logprobs + ",\"finish_reason\":" + finish(choice) + "}"
+                  : "{\"text\":" + Q(choice.observer->text()) + ",\"index\":" + index +
+                        ",\"logprobs\":" + logprobs + ",\"finish_reason\":" + finish(choice) + "}";
+  }
+  SendJson(response, HTTPResponse::HTTP_OK, answer + "]" + usage + "}");
 }
 
 }  // namespace

@@ -32,7 +32,6 @@ double Num(const Poco::JSON::Object::Ptr& o, const char* k, double lo, double hi
 // Fields whose use would change the output in a way not implemented here:
 // refused when set to anything but their no-op value.
 void RefuseUnsupported(const Poco::JSON::Object::Ptr& o, bool chat) {
-  if (Present(o, "n") && IntegerField(o->get("n"), "n", 1, 128) > 1) Unsupported("n", "n > 1");
   if (!chat) {
     if (Present(o, "echo") && BoolField(o->get("echo"), "echo")) Unsupported("echo", "echo");
     if (Present(o, "best_of") && IntegerField(o->get("best_of"), "best_of", 1, 1 << 20) > 1)
@@ -136,6 +135,7 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
     r.sampling.frequency_penalty = Num(o, "frequency_penalty", -2, 2, 0.0);
     r.sampling.logit_bias = ParseLogitBias(o, limits.vocab_size);
     r.top_logprobs = ParseLogprobs(o, chat);
+    if (Present(o, "n")) r.n = static_cast<int>(IntegerField(o->get("n"), "n", 1, kMaxChoices));
     if (Present(o, "seed")) {
       r.sampling.seed = SeedField(o->get("seed"), "seed");
       r.sampling.seed_from_request = true;

@@ -1,8 +1,8 @@
 // Parsing of OpenAI completion / chat completion requests into a job.
 // Unknown fields are ignored (clients send many: user, metadata, ...); known
 // ones are validated, and those that would change the result in a way this
-// worker does not implement (n > 1, response_format json, echo, best_of,
-// suffix) are refused naming the field, rather than silently not honoured.
+// worker does not implement (response_format json, echo, best_of, suffix)
+// are refused naming the field, rather than silently not honoured.
 #ifndef ORCD_HOST_SERVER_OPENAI_REQUEST_H_
 #define ORCD_HOST_SERVER_OPENAI_REQUEST_H_
 
@@ -30,7 +30,11 @@ struct OpenAiRequest {
   // Chat top_logprobs (0 with logprobs: true alone) or completions logprobs;
   // -1: no logprobs.
   int top_logprobs = -1;
+  int n = 1;  // choices, each its own sequence (1 .. kMaxChoices)
 };
+
+// The most choices one request may ask for (n): each is a sequence of its own.
+inline constexpr int kMaxChoices = 16;
 
 std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::string& body, bool chat,
                                                                 const RequestLimits& limits);

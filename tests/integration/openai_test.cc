@@ -154,7 +154,6 @@ TEST(OpenAi, UnsupportedFieldsAreRefusedByName) {
   auto w = StartQwen();
   const std::string chat = R"("messages":[{"role":"user","content":"Hi"}],"max_tokens":2)";
   const std::pair<const char*, const char*> refused[] = {
-      {"/v1/chat/completions", R"("n":2)"},
       {"/v1/chat/completions", R"("response_format":{"type":"json_object"})"},
       {"/v1/completions", R"("echo":true)"},
       {"/v1/completions", R"("best_of":3)"},
@@ -282,6 +281,59 @@ TEST(OpenAi, LogitBiasAndPenaltiesChangeTheChoice) {
   EXPECT_EQ(
       HttpPost(w->port(), "/v1/completions", R"({"prompt":"Hi","presence_penalty":2.5})").status,
       400);
+}
+
+// n choices: each its own sequence with its own seed, generated at once;
+// a seeded request gives the same choices again, streamed or not.
+TEST(OpenAi, NChoicesAreIndependentReproducibleAndStreamedByIndex) {
+  auto w = StartQwen();
+  const std::string body =
+      R"({"prompt":"Once upon a time","max_tokens":6,"temperature":1.0,"seed":11,"n":3)";
+  auto texts = [&](const std::string& extra) {
+    HttpResponse r = HttpPost(w->port(), "/v1/completions", body + extra + "}");
+    EXPECT_EQ(r.status, 200) << r.body;
+    Json j = Parse(r.body);
+    Poco::JSON::Array::Ptr choices = j->getArray("choices");
+    std::vector<std::string> out;
+    int tokens = 0;
+    for (unsigned c = 0; c < choices->size(); ++c) {
+      EXPECT_EQ(choices->getObject(c)->getValue<int>("index"), static_cast<int>(c));
+      out.push_back(choices->getObject(c)->getValue<std::string>("text"));
+    }
+    tokens = j->getObject("usage")->getValue<int>("completion_tokens");
+    EXPECT_EQ(tokens, 18) << "the usage counts every choice's tokens";
+    return out;
+  };
+  const std::vector<std::string> first = texts("");
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_TRUE(first[0] != first[1] || first[1] != first[2]) << "choices draw their own tokens";
+  EXPECT_EQ(texts(""), first) << "a seeded request gives the same choices";
+
+  SseStream s(w->port(), "/v1/completions", body + R"(,"stream":true})");
+  std::vector<std::string> streamed(3);
+  int finishes = 0;
+  for (const SseEvent& e : s.ReadAll()) {
+    if (e.data == "[DONE]") continue;
+    Json choice = Parse(e.data)->getArray("choices")->getObject(0);
+    const int index = choice->getValue<int>("index");
+    ASSERT_GE(index, 0);
+    ASSERT_LT(index, 3);
+    streamed[static_cast<size_t>(index)] += choice->getValue<std::string>("text");
+    if (!choice->isNull("finish_reason")) ++finishes;
+  }
+  EXPECT_EQ(streamed, first);
+  EXPECT_EQ(finishes, 3);
+
+  HttpResponse chat = HttpPost(w->port(), "/v1/chat/completions",
+                               R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":4,)"
+                               R"("temperature":0,"n":2})");
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  Poco::JSON::Array::Ptr greedy = Parse(chat.body)->getArray("choices");
+  ASSERT_EQ(greedy->size(), 2u);
+  EXPECT_EQ(greedy->getObject(0)->getObject("message")->getValue<std::string>("content"),
+            greedy->getObject(1)->getObject("message")->getValue<std::string>("content"))
+      << "greedy choices agree";
+  EXPECT_EQ(HttpPost(w->port(), "/v1/completions", R"({"prompt":"Hi","n":17})").status, 400);
 }
 
 // llama-server's /tokenize and /detokenize, with the served vocabulary.
