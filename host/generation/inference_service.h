@@ -85,7 +85,8 @@ struct GenerationResult {
   // "eos" | "max_tokens" | "stop" | "context_full" (no KV position left) |
   // "cancelled" | "timeout" | "client_gone" | "error"
   std::string stop_reason;
-  std::string error_code;  // stable code when stop_reason == "error"
+  std::string stop_string;  // the stop string that ended it (stop_reason "stop")
+  std::string error_code;   // stable code when stop_reason == "error"
   std::string error_message;
   int64_t prompt_tokens = 0;
   int64_t tokens_out = 0;

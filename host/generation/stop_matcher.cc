@@ -13,7 +13,13 @@ std::string StopMatcher::Push(const std::string& text) {
   pending_ += text;
   // Earliest complete match wins.
   size_t match = std::string::npos;
-  for (const std::string& s : stops_) match = std::min(match, pending_.find(s));
+  for (const std::string& s : stops_) {
+    const size_t at = pending_.find(s);
+    if (at < match) {
+      match = at;
+      matched_ = s;
+    }
+  }
   if (match != std::string::npos) {
     stopped_ = true;
     std::string out = pending_.substr(0, match);

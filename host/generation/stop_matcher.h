@@ -19,6 +19,8 @@ class StopMatcher {
   // End of generation: releases what was held back (unless stopped).
   std::string Flush();
   bool stopped() const { return stopped_; }
+  // The stop string that matched (the first listed of those ending earliest).
+  const std::string& matched() const { return matched_; }
   // True while text is held back (it may begin a stop string).
   bool holding() const { return !pending_.empty(); }
 
@@ -26,6 +28,7 @@ class StopMatcher {
   std::vector<std::string> stops_;
   std::string pending_;  // text held back: a suffix that begins some stop string
   bool stopped_ = false;
+  std::string matched_;
 };
 
 }  // namespace orcd

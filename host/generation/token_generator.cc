@@ -245,6 +245,7 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       result.stop_reason = "client_gone";
     }
   }
+  if (stops.stopped()) result.stop_string = stops.matched();
   return result;
 }
 

@@ -13,11 +13,17 @@ std::string Q(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
 
 }  // namespace
 
-bool SseWriter::Data(const std::string& payload) {
+bool SseWriter::Data(const std::string& payload) { return Write("data: " + payload + "\n\n"); }
+
+bool SseWriter::Event(const std::string& name, const std::string& payload) {
+  return Write("event: " + name + "\ndata: " + payload + "\n\n");
+}
+
+bool SseWriter::Write(const std::string& bytes) {
   std::lock_guard lock(mu_);
   if (!ok_) return false;
   try {
-    *stream_ << "data: " << payload << "\n\n";
+    *stream_ << bytes;
     stream_->flush();
     ok_ = stream_->good();
   } catch (const std::exception&) {

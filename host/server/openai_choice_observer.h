@@ -27,10 +27,13 @@ class SseWriter {
   // Writes "data: <payload>\n\n"; false once the client is gone (then every
   // later write is refused too).
   bool Data(const std::string& payload);
+  // Writes "event: <name>\ndata: <payload>\n\n" (Anthropic's named events).
+  bool Event(const std::string& name, const std::string& payload);
   bool ok() const { return ok_; }
   void MarkGone() { ok_ = false; }
 
  private:
+  bool Write(const std::string& bytes);
   std::ostream* stream_;
   std::mutex mu_;
   std::atomic<bool> ok_{true};

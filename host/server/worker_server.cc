@@ -4,6 +4,7 @@
 
 #include <string_view>
 
+#include "host/server/anthropic_handlers.h"
 #include "host/server/auth.h"
 #include "host/server/control_handlers.h"
 #include "host/server/execute_handler.h"
@@ -27,12 +28,20 @@ struct RouteSpec {
 };
 
 constexpr RouteSpec kRoutes[] = {
-    {"/execute", "POST", Where::kHandler},        {"/cancel", "POST", Where::kInline},
-    {"/shutdown", "POST", Where::kInline},        {"/health", "GET", Where::kInline},
-    {"/health/live", "GET", Where::kInline},      {"/health/ready", "GET", Where::kInline},
-    {"/metrics", "GET", Where::kInline},          {"/v1/models", "GET", Where::kHandler},
-    {"/v1/completions", "POST", Where::kHandler}, {"/v1/chat/completions", "POST", Where::kHandler},
-    {"/tokenize", "POST", Where::kHandler},       {"/detokenize", "POST", Where::kHandler},
+    {"/execute", "POST", Where::kHandler},
+    {"/cancel", "POST", Where::kInline},
+    {"/shutdown", "POST", Where::kInline},
+    {"/health", "GET", Where::kInline},
+    {"/health/live", "GET", Where::kInline},
+    {"/health/ready", "GET", Where::kInline},
+    {"/metrics", "GET", Where::kInline},
+    {"/v1/models", "GET", Where::kHandler},
+    {"/v1/completions", "POST", Where::kHandler},
+    {"/v1/chat/completions", "POST", Where::kHandler},
+    {"/tokenize", "POST", Where::kHandler},
+    {"/detokenize", "POST", Where::kHandler},
+    {"/v1/messages", "POST", Where::kHandler},
+    {"/v1/messages/count_tokens", "POST", Where::kHandler},
 };
 
 const RouteSpec* FindRoute(std::string_view path) {
@@ -77,6 +86,7 @@ HTTPRequestHandler* MakeHandler(WorkerState& state, const Poco::Net::HTTPServerR
   path.resize(std::min(path.size(), path.find('?')));
   if (path == "/execute") return new ExecuteHandler(state);
   if (HTTPRequestHandler* h = CreateTokenizeHandler(state, path)) return h;
+  if (HTTPRequestHandler* h = CreateAnthropicHandler(state, path)) return h;
   return CreateOpenAiHandler(state, request.getMethod(), path);
 }
 
