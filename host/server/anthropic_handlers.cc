@@ -27,8 +27,7 @@ using Poco::Net::HTTPResponse;
 std::string Q(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
 
 std::string ErrorJson(const std::string& type, const std::string& message) {
-  return "{\"type\":\"error\",\"error\":{\"type\":" + Q(type) + ",\"message\":" + Q(message) +
-         "}}";
+  return "{\"type\":\"error\",\"error\":{\"type\":" + Q(type) + ",\"message\":" + Q(message) + "}}";
 }
 
 void SendError(Poco::Net::HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
@@ -109,8 +108,7 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", e.what());
     return;
   }
-  const int64_t prompt_tokens =
-      state_.service->CountTokens(input.prompt, input.add_special_tokens);
+  const int64_t prompt_tokens = state_.service->CountTokens(input.prompt, input.add_special_tokens);
   if (count_only_) {
     SendJson(response, HTTPResponse::HTTP_OK,
              "{\"input_tokens\":" + std::to_string(prompt_tokens) + "}");
@@ -181,25 +179,24 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   const std::string stop_reason = Q(StopReason(r, output.has_tool_use()));
   const std::string stop_sequence = r.stop_reason == "stop" ? Q(r.stop_string) : "null";
   if (writer) {
-    writer->Event("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":" +
-                                       stop_reason + ",\"stop_sequence\":" + stop_sequence +
-                                       "},\"usage\":{\"output_tokens\":" +
-                                       std::to_string(r.tokens_out) + "}}");
+    writer->Event("message_delta",
+                  "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":" + stop_reason +
+                      ",\"stop_sequence\":" + stop_sequence +
+                      "},\"usage\":{\"output_tokens\":" + std::to_string(r.tokens_out) + "}}");
     writer->Event("message_stop", "{\"type\":\"message_stop\"}");
     return;
   }
   SendJson(response, HTTPResponse::HTTP_OK,
            "{\"id\":" + Q(id) + ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" +
-               Q(model) + ",\"content\":" + output.ContentJson() + ",\"stop_reason\":" +
-               stop_reason + ",\"stop_sequence\":" + stop_sequence +
+               Q(model) + ",\"content\":" + output.ContentJson() +
+               ",\"stop_reason\":" + stop_reason + ",\"stop_sequence\":" + stop_sequence +
                ",\"usage\":{\"input_tokens\":" + std::to_string(r.prompt_tokens) +
                ",\"output_tokens\":" + std::to_string(r.tokens_out) + "}}");
 }
 
 }  // namespace
 
-Poco::Net::HTTPRequestHandler* CreateAnthropicHandler(WorkerState& state,
-                                                      const std::string& path) {
+Poco::Net::HTTPRequestHandler* CreateAnthropicHandler(WorkerState& state, const std::string& path) {
   if (path == "/v1/messages") return new MessagesHandler(state, false);
   if (path == "/v1/messages/count_tokens") return new MessagesHandler(state, true);
   return nullptr;

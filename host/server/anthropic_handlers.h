@@ -15,8 +15,7 @@
 namespace orcd {
 
 // A handler for an Anthropic route, or nullptr when `path` is not one.
-Poco::Net::HTTPRequestHandler* CreateAnthropicHandler(WorkerState& state,
-                                                      const std::string& path);
+Poco::Net::HTTPRequestHandler* CreateAnthropicHandler(WorkerState& state, const std::string& path);
 
 }  // namespace orcd
 

@@ -54,16 +54,16 @@ void AnthropicOutput::Close() {
   if (!open_) return;
   open_ = false;
   if (send_) {
-    send_("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":" +
-                                    std::to_string(blocks_.size() - 1) + "}");
+    send_("content_block_stop",
+          "{\"type\":\"content_block_stop\",\"index\":" + std::to_string(blocks_.size() - 1) + "}");
   }
 }
 
 void AnthropicOutput::Delta(const std::string& delta) {
   if (send_) {
-    send_("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":" +
-                                     std::to_string(blocks_.size() - 1) + ",\"delta\":" + delta +
-                                     "}");
+    send_("content_block_delta",
+          "{\"type\":\"content_block_delta\",\"index\":" + std::to_string(blocks_.size() - 1) +
+              ",\"delta\":" + delta + "}");
   }
 }
 

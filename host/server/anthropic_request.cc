@@ -75,7 +75,8 @@ void AppendTurn(const Dict& turn, const std::string& field, jinja::ValueList& ou
       text += StringAt(block, "text", block_field + ".text");
     } else if (type == "tool_use" && role == "assistant") {
       const Value* input = block.Find("input");
-      if (input == nullptr || !input->is_dict()) FailField(block_field + ".input", "must be an object");
+      if (input == nullptr || !input->is_dict())
+        FailField(block_field + ".input", "must be an object");
       Dict function;
       function.Set("name", Value(StringAt(block, "name", block_field + ".name")));
       function.Set("arguments", *input);
@@ -87,15 +88,16 @@ void AppendTurn(const Dict& turn, const std::string& field, jinja::ValueList& ou
     } else if (type == "tool_result" && role == "user") {
       Dict result;
       result.Set("role", Value("tool"));
-      result.Set("tool_call_id", Value(StringAt(block, "tool_use_id", block_field + ".tool_use_id")));
+      result.Set("tool_call_id",
+                 Value(StringAt(block, "tool_use_id", block_field + ".tool_use_id")));
       const Value* result_content = block.Find("content");
       result.Set("content", Value(result_content == nullptr || result_content->is_none()
                                       ? std::string()
                                       : Text(*result_content, block_field + ".content")));
       out.push_back(Value::FromDict(std::move(result)));
     } else {
-      FailField(block_field + ".type", "\"" + type + "\" blocks are not supported in a " + role +
-                                           " turn by this worker");
+      FailField(block_field + ".type",
+                "\"" + type + "\" blocks are not supported in a " + role + " turn by this worker");
     }
   }
   if (text.empty() && tool_calls.empty()) return;  // a turn of tool results only
@@ -115,8 +117,8 @@ Value Tools(const Dict& body) {
   for (size_t k = 0; k < tools->AsList().size(); ++k) {
     const std::string field = "tools[" + std::to_string(k) + "]";
     const Dict& tool = ObjectAt(tools->AsList()[k], field);
-    if (const Value* type = tool.Find("type"); type != nullptr && type->is_string() &&
-                                               type->AsString() != "custom") {
+    if (const Value* type = tool.Find("type");
+        type != nullptr && type->is_string() && type->AsString() != "custom") {
       FailField(field + ".type", "server tools (" + type->AsString() + ") are not supported");
     }
     Dict function;
@@ -127,7 +129,8 @@ Value Tools(const Dict& body) {
       function.Set("description", *d);
     }
     const Value* schema = tool.Find("input_schema");
-    if (schema == nullptr || !schema->is_dict()) FailField(field + ".input_schema", "must be an object");
+    if (schema == nullptr || !schema->is_dict())
+      FailField(field + ".input_schema", "must be an object");
     function.Set("parameters", *schema);
     Dict wrapped;
     wrapped.Set("type", Value("function"));
@@ -184,7 +187,8 @@ std::variant<AnthropicRequest, ValidationError> ParseAnthropicRequest(const std:
     if (present("model")) r.model = StringField(o->get("model"), "model");
     if (present("thinking")) {
       const Poco::JSON::Object::Ptr thinking = o->getObject("thinking");
-      if (!thinking || !thinking->has("type")) FailField("thinking", "must be an object with a type");
+      if (!thinking || !thinking->has("type"))
+        FailField("thinking", "must be an object with a type");
       if (thinking->getValue<std::string>("type") != "disabled") {
         FailField("thinking", "extended thinking is not supported by this worker yet");
       }
@@ -194,9 +198,8 @@ std::variant<AnthropicRequest, ValidationError> ParseAnthropicRequest(const std:
       r.max_tokens = IntegerField(o->get("max_tokens"), "max_tokens", 1, limits.max_tokens);
     }
     if (present("stream")) r.stream = BoolField(o->get("stream"), "stream");
-    r.sampling.temperature = present("temperature")
-                                 ? NumberField(o->get("temperature"), "temperature", 0, 1)
-                                 : 1.0;
+    r.sampling.temperature =
+        present("temperature") ? NumberField(o->get("temperature"), "temperature", 0, 1) : 1.0;
     if (present("top_p")) r.sampling.top_p = NumberField(o->get("top_p"), "top_p", 0, 1);
     if (present("top_k")) {
       r.sampling.top_k = IntegerField(o->get("top_k"), "top_k", 0, limits.vocab_size);

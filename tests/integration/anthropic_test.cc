@@ -41,16 +41,15 @@ TEST(Anthropic, MessagesMatchChatCompletionsStreamAndCount) {
   const std::string text = content->getObject(0)->getValue<std::string>("text");
   EXPECT_EQ(m->getObject("usage")->getValue<int>("output_tokens"), 8);
 
-  HttpResponse chat = HttpPost(
-      w.port(), "/v1/chat/completions",
-      R"({"messages":[{"role":"system","content":"You are terse."},)"
-      R"({"role":"user","content":"Tell me a story"}],"max_tokens":8,"temperature":0})");
+  HttpResponse chat =
+      HttpPost(w.port(), "/v1/chat/completions",
+               R"({"messages":[{"role":"system","content":"You are terse."},)"
+               R"({"role":"user","content":"Tell me a story"}],"max_tokens":8,"temperature":0})");
   ASSERT_EQ(chat.status, 200) << chat.body;
   Json cj = Parse(chat.body);
-  EXPECT_EQ(text, cj->getArray("choices")
-                      ->getObject(0)
-                      ->getObject("message")
-                      ->getValue<std::string>("content"));
+  EXPECT_EQ(text,
+            cj->getArray("choices")->getObject(0)->getObject("message")->getValue<std::string>(
+                "content"));
   const int input_tokens = m->getObject("usage")->getValue<int>("input_tokens");
   EXPECT_EQ(input_tokens, cj->getObject("usage")->getValue<int>("prompt_tokens"));
   HttpResponse counted =
@@ -75,9 +74,9 @@ TEST(Anthropic, MessagesMatchChatCompletionsStreamAndCount) {
       EXPECT_EQ(data->getObject("usage")->getValue<int>("output_tokens"), 8);
     }
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"message_start", "content_block_start",
-                                             "content_block_delta", "content_block_stop",
-                                             "message_delta", "message_stop"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"message_start", "content_block_start", "content_block_delta",
+                                      "content_block_stop", "message_delta", "message_stop"}));
   EXPECT_EQ(streamed, text);
 
   // A stop sequence taken from the free run ends the message there, named.
@@ -86,11 +85,12 @@ TEST(Anthropic, MessagesMatchChatCompletionsStreamAndCount) {
   ASSERT_LE(at + 2, text.size()) << text;
   const std::string stop = text.substr(at, 2);
   std::string escaped;
-  for (char c : stop) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  HttpResponse stopped = HttpPost(w.port(), "/v1/messages",
-                                  std::string("{") + kTurns +
-                                      R"(,"max_tokens":8,"temperature":0,"stop_sequences":[")" +
-                                      escaped + R"("]})");
+  for (char c : stop)
+    escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  HttpResponse stopped =
+      HttpPost(w.port(), "/v1/messages",
+               std::string("{") + kTurns +
+                   R"(,"max_tokens":8,"temperature":0,"stop_sequences":[")" + escaped + R"("]})");
   ASSERT_EQ(stopped.status, 200) << stopped.body;
   Json sj = Parse(stopped.body);
   EXPECT_EQ(sj->getValue<std::string>("stop_reason"), "stop_sequence");

@@ -103,9 +103,8 @@ TEST(AnthropicRequest, WhatCannotBeHonouredIsRefusedNamingTheField) {
 // its input an object; the stream opens, fills and closes each block in turn.
 TEST(AnthropicOutput, ParsedToolCallsAreToolUseBlocksAndStreamAsEvents) {
   std::vector<std::pair<std::string, std::string>> events;
-  AnthropicOutput streamed([&](const std::string& name, const std::string& data) {
-    events.emplace_back(name, data);
-  });
+  AnthropicOutput streamed(
+      [&](const std::string& name, const std::string& data) { events.emplace_back(name, data); });
   AnthropicOutput collected;
   for (AnthropicOutput* out : {&streamed, &collected}) {
     auto parser = MakeChatOutputParser(ChatOutputFormat::kToolCallTags, /*tools_enabled=*/true);
@@ -130,7 +129,8 @@ TEST(AnthropicOutput, ParsedToolCallsAreToolUseBlocksAndStreamAsEvents) {
   std::vector<std::string> names;
   std::string partial_json;
   for (const auto& [name, data] : events) {
-    if (names.empty() || names.back() != name || name != "content_block_delta") names.push_back(name);
+    if (names.empty() || names.back() != name || name != "content_block_delta")
+      names.push_back(name);
     const Poco::JSON::Object::Ptr e =
         Poco::JSON::Parser().parse(data).extract<Poco::JSON::Object::Ptr>();
     EXPECT_EQ(e->getValue<std::string>("type"), name);

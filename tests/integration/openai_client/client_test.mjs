@@ -46,3 +46,26 @@ const plain = await client.chat.completions.create({
 });
 assert.equal(text, plain.choices[0].message.content);
 console.log(`openai client: chat ok, stream ok (${chunks} chunks)`);
+
+// logprobs and n, as the client types them.
+const scored = await client.chat.completions.create({
+  model: 'qwen2-tiny',
+  messages: [{ role: 'user', content: 'Say hello' }],
+  max_tokens: 4,
+  temperature: 0,
+  logprobs: true,
+  top_logprobs: 2,
+  n: 2,
+});
+assert.equal(scored.choices.length, 2);
+assert.deepEqual(scored.choices.map((c) => c.index), [0, 1]);
+const entries = scored.choices[0].logprobs.content;
+assert.equal(entries.length, 4);
+assert.equal(entries.map((e) => e.token).join(''), scored.choices[0].message.content);
+for (const e of entries) {
+  assert.ok(e.logprob <= 0);
+  assert.equal(e.top_logprobs.length, 2);
+  assert.equal(e.top_logprobs[0].token, e.token); // greedy: the most probable
+}
+assert.equal(scored.usage.completion_tokens, 8);
+console.log('openai client: logprobs ok, n ok');

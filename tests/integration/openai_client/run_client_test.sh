@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Starts orcd-host on a free loopback port with a fixture model and runs the
-# openai npm client against it. Args: BIN_DIR PLUGIN_DIR FIXTURES_DIR
+# openai and @anthropic-ai/sdk npm clients against it. Args: BIN_DIR PLUGIN_DIR FIXTURES_DIR
 set -euo pipefail
 bin_dir=$1 plugin_dir=$2 fixtures=$3
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -d "$here/node_modules/openai" ]; then
+if [ ! -d "$here/node_modules/openai" ] || [ ! -d "$here/node_modules/@anthropic-ai/sdk" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
 log=$(mktemp)
@@ -21,3 +21,4 @@ for _ in $(seq 1 300); do
 done
 [ -n "$port" ] || { echo "orcd-host did not become ready"; cat "$log"; exit 1; }
 ORCD_BASE_URL="http://127.0.0.1:$port" node "$here/client_test.mjs"
+ORCD_BASE_URL="http://127.0.0.1:$port" node "$here/anthropic_client_test.mjs"
