@@ -3,9 +3,8 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
-#include <random>
-
 #include "host/common/json_escape.h"
+#include "host/server/openai_chat_output.h"
 
 namespace orcd {
 namespace {
@@ -24,15 +23,6 @@ std::string InputObject(const std::string& arguments) {
 }
 
 }  // namespace
-
-std::string NewToolUseId() {
-  static constexpr std::string_view kAlphabet =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string id = "toolu_";
-  for (int i = 0; i < 24; ++i) id += kAlphabet[rng() % kAlphabet.size()];
-  return id;
-}
 
 AnthropicOutput::Block& AnthropicOutput::Open(Kind kind) {
   if (open_ && blocks_.back().kind == kind && kind != Kind::kToolUse) return blocks_.back();
@@ -81,7 +71,7 @@ void AnthropicOutput::Reasoning(std::string_view text) {
 
 void AnthropicOutput::ToolCallStart(std::string_view name) {
   Block& b = Open(Kind::kToolUse);
-  b.id = NewToolUseId();
+  b.id = NewCallId("toolu_");
   b.name = std::string(name);
   if (send_) {
     send_("content_block_start",

@@ -49,9 +49,6 @@ class AnthropicOutput : public ChatOutputSink {
   bool open_ = false;
 };
 
-// "toolu_" and 24 random letters and digits, as Anthropic's ids look.
-std::string NewToolUseId();
-
 }  // namespace orcd
 
 #endif  // ORCD_HOST_SERVER_ANTHROPIC_OUTPUT_H_

@@ -6,23 +6,13 @@
 #include "host/chat/jinja/json_value.h"
 #include "host/common/status.h"
 #include "host/server/request_validation.h"
+#include "host/server/value_fields.h"
 
 namespace orcd {
 namespace {
 
 using jinja::Dict;
 using jinja::Value;
-
-const Dict& ObjectAt(const Value& v, const std::string& field) {
-  if (!v.is_dict()) FailField(field, "must be an object");
-  return v.AsDict();
-}
-
-const std::string& StringAt(const Dict& d, std::string_view key, const std::string& field) {
-  const Value* v = d.Find(key);
-  if (v == nullptr || !v->is_string()) FailField(field, "must be a string");
-  return v->AsString();
-}
 
 std::string BlockType(const Dict& block, const std::string& field) {
   return StringAt(block, "type", field + ".type");
@@ -180,7 +170,7 @@ void ChatFields(const std::string& body, AnthropicRequest& r) {
 std::variant<AnthropicRequest, ValidationError> ParseAnthropicRequest(const std::string& body,
                                                                       const RequestLimits& limits,
                                                                       bool count_only) {
-  try {
+  return Validated<AnthropicRequest>([&] {
     const Poco::JSON::Object::Ptr o = ParseJsonObject(body);
     auto present = [&](const char* k) { return o->has(k) && !o->get(k).isEmpty(); };
     AnthropicRequest r;
@@ -219,11 +209,7 @@ std::variant<AnthropicRequest, ValidationError> ParseAnthropicRequest(const std:
     }
     ChatFields(body, r);
     return r;
-  } catch (const InvalidRequest& e) {
-    return e.error;
-  } catch (const Poco::Exception& e) {  // a type the checks above did not foresee
-    return ValidationError{"", "invalid request: " + e.displayText().substr(0, 200)};
-  }
+  });
 }
 
 }  // namespace orcd

@@ -30,7 +30,7 @@ std::optional<int64_t> CountUtf8CodePoints(const std::string& text) {
 
 std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::string& body,
                                                                   const RequestLimits& limits) {
-  try {
+  return Validated<ExecuteRequest>([&] {
     auto obj = ParseJsonObject(body);
     static const std::set<std::string> kKnown = {
         "job_id", "prompt", "max_tokens", "temperature", "top_p", "top_k", "repetition_penalty",
@@ -110,11 +110,7 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
       }
     }
     return r;
-  } catch (const InvalidRequest& e) {
-    return e.error;
-  } catch (const Poco::Exception& e) {  // a type the checks above did not foresee
-    return ValidationError{"", "invalid request: " + e.displayText().substr(0, 200)};
-  }
+  });
 }
 
 }  // namespace orcd

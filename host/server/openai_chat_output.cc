@@ -11,11 +11,11 @@ std::string Q(std::string_view s) { return "\"" + JsonEscape(std::string(s)) + "
 
 }  // namespace
 
-std::string NewToolCallId() {
+std::string NewCallId(std::string_view prefix) {
   static constexpr std::string_view kAlphabet =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string id = "call_";
+  std::string id(prefix);
   for (int i = 0; i < 24; ++i) id += kAlphabet[rng() % kAlphabet.size()];
   return id;
 }
@@ -41,7 +41,7 @@ void OpenAiChatOutput::Reasoning(std::string_view text) {
 
 void OpenAiChatOutput::ToolCallStart(std::string_view name) {
   message_.ToolCallStart(name);
-  ids_.push_back(NewToolCallId());
+  ids_.push_back(NewCallId("call_"));
   Send("{\"tool_calls\":[{\"index\":" + std::to_string(ids_.size() - 1) +
        ",\"id\":" + Q(ids_.back()) + ",\"type\":\"function\",\"function\":{\"name\":" + Q(name) +
        ",\"arguments\":\"\"}}]}");

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/chat/output/chat_output_sink.h"
@@ -43,8 +44,9 @@ class OpenAiChatOutput : public ChatOutputSink {
   std::vector<std::string> ids_;
 };
 
-// "call_" and 24 random letters and digits, as OpenAI's ids look.
-std::string NewToolCallId();
+// `prefix` and 24 random letters and digits, as OpenAI's tool call ids
+// ("call_") and Anthropic's tool_use ids ("toolu_") look.
+std::string NewCallId(std::string_view prefix);
 
 }  // namespace orcd
 

@@ -6,6 +6,7 @@
 #include "host/chat/jinja/json_value.h"
 #include "host/common/status.h"
 #include "host/server/request_validation.h"
+#include "host/server/value_fields.h"
 
 namespace orcd {
 namespace {
@@ -16,17 +17,6 @@ using jinja::Value;
 const Value* Field(const Dict& d, std::string_view key) {
   const Value* v = d.Find(key);
   return v == nullptr || v->is_none() ? nullptr : v;
-}
-
-const Dict& ObjectAt(const Value& v, const std::string& field) {
-  if (!v.is_dict()) FailField(field, "must be an object");
-  return v.AsDict();
-}
-
-const std::string& StringAt(const Dict& d, std::string_view key, const std::string& field) {
-  const Value* v = d.Find(key);
-  if (v == nullptr || !v->is_string()) FailField(field, "must be a string");
-  return v->AsString();
 }
 
 // A message's content: a string, null, or text parts joined into one string

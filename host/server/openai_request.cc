@@ -95,7 +95,7 @@ std::vector<std::pair<int32_t, float>> ParseLogitBias(const Poco::JSON::Object::
 
 std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::string& body, bool chat,
                                                                 const RequestLimits& limits) {
-  try {
+  return Validated<OpenAiRequest>([&] {
     const Poco::JSON::Object::Ptr o = ParseJsonObject(body);
     OpenAiRequest r;
     r.chat = chat;
@@ -160,11 +160,7 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       }
     }
     return r;
-  } catch (const InvalidRequest& e) {
-    return e.error;
-  } catch (const Poco::Exception& e) {  // a type the checks above did not foresee
-    return ValidationError{"", "invalid request: " + e.displayText().substr(0, 200)};
-  }
+  });
 }
 
 }  // namespace orcd

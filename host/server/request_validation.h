@@ -6,10 +6,12 @@
 #define ORCD_HOST_SERVER_REQUEST_VALIDATION_H_
 
 #include <Poco/Dynamic/Var.h>
+#include <Poco/Exception.h>
 #include <Poco/JSON/Object.h>
 
 #include <cstdint>
 #include <string>
+#include <variant>
 
 #include "host/server/execute_request.h"
 
@@ -39,6 +41,19 @@ int64_t IntegerField(const Poco::Dynamic::Var& v, const std::string& field, int6
 uint64_t SeedField(const Poco::Dynamic::Var& v, const std::string& field);  // 0 .. 2^64-1
 std::string StringField(const Poco::Dynamic::Var& v, const std::string& field);
 bool BoolField(const Poco::Dynamic::Var& v, const std::string& field);
+
+// Runs a parser that refuses through FailField: its request, or the error
+// (a JSON type the parser's checks did not foresee becomes one too).
+template <class Request, class Parse>
+std::variant<Request, ValidationError> Validated(Parse&& parse) {
+  try {
+    return parse();
+  } catch (const InvalidRequest& e) {
+    return e.error;
+  } catch (const Poco::Exception& e) {
+    return ValidationError{"", "invalid request: " + e.displayText().substr(0, 200)};
+  }
+}
 
 // A seed for requests that give none (reported back so a run can be repeated).
 uint64_t DrawSeed();

@@ -71,18 +71,31 @@ class LoseAtThirdToken final : public GenerationObserver {
   bool fault_;
 };
 
+// qwen2-tiny served by the generation service on `device` (no CUDA context:
+// the runtime is given).
+struct ServiceOnDevice {
+  ServiceOnDevice(std::shared_ptr<DeviceRuntime> device, int64_t context_length,
+                  int residency_check_seconds = 60)
+      : plugins(std::make_unique<PluginRegistry>(HostServices())),
+        host(CreateDeviceContext("cpu", 0, 1)) {
+    plugins->LoadDirectories({ORCD_PLUGIN_DIR});
+    GenerationOptions config;
+    config.model_path = std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf";
+    config.device = "cuda";
+    config.device_runtime = std::move(device);
+    config.context_length = context_length;
+    config.residency_check_seconds = residency_check_seconds;
+    service = CreateGenerationService(config, *plugins, *host, [](int) {});
+  }
+  std::unique_ptr<PluginRegistry> plugins;
+  std::unique_ptr<DeviceContext> host;
+  std::unique_ptr<InferenceService> service;  // destroyed first
+};
+
 TEST(ResidencyOnTheEmulatedDevice, LossEndsTheRunningJobAndRefusesTheNext) {
-  const auto plugins = std::make_unique<PluginRegistry>(HostServices());
-  plugins->LoadDirectories({ORCD_PLUGIN_DIR});
   auto device = std::make_shared<LosableDevice>(engine::cuda::CreateEmulatedRuntime(1ull << 30));
-  GenerationOptions config;
-  config.model_path = std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf";
-  config.device = "cuda";
-  config.device_runtime = device;
-  config.context_length = 256;
-  config.residency_check_seconds = 1;
-  const auto host = CreateDeviceContext("cpu", 0, 1);  // no CUDA context: the runtime is given
-  const auto service = CreateGenerationService(config, *plugins, *host, [](int) {});
+  ServiceOnDevice on(device, 256, /*residency_check_seconds=*/1);
+  InferenceService* service = on.service.get();
   ASSERT_TRUE(service->Resident()) << "the check right after the load";
 
   GenerationInput input;
@@ -109,16 +122,9 @@ TEST(ResidencyOnTheEmulatedDevice, LossEndsTheRunningJobAndRefusesTheNext) {
 // reports the device lost (orcd-host then reports unhealthy, drains and
 // exits 3 so that the orchestrator restarts it) and runs nothing more on it.
 TEST(DeviceFaultOnTheEmulatedDevice, EndsTheJobAndTakesTheWorkerOutOfService) {
-  const auto plugins = std::make_unique<PluginRegistry>(HostServices());
-  plugins->LoadDirectories({ORCD_PLUGIN_DIR});
   auto device = std::make_shared<LosableDevice>(engine::cuda::CreateEmulatedRuntime(1ull << 30));
-  GenerationOptions config;
-  config.model_path = std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf";
-  config.device = "cuda";
-  config.device_runtime = device;
-  config.context_length = 256;
-  const auto host = CreateDeviceContext("cpu", 0, 1);
-  const auto service = CreateGenerationService(config, *plugins, *host, [](int) {});
+  ServiceOnDevice on(device, 256);
+  InferenceService* service = on.service.get();
   ASSERT_FALSE(service->DeviceLost());
 
   GenerationInput input;
@@ -162,15 +168,8 @@ class CollectLogprobs final : public GenerationObserver {
 };
 
 TEST(LogprobsOnTheEmulatedDevice, HostSamplingFromDeviceLogitsChoosesAsTheDevice) {
-  const auto plugins = std::make_unique<PluginRegistry>(HostServices());
-  plugins->LoadDirectories({ORCD_PLUGIN_DIR});
-  GenerationOptions config;
-  config.model_path = std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf";
-  config.device = "cuda";
-  config.device_runtime = engine::cuda::CreateEmulatedRuntime(1ull << 30);
-  config.context_length = 128;
-  const auto host = CreateDeviceContext("cpu", 0, 1);
-  const auto service = CreateGenerationService(config, *plugins, *host, [](int) {});
+  ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 128);
+  InferenceService* service = on.service.get();
   for (const double temperature : {0.0, 0.8}) {
     SCOPED_TRACE(temperature);
     GenerationInput input;
