@@ -131,12 +131,7 @@ Value Tools(const Dict& body) {
 }
 
 void ChatFields(const std::string& body, AnthropicRequest& r) {
-  Value parsed;
-  try {
-    parsed = jinja::ParseJsonValue(body);  // object key order kept
-  } catch (const Error& e) {
-    FailField("", std::string("invalid JSON: ") + e.what());
-  }
+  const Value parsed = ParseBodyValue(body);
   const Dict& o = ObjectAt(parsed, "");
   jinja::ValueList messages;
   if (const Value* system = o.Find("system"); system != nullptr && !system->is_none()) {

@@ -155,12 +155,7 @@ void TemplateKwargs(const Dict& body, Dict& kwargs) {
 }  // namespace
 
 ParsedChatFields ParseChatFields(const std::string& body) {
-  Value parsed;
-  try {
-    parsed = jinja::ParseJsonValue(body);  // object key order kept
-  } catch (const Error& e) {
-    FailField("", std::string("invalid JSON: ") + e.what());
-  }
+  const Value parsed = ParseBodyValue(body);
   const Dict& o = ObjectAt(parsed, "");
   ParsedChatFields out;
   out.request.messages = Messages(o);

@@ -8,10 +8,22 @@
 #include <string>
 #include <string_view>
 
+#include "host/chat/jinja/json_value.h"
 #include "host/chat/jinja/value.h"
+#include "host/common/status.h"
 #include "host/server/request_validation.h"
 
 namespace orcd {
+
+// The body as a template value, objects' key order kept; invalid JSON is
+// refused (field "").
+inline jinja::Value ParseBodyValue(const std::string& body) {
+  try {
+    return jinja::ParseJsonValue(body);
+  } catch (const Error& e) {
+    FailField("", std::string("invalid JSON: ") + e.what());
+  }
+}
 
 inline const jinja::Dict& ObjectAt(const jinja::Value& v, const std::string& field) {
   if (!v.is_dict()) FailField(field, "must be an object");
