@@ -24,10 +24,9 @@ namespace {
 
 using Poco::Net::HTTPResponse;
 
-std::string Q(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
-
 std::string ErrorJson(const std::string& type, const std::string& message) {
-  return "{\"type\":\"error\",\"error\":{\"type\":" + Q(type) + ",\"message\":" + Q(message) + "}}";
+  return "{\"type\":\"error\",\"error\":{\"type\":" + JsonQuote(type) +
+         ",\"message\":" + JsonQuote(message) + "}}";
 }
 
 void SendError(Poco::Net::HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
@@ -152,8 +151,8 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     output = AnthropicOutput(
         [&writer](const std::string& name, const std::string& data) { writer->Event(name, data); });
     writer->Event("message_start",
-                  "{\"type\":\"message_start\",\"message\":{\"id\":" + Q(id) +
-                      ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + Q(model) +
+                  "{\"type\":\"message_start\",\"message\":{\"id\":" + JsonQuote(id) +
+                      ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + JsonQuote(model) +
                       ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,"
                       "\"usage\":{\"input_tokens\":" +
                       std::to_string(prompt_tokens) + ",\"output_tokens\":0}}}");
@@ -176,8 +175,8 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     }
     return;
   }
-  const std::string stop_reason = Q(StopReason(r, output.has_tool_use()));
-  const std::string stop_sequence = r.stop_reason == "stop" ? Q(r.stop_string) : "null";
+  const std::string stop_reason = JsonQuote(StopReason(r, output.has_tool_use()));
+  const std::string stop_sequence = r.stop_reason == "stop" ? JsonQuote(r.stop_string) : "null";
   if (writer) {
     writer->Event("message_delta",
                   "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":" + stop_reason +
@@ -187,8 +186,8 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   SendJson(response, HTTPResponse::HTTP_OK,
-           "{\"id\":" + Q(id) + ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" +
-               Q(model) + ",\"content\":" + output.ContentJson() +
+           "{\"id\":" + JsonQuote(id) + ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" +
+               JsonQuote(model) + ",\"content\":" + output.ContentJson() +
                ",\"stop_reason\":" + stop_reason + ",\"stop_sequence\":" + stop_sequence +
                ",\"usage\":{\"input_tokens\":" + std::to_string(r.prompt_tokens) +
                ",\"output_tokens\":" + std::to_string(r.tokens_out) + "}}");

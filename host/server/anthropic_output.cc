@@ -9,8 +9,6 @@
 namespace orcd {
 namespace {
 
-std::string Q(std::string_view s) { return "\"" + JsonEscape(std::string(s)) + "\""; }
-
 // The tool input as a JSON object: the model's arguments when they are one,
 // else {} (the raw text still went out in the stream's input_json_delta).
 std::string InputObject(const std::string& arguments) {
@@ -60,13 +58,13 @@ void AnthropicOutput::Delta(const std::string& delta) {
 void AnthropicOutput::Content(std::string_view text) {
   if (text.empty()) return;
   Open(Kind::kText).text.append(text);
-  Delta("{\"type\":\"text_delta\",\"text\":" + Q(text) + "}");
+  Delta("{\"type\":\"text_delta\",\"text\":" + JsonQuote(text) + "}");
 }
 
 void AnthropicOutput::Reasoning(std::string_view text) {
   if (text.empty()) return;
   Open(Kind::kThinking).text.append(text);
-  Delta("{\"type\":\"thinking_delta\",\"thinking\":" + Q(text) + "}");
+  Delta("{\"type\":\"thinking_delta\",\"thinking\":" + JsonQuote(text) + "}");
 }
 
 void AnthropicOutput::ToolCallStart(std::string_view name) {
@@ -76,15 +74,15 @@ void AnthropicOutput::ToolCallStart(std::string_view name) {
   if (send_) {
     send_("content_block_start",
           "{\"type\":\"content_block_start\",\"index\":" + std::to_string(blocks_.size() - 1) +
-              ",\"content_block\":{\"type\":\"tool_use\",\"id\":" + Q(b.id) +
-              ",\"name\":" + Q(b.name) + ",\"input\":{}}}");
+              ",\"content_block\":{\"type\":\"tool_use\",\"id\":" + JsonQuote(b.id) +
+              ",\"name\":" + JsonQuote(b.name) + ",\"input\":{}}}");
   }
 }
 
 void AnthropicOutput::ToolCallArguments(std::string_view fragment) {
   if (!open_ || blocks_.back().kind != Kind::kToolUse || fragment.empty()) return;
   blocks_.back().text.append(fragment);
-  Delta("{\"type\":\"input_json_delta\",\"partial_json\":" + Q(fragment) + "}");
+  Delta("{\"type\":\"input_json_delta\",\"partial_json\":" + JsonQuote(fragment) + "}");
 }
 
 void AnthropicOutput::Finish() { Close(); }
@@ -103,13 +101,14 @@ std::string AnthropicOutput::ContentJson() const {
     if (k > 0) out += ",";
     switch (b.kind) {
       case Kind::kText:
-        out += "{\"type\":\"text\",\"text\":" + Q(b.text) + "}";
+        out += "{\"type\":\"text\",\"text\":" + JsonQuote(b.text) + "}";
         break;
       case Kind::kThinking:
-        out += "{\"type\":\"thinking\",\"thinking\":" + Q(b.text) + ",\"signature\":\"\"}";
+        out += "{\"type\":\"thinking\",\"thinking\":" + JsonQuote(b.text) + ",\"signature\":\"\"}";
         break;
       case Kind::kToolUse:
-        out += "{\"type\":\"tool_use\",\"id\":" + Q(b.id) + ",\"name\":" + Q(b.name) +
+        out += "{\"type\":\"tool_use\",\"id\":" + JsonQuote(b.id) +
+               ",\"name\":" + JsonQuote(b.name) +
                ",\"input\":" + InputObject(b.text.empty() ? "{}" : b.text) + "}";
         break;
     }

@@ -5,12 +5,6 @@
 #include "host/common/json_escape.h"
 
 namespace orcd {
-namespace {
-
-std::string Q(std::string_view s) { return "\"" + JsonEscape(std::string(s)) + "\""; }
-
-}  // namespace
-
 std::string NewCallId(std::string_view prefix) {
   static constexpr std::string_view kAlphabet =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -30,20 +24,20 @@ void OpenAiChatOutput::Send(const std::string& delta) {
 void OpenAiChatOutput::Content(std::string_view text) {
   if (text.empty()) return;
   message_.Content(text);
-  Send("{\"content\":" + Q(text) + "}");
+  Send("{\"content\":" + JsonQuote(text) + "}");
 }
 
 void OpenAiChatOutput::Reasoning(std::string_view text) {
   if (text.empty()) return;
   message_.Reasoning(text);
-  Send("{\"reasoning_content\":" + Q(text) + "}");
+  Send("{\"reasoning_content\":" + JsonQuote(text) + "}");
 }
 
 void OpenAiChatOutput::ToolCallStart(std::string_view name) {
   message_.ToolCallStart(name);
   ids_.push_back(NewCallId("call_"));
-  Send("{\"tool_calls\":[{\"index\":" + std::to_string(ids_.size() - 1) +
-       ",\"id\":" + Q(ids_.back()) + ",\"type\":\"function\",\"function\":{\"name\":" + Q(name) +
+  Send("{\"tool_calls\":[{\"index\":" + std::to_string(ids_.size() - 1) + ",\"id\":" +
+       JsonQuote(ids_.back()) + ",\"type\":\"function\",\"function\":{\"name\":" + JsonQuote(name) +
        ",\"arguments\":\"\"}}]}");
 }
 
@@ -51,21 +45,22 @@ void OpenAiChatOutput::ToolCallArguments(std::string_view fragment) {
   if (fragment.empty() || ids_.empty()) return;
   message_.ToolCallArguments(fragment);
   Send("{\"tool_calls\":[{\"index\":" + std::to_string(ids_.size() - 1) +
-       ",\"function\":{\"arguments\":" + Q(fragment) + "}}]}");
+       ",\"function\":{\"arguments\":" + JsonQuote(fragment) + "}}]}");
 }
 
 std::string OpenAiChatOutput::MessageJson() const {
   std::string json = "{\"role\":\"assistant\",\"content\":";
-  json += message_.content.empty() && has_tool_calls() ? "null" : Q(message_.content);
-  if (!message_.reasoning.empty()) json += ",\"reasoning_content\":" + Q(message_.reasoning);
+  json += message_.content.empty() && has_tool_calls() ? "null" : JsonQuote(message_.content);
+  if (!message_.reasoning.empty())
+    json += ",\"reasoning_content\":" + JsonQuote(message_.reasoning);
   if (has_tool_calls()) {
     json += ",\"tool_calls\":[";
     for (size_t i = 0; i < message_.tool_calls.size(); ++i) {
       const ParsedToolCall& call = message_.tool_calls[i];
       if (i > 0) json += ",";
-      json += "{\"id\":" + Q(ids_[i]) +
-              ",\"type\":\"function\",\"function\":{\"name\":" + Q(call.name) +
-              ",\"arguments\":" + Q(call.arguments) + "}}";
+      json += "{\"id\":" + JsonQuote(ids_[i]) +
+              ",\"type\":\"function\",\"function\":{\"name\":" + JsonQuote(call.name) +
+              ",\"arguments\":" + JsonQuote(call.arguments) + "}}";
     }
     json += "]";
   }

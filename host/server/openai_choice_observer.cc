@@ -7,12 +7,6 @@
 #include "host/server/openai_logprobs.h"
 
 namespace orcd {
-namespace {
-
-std::string Q(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
-
-}  // namespace
-
 bool SseWriter::Data(const std::string& payload) { return Write("data: " + payload + "\n\n"); }
 
 bool SseWriter::Event(const std::string& name, const std::string& payload) {
@@ -71,9 +65,9 @@ bool OpenAiChoiceObserver::OnToken(int64_t index, const std::string& text) {
     logprobs = CompletionLogprobsJson(*tokenizer_, fresh, &text_offset_);
     sent_ = ready;
   }
-  return Chunk(chat_ ? "{\"delta\":{\"content\":" + Q(text) + "}" + index_ +
+  return Chunk(chat_ ? "{\"delta\":{\"content\":" + JsonQuote(text) + "}" + index_ +
                            ",\"finish_reason\":null}"
-                     : "{\"text\":" + Q(text) + index_ + ",\"logprobs\":" + logprobs +
+                     : "{\"text\":" + JsonQuote(text) + index_ + ",\"logprobs\":" + logprobs +
                            ",\"finish_reason\":null}");
 }
 

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "host/common/json_escape.h"
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/server/execute_handler.h"
@@ -26,14 +27,13 @@ namespace {
 
 using Poco::Net::HTTPResponse;
 
-std::string Q(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
-
 void SendOpenAiError(Poco::Net::HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
                      const std::string& type, const std::string& code, const std::string& message,
                      const std::string& param = "") {
   SendJson(response, status,
-           "{\"error\":{\"message\":" + Q(message) + ",\"type\":" + Q(type) +
-               ",\"param\":" + (param.empty() ? "null" : Q(param)) + ",\"code\":" + Q(code) + "}}");
+           "{\"error\":{\"message\":" + JsonQuote(message) + ",\"type\":" + JsonQuote(type) +
+               ",\"param\":" + (param.empty() ? "null" : JsonQuote(param)) +
+               ",\"code\":" + JsonQuote(code) + "}}");
 }
 
 std::string NewId(const char* prefix) {
@@ -67,9 +67,10 @@ class ModelsHandler : public Poco::Net::HTTPRequestHandler {
                       "the model is still loading");
       return;
     }
-    SendJson(response, HTTPResponse::HTTP_OK,
-             "{\"object\":\"list\",\"data\":[{\"id\":" + Q(state_.service->facts().model_name) +
-                 ",\"object\":\"model\",\"created\":0,\"owned_by\":\"orcd\"}]}");
+    SendJson(
+        response, HTTPResponse::HTTP_OK,
+        "{\"object\":\"list\",\"data\":[{\"id\":" + JsonQuote(state_.service->facts().model_name) +
+            ",\"object\":\"model\",\"created\":0,\"owned_by\":\"orcd\"}]}");
   }
 
  private:
@@ -156,9 +157,9 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   const std::string model = state_.service->facts().model_name;
   const std::string object =
       chat_ ? (req.stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
-  const std::string head = "{\"id\":" + Q(id) + ",\"object\":" + Q(object) +
+  const std::string head = "{\"id\":" + JsonQuote(id) + ",\"object\":" + JsonQuote(object) +
                            ",\"created\":" + std::to_string(std::time(nullptr)) +
-                           ",\"model\":" + Q(model);
+                           ",\"model\":" + JsonQuote(model);
   std::optional<SseWriter> writer;
   if (req.stream) {
     response.setChunkedTransferEncoding(true);
@@ -234,7 +235,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   auto finish = [&](const Choice& choice) {
-    return Q(FinishReason(choice.result, choice.output.has_tool_calls()));
+    return JsonQuote(FinishReason(choice.result, choice.output.has_tool_calls()));
   };
   if (writer) {
     // OpenAI's shape: usage only when asked for, in a last chunk of its own
@@ -258,7 +259,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     answer += chat_
                   ? "{\"index\":" + index + ",\"message\":" + choice.output.MessageJson() +
                         ",\"logprobs\":" + logprobs + ",\"finish_reason\":" + finish(choice) + "}"
-                  : "{\"text\":" + Q(choice.observer->text()) + ",\"index\":" + index +
+                  : "{\"text\":" + JsonQuote(choice.observer->text()) + ",\"index\":" + index +
                         ",\"logprobs\":" + logprobs + ",\"finish_reason\":" + finish(choice) + "}";
   }
   SendJson(response, HTTPResponse::HTTP_OK, answer + "]" + usage + "}");
