@@ -1,7 +1,9 @@
 // orcd-bench model: what a user feels from one model on the engine — load
 // time, prompt processing (prefill) tok/s, time to first token, batch-1 decode
 // tok/s, and the weight bytes one decode step reads (so decode tok/s can be
-// set against the machine's memory bandwidth).
+// set against the machine's memory bandwidth); with --sequences N, the
+// aggregate decode tok/s of N sequences sharing each step (Engine::Step: the
+// weights read once per step for all of them).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -40,6 +42,7 @@ struct Options {
   std::string cuda_graphs = "on";
   std::string cuda_prefill = "f16";
   std::string fusion = "on";
+  int sequences = 1;
   std::vector<std::filesystem::path> plugin_dirs;
 };
 
@@ -49,7 +52,7 @@ void usage(std::FILE* out) {
                "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
                "                        [--activations q8|f32] [--device cpu|cuda]\n"
                "                        [--cuda-graphs on|off] [--cuda-prefill f16|f32]\n"
-               "                        [--fusion on|off]\n"
+               "                        [--fusion on|off] [--sequences N]\n"
                "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
                "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
                "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
@@ -61,6 +64,10 @@ void usage(std::FILE* out) {
                "                        the quant plugins' f32 kernel\n"
                "  --fusion on|off      let the backend fuse what it has lowered ops for\n"
                "                        (default on; off: the plan as the plugin wrote it)\n"
+               "  --sequences N  also decode N sequences at once, one token each per step\n"
+               "                        (default 1: no batched figure); adds batched_sequences,\n"
+               "                        batched_decode_tok_s (all sequences' tokens) and\n"
+               "                        batched_speedup (over the batch-1 decode tok/s)\n"
                "The JSON has fused_sequences (launches the lowering saves, both phases);\n"
                "cuda adds vram_bytes, cuda_graphs, decode_graph_kernels (the\n"
                "launches one replay stands for), device_copy_gb_s (measured device-to-device\n"
@@ -99,6 +106,33 @@ RunFigures RunOnce(engine::Engine& e, const std::vector<int32_t>& prompt, int64_
   return f;
 }
 
+// N sequences: each prompt alone (the CUDA backend's prompt steps), then
+// `gen` steps of one greedy token per sequence. Returns the decode steps' seconds.
+double RunBatched(engine::Engine& e, const std::vector<int32_t>& prompt, int64_t gen, int n) {
+  std::vector<int> seqs;
+  std::vector<int32_t> tokens;
+  const auto vocab = static_cast<size_t>(e.info().vocab);
+  for (int i = 0; i < n; ++i) {
+    const int seq = e.OpenSequence();
+    if (seq < 0 || !e.Reserve(seq, static_cast<int64_t>(prompt.size()) + gen + 1))
+      throw Error(ErrorCode::kOutOfMemory,
+                  "no sequence or KV blocks for sequence " + std::to_string(i));
+    seqs.push_back(seq);
+    const engine::StepPart part{seq, prompt, static_cast<int64_t>(prompt.size())};
+    tokens.push_back(Argmax(e.Step({&part, 1})));
+  }
+  std::vector<engine::StepPart> parts(static_cast<size_t>(n));
+  const double t0 = now_seconds();
+  for (int64_t step = 0; step < gen; ++step) {
+    for (size_t i = 0; i < parts.size(); ++i) parts[i] = {seqs[i], {&tokens[i], 1}, 0};
+    const std::span<const float> logits = e.Step(parts);
+    for (size_t i = 0; i < parts.size(); ++i) tokens[i] = Argmax(logits.subspan(i * vocab, vocab));
+  }
+  const double seconds = now_seconds() - t0;
+  for (const int seq : seqs) e.CloseSequence(seq);
+  return seconds;
+}
+
 double PeakRssMib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -116,11 +150,13 @@ int run_model(const Args& args) {
        IntFlag("--ctx", &o.context), IntFlag("--repeat", &o.repeat),
        PathListFlag("--plugin-dir", &o.plugin_dirs), StringFlag("--activations", &o.activations),
        StringFlag("--device", &o.device), StringFlag("--cuda-graphs", &o.cuda_graphs),
-       StringFlag("--cuda-prefill", &o.cuda_prefill), StringFlag("--fusion", &o.fusion)},
+       StringFlag("--cuda-prefill", &o.cuda_prefill), StringFlag("--fusion", &o.fusion),
+       IntFlag("--sequences", &o.sequences)},
       usage);
   if (exit_code >= 0) return exit_code;
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
-      o.threads < 0 || o.context < 0 || (o.activations != "q8" && o.activations != "f32") ||
+      o.sequences <= 0 || o.threads < 0 || o.context < 0 ||
+      (o.activations != "q8" && o.activations != "f32") ||
       (o.device != "cpu" && o.device != "cuda") ||
       (o.cuda_graphs != "on" && o.cuda_graphs != "off") ||
       (o.cuda_prefill != "f16" && o.cuda_prefill != "f32") ||
@@ -144,6 +180,7 @@ int run_model(const Args& args) {
     eo.cuda_f16_prefill = o.cuda_prefill == "f16";
     eo.fuse_ops = o.fusion == "on";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
+    eo.max_sequences = o.sequences;
     const double load_start = now_seconds();
     std::unique_ptr<engine::Engine> e = engine::Engine::Load(o.model, registry, eo);
     const double load_s = now_seconds() - load_start;
@@ -175,6 +212,20 @@ int run_model(const Args& args) {
     const double decode_tps = static_cast<double>(o.gen_tokens) / best.decode_s;
     const double bytes_per_token =
         static_cast<double>(best.decode_weight_bytes) / static_cast<double>(o.gen_tokens);
+    std::string batched_json;
+    double batched_tps = 0;
+    if (o.sequences > 1) {
+      e->Reset();  // the single-sequence API's sequence goes back to the pool
+      double best_s = 0;
+      for (int r = 0; r < o.repeat; ++r) {
+        const double s = RunBatched(*e, prompt, o.gen_tokens, o.sequences);
+        if (r == 0 || s < best_s) best_s = s;
+      }
+      batched_tps = static_cast<double>(o.gen_tokens * o.sequences) / best_s;
+      batched_json = ",\"batched_sequences\":" + std::to_string(o.sequences) +
+                     ",\"batched_decode_tok_s\":" + json_number(batched_tps) +
+                     ",\"batched_speedup\":" + json_number(batched_tps / decode_tps);
+    }
     const std::string cpu = cpu_model_name();
     std::string cuda_json;
     if (const engine::cuda::CudaBackend* b = e->cuda_backend()) {
@@ -200,7 +251,7 @@ int run_model(const Args& args) {
           "\"weight_bytes\":%llu,\"load_s\":%s,\"prompt_tokens\":%lld,\"prefill_tok_s\":%s,"
           "\"ttft_ms\":%s,\"gen_tokens\":%lld,\"decode_tok_s\":%s,"
           "\"decode_weight_bytes_per_token\":%s,\"decode_weight_gb_s\":%s,\"repeat\":%d,"
-          "\"peak_rss_mib\":%s,\"decode_activations\":%s,\"fused_sequences\":%lld%s}\n",
+          "\"peak_rss_mib\":%s,\"decode_activations\":%s,\"fused_sequences\":%lld%s%s}\n",
           json_string(o.model).c_str(), json_string(info.architecture).c_str(),
           json_string(info.device).c_str(), json_string(cpu).c_str(), info.threads,
           static_cast<unsigned long long>(info.weight_bytes), json_number(load_s).c_str(),
@@ -209,7 +260,7 @@ int run_model(const Args& args) {
           json_number(decode_tps).c_str(), json_number(bytes_per_token).c_str(),
           json_number(bytes_per_token * decode_tps / 1e9).c_str(), o.repeat,
           json_number(PeakRssMib()).c_str(), json_string(o.activations).c_str(),
-          static_cast<long long>(info.fused_sequences), cuda_json.c_str());
+          static_cast<long long>(info.fused_sequences), batched_json.c_str(), cuda_json.c_str());
     } else {
       std::printf("model:    %s (%s), %.1f MiB of weights\n", o.model.c_str(),
                   info.architecture.c_str(), static_cast<double>(info.weight_bytes) / (1 << 20));
@@ -222,6 +273,10 @@ int run_model(const Args& args) {
       std::printf("decode:   %lld tokens, %.2f tok/s, %.1f MB of weights per token (%.2f GB/s)\n",
                   static_cast<long long>(o.gen_tokens), decode_tps, bytes_per_token / 1e6,
                   bytes_per_token * decode_tps / 1e9);
+      if (o.sequences > 1) {
+        std::printf("batched:  %d sequences, %.2f tok/s in all (%.2fx batch 1)\n", o.sequences,
+                    batched_tps, batched_tps / decode_tps);
+      }
       std::printf("peak rss: %.0f MiB\n", PeakRssMib());
     }
     return 0;

@@ -29,8 +29,8 @@ kit_step cuda_backend_gpu_test 150 "${kit_env[@]}" "$kit/tests/orcd_cuda_backend
 
 # 2. compute-sanitizer on a 24-token prompt (the tensor-core prefill path
 # starts at 16) and 4 decoded tokens (an eager step, the graph's capture, its
-# replays). The CUDA backend runs one sequence at a time: there is no batched
-# step of several sequences to check yet.
+# replays); then memcheck on steps of several sequences (block tables, split-KV
+# attention over decode rows, a graph per number of rows: CudaSteps).
 prompt=$(seq -s, 1 24)
 run_one=("$kit/bin/orcd-run" --model "$kit/fixtures/models/gptoss-tiny.MXFP4_MOE.gguf"
   --tokens "$prompt" -n 4 --device cuda --plugin-dir "$kit/plugins" --ctx 64)
@@ -38,6 +38,9 @@ for tool in memcheck racecheck; do
   kit_step "$tool" 90 compute-sanitizer --tool "$tool" --target-processes all \
     --error-exitcode 1 "${kit_env[@]}" "${run_one[@]}"
 done
+kit_step memcheck_steps 120 compute-sanitizer --tool memcheck --error-exitcode 1 "${kit_env[@]}" \
+  "$kit/tests/orcd_cuda_backend_gpu_test" --gtest_filter='Fixtures/CudaSteps.*gptoss*'
+
 
 # 3. A real-shape model synthesized here (random weights): prefill and decode
 # first (the figure that matters), then the decode kernels alone (GB/s of
@@ -51,6 +54,11 @@ model=(model --model "$qwen" --device cuda --json --plugin-dir "$kit/plugins" --
   --gen 128)
 quant=(quant --json --types Q4_K,Q5_0,Q6_K,Q8_0,MXFP4 --min-time 0.2)
 [ -f "$qwen" ] && kit_step --json bench_cuda 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}"
+# Many sequences' decode steps (continuous batching's figure): 8 and 32 at once.
+for n in 8 32; do
+  [ -f "$qwen" ] && kit_step --json "bench_cuda_batched_$n" 60 "${kit_env[@]}" "$kit/bin/orcd-bench" \
+    "${model[@]}" --sequences "$n" --repeat 1
+done
 kit_step --json bench_quant_q8 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${quant[@]}" --activations q8
 if [ -f "$qwen" ]; then
   kit_step --json bench_cuda_eager 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" \

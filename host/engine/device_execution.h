@@ -44,6 +44,8 @@ class DeviceExecution {
   // Device logits with room for `floats` values (grown only when a caller
   // first asks for more rows; throws kOutOfMemory when the device cannot).
   virtual float* logits(size_t floats) = 0;
+  // pos0: the position of a run of one sequence's tokens (a backend may be
+  // told otherwise beforehand: CudaBackend::SetStepRows).
   virtual void BeginRun(std::span<const int32_t> tokens, int64_t pos0) = 0;
   virtual void FinishRun(float* host_logits, size_t floats) = 0;
   // Ends a run with the argmax of the device logits [row_offset, +vocab) read back
@@ -57,15 +59,16 @@ class DeviceExecution {
   // enqueued in place of the instructions. Otherwise CaptureStep says whether
   // to record the instructions about to be enqueued; EndCaptureStep then
   // enqueues what was recorded, AbortCaptureStep drops it after a failure.
-  // `decode_token` is a one-token decode step, the only kind recorded.
-  virtual bool ReplayStep(bool /*decode_token*/) { return false; }
+  // `decode_rows` is the rows of a decode step (a generated token of each of
+  // that many sequences), the only kind recorded; 0 for any other run.
+  virtual bool ReplayStep(int64_t /*decode_rows*/) { return false; }
   // Called once per layer of a long run that may be stopped: waits until the
   // device has reached the previous call's place in the queue, so the stop
   // check made next lands within about a layer's device time (the host
   // enqueues a whole pass in a fraction of its device time) while the device
   // keeps a layer of work queued.
   virtual void PaceRun() {}
-  virtual bool CaptureStep(bool /*decode_token*/) { return false; }
+  virtual bool CaptureStep(int64_t /*decode_rows*/) { return false; }
   virtual void EndCaptureStep() {}
   virtual void AbortCaptureStep() {}
 };

@@ -24,12 +24,18 @@ void CheckDevice(const std::string& device) {
   throw Error(ErrorCode::kInvalidArgument, "unknown device '" + device + "' (cpu | cuda)");
 }
 
+// Rows of a decode run: on CUDA a generated token of every sequence at once
+// (the CPU runs several sequences' tokens as a prefill-phase step).
+int64_t DecodeRows(const EngineOptions& options) {
+  return options.device == "cuda" ? std::max(1, options.max_sequences) : 1;
+}
+
 // The plugin's plan checked as written (errors name its instructions), then
 // lowered for the backend (what it fused in *report) and bound.
 BoundPlan BindPlan(const ExecutionPlan& plan, const WeightTable& weights,
                    const AdapterTable& adapters, const EngineOptions& options,
                    LoweringReport* report) {
-  BoundPlan bound = ValidatePlan(plan, weights, adapters, options.max_batch);
+  BoundPlan bound = ValidatePlan(plan, weights, adapters, options.max_batch, DecodeRows(options));
   *report = {};
   if (!options.fuse_ops) return bound;
   WeightQueries queries;
@@ -52,7 +58,7 @@ BoundPlan BindPlan(const ExecutionPlan& plan, const WeightTable& weights,
   }
   const ExecutionPlan lowered = LowerPlan(plan, adapters, report, queries);
   if (report->total() == 0) return bound;
-  return ValidatePlan(lowered, weights, adapters, options.max_batch);
+  return ValidatePlan(lowered, weights, adapters, options.max_batch, DecodeRows(options));
 }
 
 }  // namespace
@@ -108,7 +114,7 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   if (on_cuda) {
     InitCuda(options, ctx);
   } else {
-    InitKvPool(options, ctx);
+    InitKvPool(options, ctx, PoolLayout(options, ctx), nullptr);
     executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
     executor_->set_q8_activations(options.q8_decode_activations);
   }
@@ -137,7 +143,7 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
            {"prefill_scratch_floats", std::to_string(bound_.phase(Phase::kPrefill).arena_floats)}});
 }
 
-void Engine::InitKvPool(const EngineOptions& options, int64_t context_length) {
+KvLayout Engine::PoolLayout(const EngineOptions& options, int64_t context_length) const {
   if (options.max_sequences < 1)
     throw Error(ErrorCode::kInvalidArgument, "max_sequences must be at least 1");
   if (options.kv_block_tokens < 1)
@@ -165,16 +171,30 @@ void Engine::InitKvPool(const EngineOptions& options, int64_t context_length) {
     layout.blocks = static_cast<int64_t>((options.kv_pool_bytes - ring_bytes) / block_bytes);
   }
   if (block_bytes == 0) layout.blocks = 1;  // every layer has a window: the pool is unused
-  kv_ =
-      std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, nullptr, layout);
+  return layout;
+}
+
+uint64_t Engine::PoolBytes(const KvLayout& layout, int64_t context_length, KvType type) const {
+  return KvCache::BlockBytes(plan_.kv_states, layout.block_tokens, type) *
+             static_cast<uint64_t>(layout.blocks) +
+         KvCache::RingBytes(plan_.kv_states, context_length, layout.block_tokens, type) *
+             static_cast<uint64_t>(layout.ring_slots);
+}
+
+void Engine::InitKvPool(const EngineOptions& options, int64_t context_length,
+                        const KvLayout& layout, KvMemory* memory) {
+  kv_ = std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, memory, layout);
   sequences_.assign(static_cast<size_t>(options.max_sequences), Sequence{});
   blocks_ = std::make_unique<KvBlockPool>(layout.blocks, layout.block_tokens);
   // Sliding-window layers keep each sequence's window in its own ring, which
-  // a cached block does not carry.
+  // a cached block does not carry. On CUDA a prompt chunk's arithmetic
+  // depends on its length (tensor cores from kTensorCorePrefillTokens), so a
+  // cached block would not hold a cold run's bits.
   bool rings = false;
   for (size_t i = 0; i < kv_->layer_count(); ++i)
     rings = rings || kv_->layer(static_cast<int>(i)).ring;
-  prefix_cache_ = options.prefix_cache && block_bytes > 0 && !rings;
+  const bool pooled = KvCache::BlockBytes(plan_.kv_states, 1, kv_->type()) > 0;
+  prefix_cache_ = options.prefix_cache && pooled && !rings && !cuda_;
 }
 
 int Engine::OpenSequence() {
@@ -188,7 +208,7 @@ int Engine::OpenSequence() {
 }
 
 int64_t Engine::BlocksFor(int64_t positions) const {
-  if (cuda_ || KvCache::BlockBytes(plan_.kv_states, 1, kv_->type()) == 0) return 0;
+  if (KvCache::BlockBytes(plan_.kv_states, 1, kv_->type()) == 0) return 0;
   const int64_t bt = kv_->layout().block_tokens;
   return (positions + bt - 1) / bt;
 }
@@ -265,22 +285,19 @@ void Engine::RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t o
 
 KvPoolInfo Engine::kv_pool() const {
   KvPoolInfo info;
-  info.max_sequences = cuda_ ? 1 : static_cast<int>(sequences_.size());
-  if (!cuda_) {
-    info.block_tokens = kv_->layout().block_tokens;
-    info.blocks_total = kv_->layout().blocks;
-    info.blocks_free = blocks_->available();
-    info.prefix_cache = prefix_cache_;
-    info.blocks_cached = blocks_->cached();
-    info.prefix_query_tokens = prefix_query_tokens_;
-    info.prefix_hit_tokens = prefix_hit_tokens_;
-    info.evictions = blocks_->evictions();
-  }
+  info.max_sequences = static_cast<int>(sequences_.size());
+  info.block_tokens = kv_->layout().block_tokens;
+  info.blocks_total = kv_->layout().blocks;
+  info.blocks_free = blocks_->available();
+  info.prefix_cache = prefix_cache_;
+  info.blocks_cached = blocks_->cached();
+  info.prefix_query_tokens = prefix_query_tokens_;
+  info.prefix_hit_tokens = prefix_hit_tokens_;
+  info.evictions = blocks_->evictions();
   return info;
 }
 
 std::span<const float> Engine::Step(std::span<const StepPart> parts) {
-  if (cuda_) throw Error(ErrorCode::kUnsupported, "steps of sequences run on the CPU backend only");
   if (parts.empty()) throw Error(ErrorCode::kInvalidArgument, "a step of no sequences");
   step_tokens_.clear();
   step_seqs_.clear();
@@ -332,6 +349,8 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
     throw Error(ErrorCode::kInvalidArgument, "step of " + std::to_string(step_tokens_.size()) +
                                                  " tokens; at most " + std::to_string(max_batch_));
   }
+  Phase phase = one_generated ? Phase::kDecode : Phase::kPrefill;
+  if (cuda_) phase = BindDeviceStep(parts);
   StepInput in;
   in.tokens = step_tokens_;
   in.seqs = step_seqs_;
@@ -341,8 +360,7 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
   in.logit_rows = step_logit_rows_;
   // One decode token: the decode phase (the plans' phases share their
   // instructions on the CPU; the counters tell them apart).
-  std::span<const float> out =
-      executor_->RunStep(one_generated ? Phase::kDecode : Phase::kPrefill, in, *kv_);
+  std::span<const float> out = executor_->RunStep(phase, in, *kv_);
   for (const StepPart& part : parts) {
     Sequence& seq = sequences_[static_cast<size_t>(part.sequence)];
     const int64_t old_length = seq.length;
@@ -382,6 +400,49 @@ std::span<const float> Engine::LegacyStep(std::span<const int32_t> tokens, bool 
   return out;
 }
 
+Phase Engine::BindDeviceStep(std::span<const StepPart> parts) {
+  const auto generated =
+      static_cast<size_t>(std::count(step_generated_.begin(), step_generated_.end(), uint8_t{1}));
+  const bool decode = generated == step_generated_.size();
+  if (!decode && (generated != 0 || parts.size() != 1)) {
+    throw Error(ErrorCode::kUnsupported,
+                "a CUDA step is one sequence's prompt tokens, or generated tokens of sequences");
+  }
+  device_rows_.clear();
+  device_tables_.clear();
+  for (const StepSequence& ss : step_seqs_) {
+    const auto table = static_cast<int32_t>(device_tables_.size());
+    device_tables_.insert(device_tables_.end(), ss.kv.blocks, ss.kv.blocks + ss.kv.n_blocks);
+    for (int64_t i = 0; i < ss.n_tokens; ++i) {
+      device_rows_.push_back({static_cast<int32_t>(ss.pos0 + i), static_cast<int32_t>(ss.first_row),
+                              static_cast<int32_t>(ss.pos0), static_cast<int32_t>(ss.n_tokens),
+                              static_cast<int32_t>(ss.kv.ring_slot), table});
+    }
+  }
+  cuda_->SetStepRows(device_rows_, device_tables_);
+  return decode ? Phase::kDecode : Phase::kPrefill;
+}
+
+void Engine::BindLegacyRun(int64_t n) {
+  if (legacy_sequence_ < 0) {
+    legacy_sequence_ = OpenSequence();
+    if (legacy_sequence_ < 0)
+      throw Error(ErrorCode::kInternal, "every KV sequence is taken by Step() callers");
+  }
+  if (!Reserve(legacy_sequence_, position_ + n)) {  // throws past the context length
+    throw Error(ErrorCode::kOutOfMemory,
+                "the KV pool has no free blocks for " + std::to_string(n) + " more positions");
+  }
+  Sequence& seq = sequences_[static_cast<size_t>(legacy_sequence_)];
+  seq.length = position_;  // the sequence follows position_ (Reset() rewinds it)
+  device_rows_.clear();
+  for (int64_t i = 0; i < n; ++i) {
+    device_rows_.push_back({static_cast<int32_t>(position_ + i), 0, static_cast<int32_t>(position_),
+                            static_cast<int32_t>(n), legacy_sequence_, 0});
+  }
+  cuda_->SetStepRows(device_rows_, seq.blocks);
+}
+
 void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   std::shared_ptr<cuda::DeviceRuntime> runtime = options.device_runtime;
   if (!runtime) runtime = cuda::CreateCudaRuntime(options.gpu_index, options.cuda_stream);
@@ -390,7 +451,8 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   cuda_->set_graphs(options.cuda_graphs);
   cuda_->set_f16_prefill(options.cuda_f16_prefill);
   // Everything the model will hold, checked before the first allocation.
-  const uint64_t kv_bytes = KvCache::BytesFor(plan_.kv_states, context_length, options.kv_type);
+  const KvLayout layout = PoolLayout(options, context_length);
+  const uint64_t kv_bytes = PoolBytes(layout, context_length, options.kv_type);
   int64_t headroom = options.vram_headroom_bytes;
   if (headroom < 0)
     headroom = cuda_->runtime().emulated() ? 0 : EngineOptions::kDefaultVramHeadroom;
@@ -398,8 +460,10 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
       cuda::CudaBackend::WeightBytes(*weights_) + kv_bytes + cuda_->ScratchBytes(bound_),
       static_cast<uint64_t>(headroom));
   cuda_->UploadWeights(*weights_, options.weight_chunk_bytes, options.load_progress);
-  kv_ = std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, cuda_.get());
-  cuda_->Prepare(bound_, context_length);
+  InitKvPool(options, context_length, layout, cuda_.get());
+  // A step's tables: every sequence's blocks at the context length.
+  const int64_t per_sequence = (context_length + layout.block_tokens - 1) / layout.block_tokens;
+  cuda_->Prepare(bound_, context_length, per_sequence * options.max_sequences);
   executor_ = std::make_unique<Executor>(bound_, 1, 0, cuda_.get());
 }
 
@@ -423,6 +487,7 @@ std::span<const float> Engine::Prefill(std::span<const int32_t> tokens, LogitRow
 std::span<const float> Engine::RunPass(std::span<const int32_t> tokens, bool generated,
                                        bool all_logits) {
   if (!cuda_) return LegacyStep(tokens, generated, all_logits);
+  BindLegacyRun(static_cast<int64_t>(tokens.size()));
   std::span<const float> out = executor_->Run(generated ? Phase::kDecode : Phase::kPrefill, tokens,
                                               position_, *kv_, all_logits);
   position_ += static_cast<int64_t>(tokens.size());
@@ -442,6 +507,7 @@ void Engine::CheckPromptFits(int64_t n) const {
 int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
   if (!cuda_) return GreedyToken(Prefill(tokens));
   return PrefillLast(tokens, [&](std::span<const int32_t> last) {
+    BindLegacyRun(static_cast<int64_t>(last.size()));
     return executor_->RunArgmax(Phase::kPrefill, last, position_, *kv_);
   });
 }
@@ -449,6 +515,7 @@ int32_t Engine::PrefillGreedy(std::span<const int32_t> tokens) {
 int32_t Engine::DecodeGreedy(int32_t token) {
   if (!cuda_) return GreedyToken(Decode(token));
   const int32_t one[1] = {token};
+  BindLegacyRun(1);
   const int32_t next = executor_->RunArgmax(Phase::kDecode, one, position_, *kv_);
   ++position_;
   return next;
@@ -456,12 +523,14 @@ int32_t Engine::DecodeGreedy(int32_t token) {
 
 int32_t Engine::PrefillSample(std::span<const int32_t> tokens, const SampleRequest& request) {
   return PrefillLast(tokens, [&](std::span<const int32_t> last) {
+    BindLegacyRun(static_cast<int64_t>(last.size()));
     return executor_->RunSample(Phase::kPrefill, last, position_, *kv_, request);
   });
 }
 
 int32_t Engine::DecodeSample(int32_t token, const SampleRequest& request) {
   const int32_t one[1] = {token};
+  BindLegacyRun(1);
   const int32_t next = executor_->RunSample(Phase::kDecode, one, position_, *kv_, request);
   ++position_;
   return next;

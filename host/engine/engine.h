@@ -3,11 +3,14 @@
 // allocated once. Prefill evaluates a whole prompt as one matrix-matrix pass
 // per batch (max_batch tokens); decode evaluates one token.
 //
-// Many sequences (CPU backend): up to max_sequences sequences share one KV
-// pool in blocks; Step() evaluates any mix of them (decode tokens and prompt
-// chunks) as one pass whose matmuls read each weight once, while attention,
-// positions and KV stay per sequence. A sequence's bits do not depend on what
-// else shares its steps. The CUDA backend runs one sequence at a time.
+// Many sequences: up to max_sequences sequences share one KV pool in blocks;
+// Step() evaluates several of them as one pass whose matmuls read each weight
+// once, while attention, positions and KV stay per sequence. A sequence's
+// bits do not depend on what else shares its steps. The CPU backend takes
+// any mix of decode tokens and prompt chunks in a step; the CUDA backend a
+// step of generated tokens of up to max_sequences sequences (each with one
+// token's arithmetic, one CUDA graph per number of rows) or one sequence's
+// prompt chunk.
 #ifndef ORCD_HOST_ENGINE_ENGINE_H_
 #define ORCD_HOST_ENGINE_ENGINE_H_
 
@@ -74,8 +77,8 @@ struct EngineOptions {
   // shared matmul inputs). Same results bit for bit; false runs the plan as
   // the plugin wrote it, for comparisons.
   bool fuse_ops = true;
-  // Sequences held at once (CPU; the CUDA backend holds one) and the KV pool
-  // they share: kv_pool_bytes 0 = room for every sequence at the context
+  // Sequences held at once and the KV pool they share (device memory on
+  // CUDA): kv_pool_bytes 0 = room for every sequence at the context
   // length; less lets sequences share (each still bounded by the context).
   int max_sequences = 1;
   uint64_t kv_pool_bytes = 0;
@@ -176,8 +179,8 @@ class Engine {
   void Reset();
   int64_t position() const { return position_; }
 
-  // Sequences of the KV pool (the CPU backend; the CUDA backend's one
-  // sequence is the single-sequence API above). OpenSequence returns an id,
+  // Sequences of the KV pool (the single-sequence API above holds one of
+  // them while in use). OpenSequence returns an id,
   // or -1 when max_sequences are open. Reserve gives a sequence blocks for
   // `positions` positions in all; false (nothing changed) when the pool has
   // too few free blocks. Close frees its blocks.
@@ -259,7 +262,21 @@ class Engine {
   std::span<const float> RunPass(std::span<const int32_t> tokens, bool generated, bool all_logits);
   std::span<const float> LegacyStep(std::span<const int32_t> tokens, bool generated,
                                     bool all_logits);
-  void InitKvPool(const EngineOptions& options, int64_t context_length);
+  // The KV pool's cut for the options (throws what cannot hold one block),
+  // its bytes, and the cache, sequences and block pool it makes.
+  KvLayout PoolLayout(const EngineOptions& options, int64_t context_length) const;
+  uint64_t PoolBytes(const KvLayout& layout, int64_t context_length, KvType type) const;
+  void InitKvPool(const EngineOptions& options, int64_t context_length, const KvLayout& layout,
+                  KvMemory* memory);
+  // CUDA: the step's rows (StepRow) for the device, and the phase it runs:
+  // decode when every token is generated; throws kUnsupported for a mix, or
+  // prompt tokens of several sequences.
+  Phase BindDeviceStep(std::span<const StepPart> parts);
+  // CUDA: the single-sequence API's next run of n tokens at position_ (its
+  // sequence opened and grown as on the CPU).
+  void BindLegacyRun(int64_t n);
+  std::vector<cuda::StepRow> device_rows_;
+  std::vector<int32_t> device_tables_;
   std::unique_ptr<Executor> executor_;
   ModelInfo info_;
   int64_t max_batch_ = 0;

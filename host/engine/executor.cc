@@ -70,7 +70,11 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
     ctx.positions = step->positions.data();
     ctx.token_seq = step->token_seq.data();
     ctx.generated = step->generated.data();
-    if (bp.logits_rows_selectable) {
+    if (bp.logits_rows_selectable && device_ != nullptr && !step->logit_rows.empty()) {
+      // A device computes a span of rows: from the first asked to the last.
+      ctx.first_logit_row = step->logit_rows.front();
+      ctx.logit_rows = step->logit_rows.back() - step->logit_rows.front() + 1;
+    } else if (bp.logits_rows_selectable) {
       ctx.first_logit_row = 0;
       ctx.logit_rows = static_cast<int64_t>(step->logit_rows.size());
       ctx.logit_row_list = step->logit_rows.data();
@@ -85,13 +89,14 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
   ctx.workspace_floats = workspace_floats_;
   ctx.q8_activations = q8_activations_;
 
-  // A one-token decode step on a device may be a replayed graph of an earlier
-  // step's launches; the instructions' weight bytes are those of that step.
+  // A decode step on a device may be a replayed graph of an earlier step's
+  // launches (one per number of rows); the instructions' weight bytes are
+  // those of the last step run.
   std::vector<uint64_t>& bytes = step_bytes_[static_cast<int>(phase)];
-  const bool decode_token = phase == Phase::kDecode && n == 1;
-  if (!(device_ && device_->ReplayStep(decode_token))) {
+  const int64_t decode_rows = phase == Phase::kDecode ? n : 0;
+  if (!(device_ && device_->ReplayStep(decode_rows))) {
     bytes.assign(bp.instructions.size(), 0);
-    const bool capturing = device_ && device_->CaptureStep(decode_token);
+    const bool capturing = device_ && device_->CaptureStep(decode_rows);
     try {
       // On a device, a long pass is paced per layer so that a stop lands
       // inside it (a 512-token pass of a 20B MoE runs for a long while).
@@ -161,16 +166,22 @@ std::span<const float> Executor::Run(Phase phase, std::span<const int32_t> token
 }
 
 std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvCache& kv) {
-  if (device_ != nullptr)
-    throw Error(ErrorCode::kUnsupported, "steps of several sequences run on the CPU backend only");
-  const int64_t vocab = plan_.phase(phase).vocab;
-  Execute(phase, step.tokens, 0, kv, /*all_logits=*/false, &step);
-  if (plan_.phase(phase).logits_rows_selectable)
+  const BoundPhase& bp = plan_.phase(phase);
+  const int64_t vocab = bp.vocab;
+  const size_t floats = Execute(phase, step.tokens, 0, kv, /*all_logits=*/false, &step);
+  if (device_) device_->FinishRun(logits_.data(), floats);
+  if (step.logit_rows.empty()) return {};
+  if (bp.logits_rows_selectable && !device_)
     return {logits_.data(), step.logit_rows.size() * static_cast<size_t>(vocab)};
-  // Every row came back: keep the asked ones, in order.
+  // Every row (or, on a device, the span of the asked ones) came back: keep
+  // the asked ones, in order.
+  const int64_t first = bp.logits_rows_selectable ? step.logit_rows.front() : 0;
+  if (first == 0 &&
+      static_cast<int64_t>(step.logit_rows.size()) * vocab == static_cast<int64_t>(floats))
+    return {logits_.data(), floats};  // every row computed was asked for
   step_logits_.resize(step.logit_rows.size() * static_cast<size_t>(vocab));
   for (size_t i = 0; i < step.logit_rows.size(); ++i) {
-    std::copy_n(logits_.begin() + step.logit_rows[i] * vocab, vocab,
+    std::copy_n(logits_.begin() + (step.logit_rows[i] - first) * vocab, vocab,
                 step_logits_.begin() + static_cast<int64_t>(i) * vocab);
   }
   return step_logits_;

@@ -244,12 +244,12 @@ class PhaseValidator {
 }  // namespace
 
 BoundPlan ValidatePlan(const ExecutionPlan& plan, const WeightTable& weights,
-                       const AdapterTable& adapters, int64_t prefill_rows) {
+                       const AdapterTable& adapters, int64_t prefill_rows, int64_t decode_rows) {
   BoundPlan bound;
   for (int p = 0; p < kPhaseCount; ++p) {
     const Phase phase = static_cast<Phase>(p);
     PhaseValidator v(phase, plan.phase(phase), plan.kv_states, weights, adapters);
-    bound.phase(phase) = v.Run(phase == Phase::kPrefill ? prefill_rows : 1);
+    bound.phase(phase) = v.Run(phase == Phase::kPrefill ? prefill_rows : decode_rows);
   }
   if (bound.phase(Phase::kPrefill).vocab != bound.phase(Phase::kDecode).vocab) {
     throw PlanError(PlanErrorKind::kShapeMismatch, "prefill and decode logits differ in width");

@@ -16,9 +16,10 @@
 
 namespace orcd::engine {
 
-// `prefill_rows`: the most tokens one prefill run carries (decode runs carry one).
+// `prefill_rows`: the most tokens one prefill run carries; `decode_rows`: one
+// decode run's (a generated token of each of that many sequences).
 BoundPlan ValidatePlan(const ExecutionPlan& plan, const WeightTable& weights,
-                       const AdapterTable& adapters, int64_t prefill_rows);
+                       const AdapterTable& adapters, int64_t prefill_rows, int64_t decode_rows = 1);
 
 }  // namespace orcd::engine
 

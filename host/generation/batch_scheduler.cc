@@ -321,28 +321,9 @@ void BatchScheduler::Loop() {
     }
     UpdatePoolStats();
 
-    // The step: every decoding sequence's token first, then prompt chunks
-    // in admission order while the token budget lasts.
     std::vector<std::shared_ptr<Sequence>> seqs;
     std::vector<engine::StepPart> parts;
-    int64_t budget = options_.max_batched_tokens;
-    for (int pass = 0; pass < 2; ++pass) {
-      for (const auto& seq : running_) {
-        if (!seq->asked || budget == 0) continue;
-        const auto left = static_cast<int64_t>(seq->pending.size() - seq->fed);
-        if ((left == 1) != (pass == 0)) continue;
-        const int64_t n = std::min(left, budget);
-        budget -= n;
-        engine::StepPart part;
-        part.sequence = seq->engine_seq;
-        part.tokens = std::span<const int32_t>(seq->pending).subspan(seq->fed, n);
-        part.prompt_tokens =
-            std::clamp<int64_t>(seq->prompt_tokens - static_cast<int64_t>(seq->fed), 0, n);
-        part.logits = n == left;
-        parts.push_back(part);
-        seqs.push_back(seq);
-      }
-    }
+    GatherStep(seqs, parts);
     if (parts.empty()) {
       // Nothing can run until a sequence asks, ends or frees blocks: wait for
       // that (a loop that took the lock again at once would starve them),
@@ -358,6 +339,63 @@ void BatchScheduler::Loop() {
   }
   // Shutting down: whoever still waits gets an error rather than a hang.
   StopAsked([](const Sequence&) { return true; }, "scheduler stopped");
+}
+
+void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
+                                std::vector<engine::StepPart>& parts) {
+  const auto add = [&](const std::shared_ptr<Sequence>& seq, int64_t n) {
+    const auto left = static_cast<int64_t>(seq->pending.size() - seq->fed);
+    engine::StepPart part;
+    part.sequence = seq->engine_seq;
+    part.tokens = std::span<const int32_t>(seq->pending).subspan(seq->fed, n);
+    part.prompt_tokens =
+        std::clamp<int64_t>(seq->prompt_tokens - static_cast<int64_t>(seq->fed), 0, n);
+    part.logits = n == left;
+    parts.push_back(part);
+    seqs.push_back(seq);
+  };
+  if (!options_.separate_prompt_steps) {
+    // Every decoding sequence's token first, then prompt chunks in admission
+    // order while the token budget lasts.
+    int64_t budget = options_.max_batched_tokens;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const auto& seq : running_) {
+        if (!seq->asked || budget == 0) continue;
+        const auto left = static_cast<int64_t>(seq->pending.size() - seq->fed);
+        if ((left == 1) != (pass == 0)) continue;
+        const int64_t n = std::min(left, budget);
+        budget -= n;
+        add(seq, n);
+      }
+    }
+    return;
+  }
+  // One generated token of every sequence at one (a recomputed sequence's
+  // generated tokens go one per step, as they first ran), or the earliest
+  // admission's next prompt chunk; the two kinds take turns when both wait,
+  // so a long prompt neither stalls the others' tokens nor waits for them.
+  const auto prompt_left = [](const Sequence& seq) {
+    return std::max<int64_t>(0, seq.prompt_tokens - static_cast<int64_t>(seq.fed));
+  };
+  std::shared_ptr<Sequence> prompt;
+  bool decode = false;
+  for (const auto& seq : running_) {
+    if (!seq->asked) continue;
+    if (prompt_left(*seq) > 0) {
+      if (!prompt) prompt = seq;
+    } else {
+      decode = true;
+    }
+  }
+  if (prompt && (!decode || !last_step_prompt_)) {
+    add(prompt, std::min(prompt_left(*prompt), options_.max_batched_tokens));
+    last_step_prompt_ = true;
+    return;
+  }
+  for (const auto& seq : running_) {
+    if (seq->asked && prompt_left(*seq) == 0) add(seq, 1);
+  }
+  last_step_prompt_ = false;
 }
 
 void BatchScheduler::StopAsked(const std::function<bool(const Sequence&)>& stop, const char* why) {

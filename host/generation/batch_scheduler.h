@@ -1,12 +1,10 @@
-// The one owner of a CPU engine serving many sequences (continuous
-// batching). Each request runs its own generation loop (GenerateTokens) on
-// its own thread against a LogitSource from OpenSequence(); the scheduler's
-// thread gathers whatever those sequences ask for into one engine step: one
-// token for every decoding sequence plus chunks of newcomers' prompts, at
-// most max_batched_tokens in all, so a long prompt is prefilled between the
-// others' decode steps instead of stalling them. Each request samples, checks
-// its stop strings and writes to its client on its own thread: a slow client
-// only delays its own next token.
+// The one owner of an engine serving many sequences (continuous batching). Each request runs its
+// own generation loop (GenerateTokens) on its own thread against a LogitSource from OpenSequence();
+// the scheduler's thread gathers whatever those sequences ask for into one engine step: one token
+// for every decoding sequence plus chunks of newcomers' prompts, at most max_batched_tokens in all,
+// so a long prompt is prefilled between the others' decode steps instead of stalling them. Each
+// request samples, checks its stop strings and writes to its client on its own thread: a slow
+// client only delays its own next token.
 //
 // Admission: a sequence waits (FIFO) until the engine has a sequence free and
 // the KV pool has blocks for its prompt. Blocks are then taken as it grows;
@@ -44,12 +42,16 @@ struct SchedulerOptions {
   // one to ask again (they sample and stream on their own threads), so that
   // they share steps instead of alternating.
   std::chrono::microseconds gather{3000};
+  // The CUDA backend's steps: one generated token of every decoding sequence,
+  // or one sequence's prompt chunk, in turn when both wait (Engine::Step);
+  // false: any mix within the budget (the CPU backend).
+  bool separate_prompt_steps = false;
 };
 
 class BatchScheduler {
  public:
-  // `engine` (CPU backend) must outlive the scheduler, and nobody else may
-  // use it meanwhile.
+  // `engine` must outlive the scheduler, and nobody else may use it
+  // meanwhile.
   BatchScheduler(engine::Engine& engine, SchedulerOptions options);
   ~BatchScheduler();
   BatchScheduler(const BatchScheduler&) = delete;
@@ -113,7 +115,11 @@ class BatchScheduler {
   std::vector<std::shared_ptr<Sequence>> closing_;
   ServingStats stats_;
   uint64_t preemptions_ = 0;
-  uint64_t changes_ = 0;  // sequences asking or closing: what may unblock the loop
+  uint64_t changes_ = 0;           // sequences asking or closing: what may unblock the loop
+  bool last_step_prompt_ = false;  // separate_prompt_steps: the kind run last
+  // The step's parts (separate_prompt_steps: see SchedulerOptions).
+  void GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
+                  std::vector<engine::StepPart>& parts);
   bool stop_ = false;
   std::thread thread_;
 };

@@ -32,7 +32,7 @@ struct GenerationOptions {
   std::shared_ptr<engine::cuda::DeviceRuntime> device_runtime;
   int64_t context_length = 0;    // 0 = the model's trained context
   int64_t max_input_tokens = 0;  // 0 = context_length - 1
-  int64_t kv_cache_bytes = 0;    // CPU: the KV pool; 0 = slots x context_length
+  int64_t kv_cache_bytes = 0;    // the KV pool; 0 = slots x context_length
   // Sequences generated at once (CPU: batched in shared steps; the CUDA
   // backend runs one at a time, the others wait in order).
   int slots = 4;

@@ -216,23 +216,21 @@ class GenerationService final : public InferenceService {
     options.device_runtime = config.device_runtime;
     const bool on_cuda = config.device == "cuda";
     if (config.slots < 1) throw Error(ErrorCode::kInvalidArgument, "slots must be at least 1");
-    options.max_sequences = on_cuda ? 1 : config.slots;
+    // CUDA at one slot keeps the single-sequence path (sampling on the
+    // device, 4 bytes back per token); many slots share steps through the
+    // scheduler, which samples on the host from each step's logits rows.
+    const bool batched = !on_cuda || config.slots > 1;
+    options.max_sequences = config.slots;
     // A step is one pass: its rows are the scheduler's token budget.
-    if (!on_cuda) options.max_batch = config.max_batched_tokens;
-    if (!on_cuda) options.kv_pool_bytes = static_cast<uint64_t>(config.kv_cache_bytes);
+    if (batched) options.max_batch = config.max_batched_tokens;
+    if (batched) options.kv_pool_bytes = static_cast<uint64_t>(config.kv_cache_bytes);
     options.prefix_cache = config.prefix_cache;
-    if (on_cuda && config.slots > 1) {
-      LogWarn("startup",
-              "the CUDA backend generates one sequence at a time: further requests wait their "
-              "turn (batching many sequences runs on the CPU backend so far)",
-              {{"slots", std::to_string(config.slots)}});
-    }
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     if (!on_cuda) TouchWeights(*gguf, progress);
     engine_ = engine::Engine::Load(config.model_path, registry, options);
 
     const engine::ModelInfo& info = engine_->info();
-    if (on_cuda && config.kv_cache_bytes > 0 &&
+    if (!batched && config.kv_cache_bytes > 0 &&
         info.kv_bytes > static_cast<uint64_t>(config.kv_cache_bytes)) {
       throw Error(ErrorCode::kOutOfMemory,
                   "the KV cache needs " + std::to_string(info.kv_bytes) +
@@ -262,11 +260,12 @@ class GenerationService final : public InferenceService {
                              ? std::min(config.max_input_tokens, info.context_length - 1)
                              : info.context_length - 1;
     options_.debug_token_delay = DebugTokenDelay();
-    if (on_cuda) {
+    if (!batched) {
       logits_ = std::make_unique<EngineLogits>(*engine_);
     } else {
       SchedulerOptions scheduler_options;
       scheduler_options.max_batched_tokens = config.max_batched_tokens;
+      scheduler_options.separate_prompt_steps = on_cuda;
       scheduler_ = std::make_unique<BatchScheduler>(*engine_, scheduler_options);
       const engine::KvPoolInfo pool = engine_->kv_pool();
       LogInfo("scheduler", "continuous batching ready",
@@ -427,8 +426,8 @@ class GenerationService final : public InferenceService {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::optional<ChatTemplate> chat_template_;
   std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<EngineLogits> logits_;       // CUDA: one job at a time through gate_
-  std::unique_ptr<BatchScheduler> scheduler_;  // CPU: many at once
+  std::unique_ptr<EngineLogits> logits_;       // CUDA, one slot: one job at a time through gate_
+  std::unique_ptr<BatchScheduler> scheduler_;  // many at once
   mutable FifoGate gate_;
   ModelFacts facts_;
   int64_t max_prompt_tokens_ = 0;

@@ -1,14 +1,16 @@
-// Many users of one worker at once (server.slots > 1, the CPU backend's
-// continuous batching), tried as users would: concurrent requests all get
-// their answers, each exactly the answer it gets alone; past slots + queue a
-// request gets 503 with Retry-After; cancelling or dropping one leaves the
-// others' answers unchanged; /health counts slots and KV blocks.
+// Many users of one worker at once (server.slots > 1, continuous batching),
+// tried as users would: concurrent requests all get their answers, each
+// exactly the answer it gets alone; past slots + queue a request gets 503
+// with Retry-After; cancelling or dropping one leaves the others' answers
+// unchanged; /health counts slots and KV blocks. On the CPU backend, and
+// once on the CUDA backend over the emulated device.
 #include <gtest/gtest.h>
 
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <string>
@@ -25,20 +27,30 @@ using namespace std::chrono_literals;
 
 Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<Json>(); }
 
+// Where the worker runs: the CPU, or the CUDA backend on the emulated device
+// (host/app/debug_device.h) with the quant plugins' emulated builds.
+struct Backend {
+  std::string device = "cpu";
+  std::string plugin_dir = ORCD_PLUGIN_DIR;
+  std::map<std::string, std::string> env;
+};
+
 std::unique_ptr<WorkerProcess> StartWorker(int slots, int queue_depth, int delay_ms = 0,
                                            const std::string& model = "qwen2-tiny.Q4_K_M.gguf",
-                                           const std::string& limits = "") {
+                                           const std::string& limits = "",
+                                           const Backend& backend = {}) {
   static int n = 0;
   const std::string cfg =
       "/tmp/orcd-many-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
   std::ofstream(cfg) << "worker_id: many\nlimits:\n  context_length: 512\n"
                      << limits << "server:\n  slots: " << slots
                      << "\n  queue_depth: " << queue_depth << "\n";
-  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> env = backend.env;
   if (delay_ms > 0) env["ORCD_DEBUG_TOKEN_DELAY_MS"] = std::to_string(delay_ms);
   auto w = std::make_unique<WorkerProcess>(
-      std::vector<std::string>{"--config", cfg, "--model", FixtureModel(model), "--device", "cpu",
-                               "--threads", "2", "--plugin-dir", ORCD_PLUGIN_DIR},
+      std::vector<std::string>{"--config", cfg, "--model", FixtureModel(model), "--device",
+                               backend.device, "--threads", "2", "--plugin-dir",
+                               backend.plugin_dir},
       env);
   EXPECT_TRUE(w->ready()) << w->Logs();
   return w;
@@ -125,6 +137,58 @@ TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
   EXPECT_EQ(health->getValue<int>("slots_busy"), 0);
   EXPECT_EQ(health->getValue<int>("kv_blocks_free"), health->getValue<int>("kv_blocks_total"))
       << "every sequence's KV blocks came back";
+}
+
+// The CUDA backend's batching (decode steps of every running job, prompts one
+// job's chunk per step) through orcd-host on the emulated device: four
+// requests at once, greedy and seeded, each get their solo answer.
+TEST(ManyUsers, OnTheEmulatedCudaDeviceFourAtOnceEachGetTheirSoloAnswer) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the emulated device takes minutes under AddressSanitizer; the engine's "
+                  "CUDA steps run there in-process (CudaSteps.EachSequenceGetsItsSoloBits)";
+#endif
+  // The llama arch plugin beside the emulated q4 plugin: a directory of links.
+  const std::filesystem::path dir = "/tmp/orcd-emulated-plugins-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(
+      dir, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+               std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+               std::filesystem::perms::others_exec);  // plugin_file_safety
+  for (const auto& [from, name] :
+       {std::pair{std::string(ORCD_PLUGIN_DIR), "orcd-plugin-llama.so"},
+        std::pair{std::string(ORCD_EMULATED_PLUGIN_DIR), "orcd-plugin-q4.so"}}) {
+    std::filesystem::remove(dir / name);
+    std::filesystem::create_symlink(std::filesystem::path(from) / name, dir / name);
+  }
+  Backend cuda{"cuda", dir.string(), {{"ORCD_DEBUG_EMULATED_CUDA_MIB", "512"}}};
+  auto w = StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "", cuda);
+  ASSERT_NE(w->Logs().find("emulated"), std::string::npos) << w->Logs();
+  constexpr int kTokens = 12;
+  std::vector<std::string> solo;
+  for (int i = 0; i < 4; ++i)
+    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens))));
+  std::vector<std::future<HttpResponse>> together;
+  for (int i = 0; i < 4; ++i) {
+    together.push_back(std::async(std::launch::async, [&, i] {
+      return HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens));
+    }));
+  }
+  for (int i = 0; i < 4; ++i) {
+    const HttpResponse r = together[i].get();
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(Text(r), solo[i]) << "request " << i << " differs from its solo answer";
+  }
+  const std::string metrics = HttpGet(w->port(), "/metrics").body;
+  const auto value = [&](const std::string& name) {
+    const size_t at = metrics.find("\n" + name + " ");
+    return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + name.size() + 2));
+  };
+  EXPECT_GT(value("worker_step_sequences_total"), value("worker_steps_total"))
+      << "no step held more than one job: " << metrics;
+  const Json health = IdleHealth(w->port());
+  EXPECT_EQ(health->getValue<int>("slots_total"), 4);
+  EXPECT_EQ(health->getValue<int>("kv_blocks_free"), health->getValue<int>("kv_blocks_total"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ManyUsers, PastSlotsAndQueueA503WithRetryAfterAndTheQueuedStillAnswer) {

@@ -23,6 +23,12 @@ inline const uint8_t* DeviceData(const WeightRef& w) { return w.device_data; }
 inline const float* DeviceFloats(const WeightRef* w) {
   return w ? reinterpret_cast<const float*>(w->device_data) : nullptr;
 }
+// Whether the run's rows are decode rows: generated tokens (ExecContext::
+// Generated), one or several sequences' each. They take the one-token
+// arithmetic (matvec_q8, split-KV attention, MoE matvecs) whatever their
+// number, so that a sequence's bits do not depend on what shares its step. A
+// CUDA run is all decode rows or all prompt rows.
+inline bool DecodeRows(const ExecContext& ctx) { return ctx.Generated(0); }
 // Throws kDevice naming the instruction when a launch failed.
 void CheckLaunch(ExecContext& ctx, const BoundInstruction& insn, int error);
 
@@ -45,7 +51,9 @@ const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn
                                   const WeightRef& w, const float* x, int64_t n_rows,
                                   int64_t x_stride);
 // y[t * y_stride + r] = W[row0 + r] . x[t] on the device, for n_rows rows;
-// with xq (QuantizedInput of x, one token) through the plugin's matvec_q8.
+// with xq (QuantizedInput of x's n_tokens rows) through the plugin's
+// matvec_q8 (one token) or matvec_ids_q8 (several: the same dots). Decode
+// rows (DecodeRows) keep one token's arithmetic per row.
 void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                       int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens, float* y,
                       int64_t y_stride, const orcd_q8_x32* xq = nullptr);

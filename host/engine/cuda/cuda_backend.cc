@@ -106,36 +106,42 @@ uint64_t PrefillScratchBytes(int64_t elements) {
   return static_cast<uint64_t>(elements) * 6 + static_cast<uint64_t>(elements / 32 + 1) * 4;
 }
 
-// 32-value runs of 8-bit activations one decode step's matvec needs at once:
-// a row of the widest matmul input, or every pick's row of a MOE's down input.
+// 32-value runs of 8-bit activations one decode step's matvecs need at once:
+// a row of the widest matmul input, or every pick's row of a MOE's down
+// input, for each of the step's rows (one in a prefill run).
 int64_t Q8Runs(const BoundPlan& plan) {
   int64_t runs = 0;
   for (const BoundPhase& phase : plan.phases) {
+    const int64_t rows =
+        &phase == &plan.phase(Phase::kDecode) ? std::max<int64_t>(phase.row_capacity, 1) : 1;
     for (const BoundInstruction& insn : phase.instructions) {
       if (insn.opcode == ORCD_OP_MATMUL || insn.opcode == kOpMatmulSharedInput ||
           insn.opcode == kOpMatmulGlu || insn.opcode == kOpMatmulMulti ||
           insn.opcode == ORCD_OP_LOGITS) {
-        runs = std::max(runs, insn.weights[0]->cols() / 32);
+        runs = std::max(runs, rows * (insn.weights[0]->cols() / 32));
       } else if (IsMoe(insn.opcode)) {
         const auto p = insn.ParamsAs<orcd_op_moe_params>();
         const WeightRef& gate = *insn.weights[0];
-        runs = std::max({runs, gate.cols() / 32, p.n_expert_used * (gate.ne[1] / 32)});
+        runs =
+            std::max({runs, rows * (gate.cols() / 32), rows * p.n_expert_used * (gate.ne[1] / 32)});
       }
     }
   }
   return runs;
 }
 
-// Floats of the split-KV attention's partial results (one token): the widest
-// ATTENTION's heads x (head_dim + 2) x the most splits a cache may take.
+// Floats of the split-KV attention's partial results (a decode step): the
+// widest ATTENTION's heads x (head_dim + 2) x the most splits a cache may
+// take, for each of the step's rows.
 int64_t AttentionPartialFloats(const BoundPlan& plan, int64_t context_length) {
+  const BoundPhase& decode = plan.phase(Phase::kDecode);
   int64_t floats = 0;
-  for (const BoundInstruction& insn : plan.phase(Phase::kDecode).instructions) {
+  for (const BoundInstruction& insn : decode.instructions) {
     if (!IsAttention(insn.opcode)) continue;
     const auto p = insn.ParamsAs<orcd_op_attention_params>();
     floats = std::max(floats, static_cast<int64_t>(p.n_head) * (p.head_dim + 2));
   }
-  return floats * KvSplits(context_length);
+  return floats * KvSplits(context_length) * std::max<int64_t>(decode.row_capacity, 1);
 }
 
 // The device sampler sorts a power-of-two number of candidates.
@@ -204,7 +210,8 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) const {
          static_cast<uint64_t>(RowCapacity(plan)) * 8 +
          static_cast<uint64_t>(Q8Runs(plan)) * sizeof(orcd_q8_x32) +
          static_cast<uint64_t>(AttentionPartialFloats(plan, kMaxKvSplits * 64)) * 4 +
-         sizeof(StepValues);
+         sizeof(StepValues) + static_cast<uint64_t>(RowCapacity(plan)) * (sizeof(StepRow) + 4) +
+         vocab * 4 * static_cast<uint64_t>(plan.phase(Phase::kDecode).row_capacity - 1);
 }
 
 void CudaBackend::CheckFits(uint64_t required, uint64_t headroom) {
@@ -267,7 +274,8 @@ void CudaBackend::UploadWeights(WeightTable& weights, uint64_t chunk_bytes,
   if (progress) progress(100);
 }
 
-void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
+void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length,
+                          int64_t block_table_entries) {
   for (const BoundPhase& phase : plan.phases) {
     for (const BoundInstruction& insn : phase.instructions) {
       if (!IsAttention(insn.opcode)) continue;
@@ -283,10 +291,21 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   for (const BoundPhase& phase : plan.phases) arena = std::max(arena, phase.arena_floats);
   row_capacity_ = RowCapacity(plan);
   arena_ = Make(static_cast<uint64_t>(std::max<int64_t>(arena, 1)) * 4, &VramUsage::scratch);
-  logits_ = Make(static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab) * 4, &VramUsage::scratch);
-  const uint64_t step_bytes = sizeof(StepValues) + static_cast<uint64_t>(row_capacity_) * 4;
+  // A decode step's rows all come back.
+  const BoundPhase& decode = plan.phase(Phase::kDecode);
+  logits_ =
+      Make(static_cast<uint64_t>(decode.vocab * std::max<int64_t>(decode.row_capacity, 1)) * 4,
+           &VramUsage::scratch);
+  table_capacity_ = std::max<int64_t>(block_table_entries, 1);
+  rows_offset_ = sizeof(StepValues) + static_cast<uint64_t>(row_capacity_) * 4;
+  rows_offset_ = (rows_offset_ + 7) / 8 * 8;
+  tables_offset_ = rows_offset_ + static_cast<uint64_t>(row_capacity_) * sizeof(StepRow);
+  step_bytes_ = tables_offset_ + static_cast<uint64_t>(table_capacity_) * 4;
+  const uint64_t step_bytes = (step_bytes_ + 7) / 8 * 8;
   step_block_ = Make(step_bytes, &VramUsage::other);
   positions_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
+  zero_ids_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
+  runtime_->Memset(zero_ids_.get(), 0, zero_ids_.bytes());
   sample_padded_ = SortPadding(plan.phase(Phase::kDecode).vocab);
   sample_keys_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
   sample_ids_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
@@ -310,8 +329,8 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
   }
   if (const uint64_t halves = GemmOperandHalves(plan, f16_prefill_on_); halves > 0)
     gemm_operand_ = Make(halves * 2, &VramUsage::scratch);
-  decode_graph_.reset();
-  eager_decode_steps_ = 0;
+  decode_graphs_.clear();
+  eager_decode_rows_.clear();
   graphs_possible_ = DecodeStepRecordable(plan);
   if (const int64_t floats = AttentionPartialFloats(plan, context_length); floats > 0) {
     attention_partial_ = Make(static_cast<uint64_t>(floats) * 4, &VramUsage::scratch);
@@ -338,7 +357,7 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length) {
 
 float* CudaBackend::logits(size_t floats) {
   if (floats * 4 > logits_.bytes()) {  // a caller asked for more rows than ever before
-    decode_graph_.reset();             // it writes to the old buffer
+    decode_graphs_.clear();            // they write to the old buffer
     const uint64_t old = logits_.bytes();
     logits_.Reset();
     usage_.scratch -= old;
@@ -347,21 +366,56 @@ float* CudaBackend::logits(size_t floats) {
   return logits_.get<float>();
 }
 
+void CudaBackend::SetStepRows(std::span<const StepRow> rows, std::span<const int32_t> tables) {
+  if (static_cast<int64_t>(tables.size()) > table_capacity_) {
+    throw Error(ErrorCode::kInternal, "a step's block tables of " + std::to_string(tables.size()) +
+                                          " entries exceed the backend's " +
+                                          std::to_string(table_capacity_));
+  }
+  next_rows_.assign(rows.begin(), rows.end());
+  next_tables_.assign(tables.begin(), tables.end());
+  next_rows_set_ = true;
+}
+
 void CudaBackend::BeginRun(std::span<const int32_t> tokens, int64_t pos0) {
-  if (static_cast<int64_t>(tokens.size()) > row_capacity_) {
+  const auto n = static_cast<int64_t>(tokens.size());
+  if (n > row_capacity_) {
+    next_rows_set_ = false;
     throw Error(ErrorCode::kInternal, "a run of " + std::to_string(tokens.size()) +
                                           " tokens exceeds the backend's " +
                                           std::to_string(row_capacity_) + " rows");
+  }
+  if (!next_rows_set_) {  // one sequence at pos0, contiguous
+    next_rows_.resize(static_cast<size_t>(n));
+    for (int64_t t = 0; t < n; ++t) {
+      next_rows_[static_cast<size_t>(t)] = {
+          static_cast<int32_t>(pos0 + t), 0, static_cast<int32_t>(pos0),
+          static_cast<int32_t>(n),        0, 0};
+    }
+    next_tables_.assign(1, 0);
+  }
+  next_rows_set_ = false;
+  if (static_cast<int64_t>(next_rows_.size()) != n) {
+    throw Error(ErrorCode::kInternal, "a run of " + std::to_string(n) + " tokens was given " +
+                                          std::to_string(next_rows_.size()) + " step rows");
   }
   q8_source_ = {};
   // A run that ended with a copy to the host waited for the stream; one that
   // did not (a prompt chunk before the next) may still have its copy queued.
   if (staging_in_flight_) runtime_->Synchronize();
   auto* staged = staging_.get<uint8_t>();
-  const StepValues step{pos0, static_cast<int64_t>(tokens.size())};
+  auto* device = step_block_.get<uint8_t>();
+  const StepValues step{n, reinterpret_cast<const StepRow*>(device + rows_offset_),
+                        reinterpret_cast<const int32_t*>(device + tables_offset_)};
   std::memcpy(staged, &step, sizeof step);
   std::memcpy(staged + sizeof step, tokens.data(), tokens.size_bytes());
-  runtime_->CopyToDevice(step_block_.get(), staged, sizeof step + tokens.size_bytes());
+  runtime_->CopyToDevice(device, staged, sizeof step + tokens.size_bytes());
+  const uint64_t row_bytes = next_rows_.size() * sizeof(StepRow);
+  std::memcpy(staged + rows_offset_, next_rows_.data(), row_bytes);
+  runtime_->CopyToDevice(device + rows_offset_, staged + rows_offset_, row_bytes);
+  const uint64_t table_bytes = next_tables_.size() * 4;
+  std::memcpy(staged + tables_offset_, next_tables_.data(), table_bytes);
+  runtime_->CopyToDevice(device + tables_offset_, staged + tables_offset_, table_bytes);
   staging_in_flight_ = true;
 }
 
@@ -416,32 +470,37 @@ int32_t CudaBackend::ReadToken(const int32_t* device_token) {
   return *staged_result_;
 }
 
-bool CudaBackend::ReplayStep(bool decode_token) {
-  if (!decode_token || !decode_graph_) return false;
-  decode_graph_->Replay();
+size_t CudaBackend::decode_graph_kernels(int64_t rows) const {
+  const auto it = decode_graphs_.find(rows);
+  return it == decode_graphs_.end() ? 0 : it->second->kernels();
+}
+
+bool CudaBackend::ReplayStep(int64_t decode_rows) {
+  const auto it = decode_graphs_.find(decode_rows);
+  if (decode_rows <= 0 || it == decode_graphs_.end()) return false;
+  it->second->Replay();
   ++graph_replays_;
   return true;
 }
 
-bool CudaBackend::CaptureStep(bool decode_token) {
-  if (!decode_token || !graphs_on()) return false;
-  if (eager_decode_steps_ == 0) {  // the warm-up step runs eagerly
-    ++eager_decode_steps_;
-    return false;
-  }
+bool CudaBackend::CaptureStep(int64_t decode_rows) {
+  if (decode_rows <= 0 || !graphs_on()) return false;
+  if (eager_decode_rows_.insert(decode_rows).second) return false;  // the warm-up step runs eagerly
   runtime_->BeginCapture();
+  capturing_rows_ = decode_rows;
   return true;
 }
 
 void CudaBackend::EndCaptureStep() {
-  decode_graph_ = runtime_->EndCapture();
-  decode_graph_->Replay();  // the step itself: nothing ran while recording
+  std::unique_ptr<DeviceRuntime::Graph>& graph = decode_graphs_[capturing_rows_];
+  graph = runtime_->EndCapture();
+  graph->Replay();  // the step itself: nothing ran while recording
   ++graph_replays_;
 }
 
 void CudaBackend::AbortCaptureStep() {
   runtime_->AbortCapture();
-  decode_graph_.reset();
+  decode_graphs_.clear();
   graphs_possible_ = false;
   LogWarn("cuda_graph_off",
           "a decode step could not be recorded as a CUDA graph; "

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -77,8 +79,13 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   void UploadWeights(WeightTable& weights, uint64_t chunk_bytes,
                      const std::function<void(int)>& progress);
   // Arena, logits, step values, token ids, MoE and sampler scratch for
-  // `plan`; the sampler remembers up to `context_length` generated ids.
-  void Prepare(const BoundPlan& plan, int64_t context_length = 1);
+  // `plan`; the sampler remembers up to `context_length` generated ids; a
+  // step's block tables hold up to `block_table_entries` blocks in all.
+  void Prepare(const BoundPlan& plan, int64_t context_length = 1, int64_t block_table_entries = 1);
+  // Where the next run's rows sit (their positions, sequences and block
+  // tables; StepRow), consumed by that run's BeginRun. Without it a run is
+  // one sequence at pos0 in the cache's contiguous layout (kernel tests).
+  void SetStepRows(std::span<const StepRow> rows, std::span<const int32_t> tables);
 
   DeviceRuntime& runtime() { return *runtime_; }
   const OpKernels& kernels() const { return runtime_->kernels(); }
@@ -88,6 +95,8 @@ class CudaBackend : public DeviceExecution, public KvMemory {
     return reinterpret_cast<const int32_t*>(step_block_.get<uint8_t>() + sizeof(StepValues));
   }
   int32_t* position_ids() const { return positions_.get<int32_t>(); }
+  // Zeros, one per row: "expert 0" of every token of a matvec_ids call.
+  const int32_t* zero_ids() const { return zero_ids_.get<int32_t>(); }
   // Room for the largest f16/bf16 copy of a GEMM's activations.
   uint16_t* gemm_operand() const { return gemm_operand_.get<uint16_t>(); }
   uint64_t gemm_operand_bytes() const { return gemm_operand_.bytes(); }
@@ -115,15 +124,17 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // off: the f32 matvec, for comparisons).
   bool q8_activations_on() const { return q8_on_; }
   void set_q8_activations(bool on) { q8_on_ = on; }
-  // One-token decode steps are recorded once as a graph (after one eager
-  // step: lazy module loading and first-touch work stay out of it) and
-  // replayed (default on). Off, or a plan with a step that cannot be
-  // recorded: every step launches its kernels one by one.
+  // Decode steps are recorded once per number of rows as a graph (after one
+  // eager step of that size: lazy module loading and first-touch work stay
+  // out of it) and replayed (default on). Off, or a plan with a step that
+  // cannot be recorded: every step launches its kernels one by one.
   void set_graphs(bool on) { graphs_on_ = on; }
   bool graphs_on() const { return graphs_on_ && graphs_possible_; }
   uint64_t graph_replays() const { return graph_replays_; }
-  // Kernel launches one replay of the decode graph stands for (0: none yet).
-  size_t decode_graph_kernels() const { return decode_graph_ ? decode_graph_->kernels() : 0; }
+  // Kernel launches one replay of the decode graph of `rows` rows stands for
+  // (0: none yet), and the graphs recorded.
+  size_t decode_graph_kernels(int64_t rows = 1) const;
+  size_t decode_graphs() const { return decode_graphs_.size(); }
   const VramUsage& usage() const { return usage_; }
   // Whether the weights are still device memory (the residency check).
   bool WeightsResident();
@@ -136,8 +147,8 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) override;
   void PaceRun() override { runtime_->Pace(); }
   int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) override;
-  bool ReplayStep(bool decode_token) override;
-  bool CaptureStep(bool decode_token) override;
+  bool ReplayStep(int64_t decode_rows) override;
+  bool CaptureStep(int64_t decode_rows) override;
   void EndCaptureStep() override;
   void AbortCaptureStep() override;
 
@@ -151,11 +162,17 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   std::shared_ptr<DeviceRuntime> runtime_;
   VramUsage usage_;
   DeviceBuffer weights_;
-  DeviceBuffer arena_, logits_, positions_, moe_buffer_, gemm_operand_;
-  // A run's values on the device, [StepValues][tokens: row_capacity_], and
-  // their pinned staging, [StepValues][tokens][result token][penalized
-  // tokens: penalized_capacity_]: one copy in per run, one token out.
+  DeviceBuffer arena_, logits_, positions_, moe_buffer_, gemm_operand_, zero_ids_;
+  // A run's values on the device, [StepValues][tokens: row_capacity_][rows:
+  // row_capacity_][tables: table_capacity_], and their pinned staging, the
+  // same then [result token][penalized tokens: penalized_capacity_]: three
+  // copies in per run, one token out.
   DeviceBuffer step_block_;
+  uint64_t rows_offset_ = 0, tables_offset_ = 0, step_bytes_ = 0;
+  int64_t table_capacity_ = 1;
+  std::vector<StepRow> next_rows_;
+  std::vector<int32_t> next_tables_;
+  bool next_rows_set_ = false;
   PinnedBuffer staging_;
   int32_t* staged_result_ = nullptr;
   int32_t* staged_penalized_ = nullptr;
@@ -172,9 +189,10 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   bool q8_on_ = true;
   Q8Source q8_source_;
   bool graphs_on_ = true, graphs_possible_ = true;
-  int64_t eager_decode_steps_ = 0;
+  std::set<int64_t> eager_decode_rows_;  // sizes whose warm-up step ran
   uint64_t graph_replays_ = 0;
-  std::unique_ptr<DeviceRuntime::Graph> decode_graph_;
+  int64_t capturing_rows_ = 0;
+  std::map<int64_t, std::unique_ptr<DeviceRuntime::Graph>> decode_graphs_;  // by rows
   std::vector<std::pair<void*, uint64_t>> kv_blocks_;
 };
 

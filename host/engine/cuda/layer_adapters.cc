@@ -161,7 +161,9 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   a.k_cache = layer.k;
   a.v_cache = layer.v;
   a.f16 = ctx.kv->type() == KvType::kF16;
+  a.ring = layer.ring;
   a.capacity = layer.capacity;
+  a.block_tokens = layer.block_tokens;
   a.window = layer.desc.sliding_window;
   a.n_tokens = ctx.n_tokens;
   a.n_head = p.n_head;
@@ -178,7 +180,7 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   } else {
     a.sinks = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
   }
-  if (ctx.n_tokens == 1 && b.attention_partial() != nullptr) {
+  if (DecodeRows(ctx) && b.attention_partial() != nullptr) {
     a.kv_splits = KvSplits(layer.capacity);
     a.partial = b.attention_partial();
   }

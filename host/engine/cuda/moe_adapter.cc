@@ -159,15 +159,18 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
       ctx.In(insn, 1),         s.ids, s.weights, n, p.n_expert, used, static_cast<int>(p.gating),
       p.normalize_weights != 0};
   CheckLaunch(ctx, insn, k.moe_route(route, b.stream()));
-  // One token: x is rounded once for gate and up (same type: one rounding).
+  // Decode rows: x is rounded once for gate and up (same type: one rounding),
+  // and each token keeps one token's arithmetic whatever else the step holds.
+  const bool decode = DecodeRows(ctx);
   const orcd_q8_x32* xq =
-      n == 1 && gate.type == up.type ? QuantizedInput(ctx, insn, gate, x, 1, d) : nullptr;
+      decode && gate.type == up.type ? QuantizedInput(ctx, insn, gate, x, n, d) : nullptr;
   // Biases are added by the activation and the combination as they read.
   const float* bias[3] = {};
   if (biased) {
     for (int i = 0; i < 3; ++i) bias[i] = DeviceFloats(insn.weights[3 + i]);
   }
-  if (n >= kTensorCorePrefillTokens && s.grouped != nullptr) {
+  const bool grouped = !decode && n >= kTensorCorePrefillTokens && s.grouped != nullptr;
+  if (grouped) {
     GroupedExpertMatmuls(ctx, insn, p, x, n, bias);
   } else if (insn.opcode == kOpMoeGlu && xq != nullptr && FusesGateUp(gate, up)) {
     // Each pick's gate and up rows and the activation in one launch.
@@ -184,8 +187,8 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
                 k.moe_activate(s.gate, s.up, bias[0], bias[1], s.ids, pairs, f,
                                static_cast<int>(p.activation), p.alpha, p.limit, b.stream()));
   }
-  if (n < kTensorCorePrefillTokens || s.grouped == nullptr) {
-    const orcd_q8_x32* hq = n == 1 ? QuantizedInput(ctx, insn, down, s.gate, pairs, f) : nullptr;
+  if (!grouped) {
+    const orcd_q8_x32* hq = decode ? QuantizedInput(ctx, insn, down, s.gate, pairs, f) : nullptr;
     ExpertMatvecs(ctx, insn, down, s.ids, pairs, 1, s.gate, f, s.down, d, hq);
   }
   CheckLaunch(

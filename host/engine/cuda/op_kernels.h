@@ -13,11 +13,27 @@
 
 namespace orcd::engine::cuda {
 
+// Where one row (token) of a step sits: its position; its sequence's rows in
+// this step (the keys and values attention reads from the batch rather than
+// the cache: rows [seq_first_row, + seq_rows) at positions seq_pos0..); and
+// where its sequence's KV lives: its block table at StepValues::tables +
+// table (full-context layers) and its ring slot (sliding-window layers).
+struct StepRow {
+  int32_t position = 0;
+  int32_t seq_first_row = 0;
+  int32_t seq_pos0 = 0;
+  int32_t seq_rows = 0;
+  int32_t ring_slot = 0;
+  int32_t table = 0;
+};
+
 // The per-step values kernels read through a pointer, filled by one copy per
-// step, so that a decode step's launch parameters never change (graph capture).
+// step, so that a decode step's launch parameters never change (graph
+// capture): a replayed step of G rows serves any G sequences.
 struct StepValues {
-  int64_t pos0 = 0;      // sequence position of the batch's first token
-  int64_t n_tokens = 0;  // tokens in the batch
+  int64_t n_tokens = 0;           // rows in the step
+  const StepRow* rows = nullptr;  // [n_tokens], device memory
+  const int32_t* tables = nullptr;
 };
 
 constexpr int kMaxHeadDim = 256;
@@ -53,11 +69,13 @@ struct AttentionArgs {
   const float* k_new;  // [n][n_head_kv * d]
   const float* v_new;
   float* o;       // [n][n_head * d]
-  void* k_cache;  // [n_head_kv][capacity][d] of f16 or f32
+  void* k_cache;  // [block][n_head_kv][block_tokens][d] of f16 or f32 (kv_cache.h)
   void* v_cache;
-  bool f16;          // cache element type
-  int64_t capacity;  // positions per head in the cache (ring when windowed)
-  int64_t window;    // 0 = full context
+  bool f16;              // cache element type
+  bool ring;             // a sliding-window layer: each sequence's ring of `capacity`
+  int64_t capacity;      // positions one sequence holds (its ring when windowed)
+  int64_t block_tokens;  // positions per block
+  int64_t window;        // 0 = full context
   int64_t n_tokens, n_head, n_head_kv, head_dim;
   float scale, softcap;
   const float* sinks;   // [n_head] or null
@@ -66,8 +84,9 @@ struct AttentionArgs {
   // One token: o also rounded to 8 bits, d % 32 == 0 (q8 runs of
   // quantize_q8's layout), or null.
   orcd_q8_x32* q8 = nullptr;
-  // One token: the span split over kv_splits CTAs per head (> 1), partial
-  // results in partial [n_head][kv_splits][head_dim + 2]; 1 = not split.
+  // Decode rows (each a sequence's generated token): every row's span split
+  // over kv_splits CTAs per head (> 1), partial results in partial
+  // [n_tokens][n_head][kv_splits][head_dim + 2]; 1 = not split.
   int64_t kv_splits = 1;
   float* partial = nullptr;
 };

@@ -125,12 +125,13 @@ inline int Attention(const AttentionArgs& a, void* stream) {
   if (a.n_tokens > 65535 || a.head_dim > kMaxHeadDim ||
       (a.q8 != nullptr && (a.n_tokens != 1 || a.head_dim % 32 != 0)))
     return static_cast<int>(cudaErrorInvalidValue);
-  if (a.n_tokens == 1 && a.kv_splits > 1 && a.partial != nullptr) {
-    const dim3 parts(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.kv_splits));
+  if (a.kv_splits > 1 && a.partial != nullptr) {  // decode rows
+    const dim3 parts(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.kv_splits),
+                     static_cast<unsigned>(a.n_tokens));
     ORCD_KERNEL(parts, kAttentionThreads, Stream(stream), attention_split_kernel)(a);
     if (cudaError_t e = ORCD_LAUNCH_RESULT(); e != cudaSuccess) return static_cast<int>(e);
-    ORCD_KERNEL(static_cast<unsigned>(a.n_head), kAttentionThreads, Stream(stream),
-                attention_combine_kernel)
+    const dim3 heads(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.n_tokens));
+    ORCD_KERNEL(heads, kAttentionThreads, Stream(stream), attention_combine_kernel)
     (a);
     return static_cast<int>(ORCD_LAUNCH_RESULT());  // the combination stored K and V
   }

@@ -88,12 +88,19 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
                       int64_t y_stride, const orcd_q8_x32* xq) {
   CudaBackend& b = Backend(ctx);
   const uint8_t* rows = DeviceData(w) + static_cast<uint64_t>(row0) * w.row_bytes;
+  const bool decode = n_tokens == 1 || DecodeRows(ctx);
+  const int64_t expert_bytes = static_cast<int64_t>(w.row_bytes) * n_rows;  // one "expert"
   if (xq != nullptr) {
-    ThrowIfPluginError(w.quant->cuda->matvec_q8(rows, n_rows, w.cols(), xq, y, b.stream()),
-                       insn.label);
+    const orcd_quant_cuda_ops& ops = *w.quant->cuda;
+    // Several tokens: every one is "expert 0" of matvec_ids_q8 (matvec_q8's dots).
+    ThrowIfPluginError(
+        n_tokens == 1 ? ops.matvec_q8(rows, n_rows, w.cols(), xq, y, b.stream())
+                      : ops.matvec_ids_q8(rows, n_rows, w.cols(), expert_bytes, b.zero_ids(),
+                                          n_tokens, 1, xq, w.cols() / 32, y, y_stride, b.stream()),
+        insn.label);
     return;
   }
-  if (DenseTypeSupported(w.type) && n_tokens > 1) {
+  if (DenseTypeSupported(w.type) && !decode) {
     // cuBLAS: W row-major [n_rows][cols] is column-major cols x n_rows, so
     // y^T (n_rows x n_tokens, ldc y_stride) = W^T x^T with x^T cols x n_tokens.
     // 16-bit weights take 16-bit activations (rounded, as llama.cpp does).
@@ -118,16 +125,30 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
   }
   // The scratch was sized for the MATMULs that take this path (a LOGITS over
   // many rows may not fit it: it keeps the plugin's kernel).
-  if (n_tokens >= kTensorCorePrefillTokens && b.prefill_scratch().elements >= w.cols() &&
+  if (!decode && n_tokens >= kTensorCorePrefillTokens && b.prefill_scratch().elements >= w.cols() &&
       static_cast<uint64_t>(n_tokens * w.cols()) * 2 <= b.gemm_operand_bytes()) {
     DequantizedGemm(ctx, insn, w, rows, n_rows, x, n_tokens, y, y_stride);
     return;
   }
   const orcd_quant_cuda_ops& ops = *w.quant->cuda;
-  orcd_error* e = n_tokens == 1
-                      ? ops.matvec(rows, n_rows, w.cols(), x, y, b.stream())
-                      : ops.matmul(rows, n_rows, w.cols(), x, n_tokens, y, y_stride, b.stream());
-  ThrowIfPluginError(e, insn.label);
+  if (!decode) {
+    ThrowIfPluginError(ops.matmul(rows, n_rows, w.cols(), x, n_tokens, y, y_stride, b.stream()),
+                       insn.label);
+    return;
+  }
+  // Decode rows in f32 (the q8 path off): matvec's arithmetic per token.
+  if (n_tokens > 1 && ORCD_HAS_FIELD(&ops, orcd_quant_cuda_ops, matvec_ids) &&
+      ops.matvec_ids != nullptr) {
+    ThrowIfPluginError(ops.matvec_ids(rows, n_rows, w.cols(), expert_bytes, b.zero_ids(), n_tokens,
+                                      1, x, w.cols(), y, y_stride, b.stream()),
+                       insn.label);
+    return;
+  }
+  for (int64_t t = 0; t < n_tokens; ++t) {  // a pre-1.2 plugin: a launch per token
+    ThrowIfPluginError(
+        ops.matvec(rows, n_rows, w.cols(), x + t * w.cols(), y + t * y_stride, b.stream()),
+        insn.label);
+  }
 }
 
 void DeviceGetRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
@@ -145,18 +166,19 @@ void DeviceGetRows(ExecContext& ctx, const BoundInstruction& insn, const WeightR
 
 namespace {
 
-// One token's 8-bit input for w: the previous MATMUL's rounding of the same
+// Decode rows' 8-bit input for w: the previous MATMUL's rounding of the same
 // register when the lowering says they share it and that rounding is there
 // (a weight on the f32 path left none), else a fresh one.
 const orcd_q8_x32* MatmulQ8Input(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                                  const float* x, bool shared) {
-  if (ctx.n_tokens != 1) return nullptr;
+  if (!DecodeRows(ctx)) return nullptr;
   CudaBackend& b = Backend(ctx);
-  if (shared && b.q8_activations_on() && b.q8_source() == CudaBackend::Q8Source{x, 1, w.cols()} &&
-      TakesQ8Input(w)) {
+  const int64_t rows = ctx.n_tokens;
+  if (shared && b.q8_activations_on() &&
+      b.q8_source() == CudaBackend::Q8Source{x, rows, w.cols()} && TakesQ8Input(w)) {
     return b.q8_activations();
   }
-  return QuantizedInput(ctx, insn, w, x, 1, w.cols());
+  return QuantizedInput(ctx, insn, w, x, rows, w.cols());
 }
 
 }  // namespace
@@ -166,7 +188,8 @@ const orcd_q8_x32* MatmulQ8Input(ExecContext& ctx, const BoundInstruction& insn,
 // it does not serve it.
 bool SplitMatvecQ8(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                    const orcd_q8_x32* xq) {
-  if (insn.out.size() < 2 || insn.out.size() > 4 || !ServesMultiQ8(w)) return false;
+  if (ctx.n_tokens != 1 || insn.out.size() < 2 || insn.out.size() > 4 || !ServesMultiQ8(w))
+    return false;
   orcd_matvec_part parts[4];
   uint64_t offset = 0;
   for (size_t i = 0; i < insn.out.size(); ++i) {
@@ -213,11 +236,11 @@ void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx) {
       MatmulQ8Input(ctx, insn, gate, x, insn.ParamsAs<LoweredMatvecParams>().shared_input != 0);
   if (xq != nullptr && FusesGateUp(gate, up)) {
     const orcd_glu_params glu{ORCD_MOE_ACT_SWIGLU, 0.0f, 0.0f, nullptr, nullptr};
-    ThrowIfPluginError(
-        gate.quant->cuda->matvec_glu_q8(DeviceData(gate), DeviceData(up), f, gate.cols(),
-                                        f * gate.row_bytes, nullptr, 1, 1, xq, gate.cols() / 32,
-                                        &glu, ctx.Out(insn, 2), f, b.stream()),
-        insn.label);
+    ThrowIfPluginError(gate.quant->cuda->matvec_glu_q8(
+                           DeviceData(gate), DeviceData(up), f, gate.cols(), f * gate.row_bytes,
+                           ctx.n_tokens == 1 ? nullptr : b.zero_ids(), ctx.n_tokens, 1, xq,
+                           gate.cols() / 32, &glu, ctx.Out(insn, 2), f, b.stream()),
+                       insn.label);
     return;
   }
   float* g = ctx.Out(insn, 0);
@@ -230,13 +253,14 @@ void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx) {
 }
 
 // MATMUL_MULTI: one token's rows of every weight through the plugin's
-// matvec_multi_q8; else, or where the input stays f32, a MATMUL each.
+// matvec_multi_q8; else (several decode rows too), or where the input stays
+// f32, a MATMUL each.
 void RunMatmulMulti(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& first = *insn.weights[0];
   const float* x = ctx.In(insn, 0);
   const orcd_q8_x32* xq =
       MatmulQ8Input(ctx, insn, first, x, insn.ParamsAs<LoweredMatvecParams>().shared_input != 0);
-  if (xq != nullptr && ServesMultiQ8(first)) {
+  if (xq != nullptr && ctx.n_tokens == 1 && ServesMultiQ8(first)) {
     orcd_matvec_part parts[4];
     for (size_t j = 0; j < insn.weights.size(); ++j)
       parts[j] = {DeviceData(*insn.weights[j]), insn.out[j].width, ctx.Out(insn, j)};
@@ -256,8 +280,10 @@ void RunMatmulMulti(const BoundInstruction& insn, ExecContext& ctx) {
 void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
   const float* x = ctx.In(insn, 0) + ctx.first_logit_row * w.cols();
-  const orcd_q8_x32* xq =
-      ctx.logit_rows == 1 ? QuantizedInput(ctx, insn, w, x, 1, w.cols()) : nullptr;
+  // One row, or decode rows (each with one token's arithmetic).
+  const orcd_q8_x32* xq = ctx.logit_rows == 1 || DecodeRows(ctx)
+                              ? QuantizedInput(ctx, insn, w, x, ctx.logit_rows, w.cols())
+                              : nullptr;
   DeviceMatmulRows(ctx, insn, w, 0, w.rows(), x, ctx.logit_rows, ctx.logits, w.rows(), xq);
   const float softcap = insn.ParamsAs<orcd_op_logits_params>().softcap;
   if (softcap > 0.0f) {

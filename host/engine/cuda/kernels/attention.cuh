@@ -2,14 +2,18 @@
 // blockDim.x (one score per thread), a running max and sum, and the output
 // row accumulated in shared memory by dimension. Semantics of
 // cpu/attention_adapter.cc: causal, sliding window, GQA, softcap, sinks in
-// the denominator only; this batch's keys and values are read from the batch
+// the denominator only; a step's own keys and values are read from the batch
 // rounded like the cache (a windowed ring may already have dropped them), and
 // a second kernel stores the batch into the cache afterwards.
 //
-// Launch shape: (n_head, n_tokens) CTAs whatever the position, so a decode
-// step's launch never changes; the position comes from StepValues. One token
-// with a long cache splits the span over (n_head, kv_splits) CTAs instead and
-// merges the parts (attention_split_kernel, attention_combine_kernel).
+// A step holds rows of one or more sequences (StepRow): each row attends its
+// own sequence, through that sequence's block table (full-context layers) or
+// ring slot (sliding-window layers), in the cache layout of kv_cache.h.
+//
+// Launch shape: (n_head, n_tokens) CTAs whatever the positions, so a decode
+// step's launch never changes; the positions come from StepValues. Decode rows
+// split each row's span over (n_head, kv_splits, rows) CTAs instead and merge
+// the parts (attention_split_kernel, attention_combine_kernel).
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_ATTENTION_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_ATTENTION_CUH_
 
@@ -36,12 +40,29 @@ __device__ __forceinline__ float batch_value(const float* batch, const float* bi
   return bias ? batch[t * width + c] + bias[c] : batch[t * width + c];
 }
 
+// Element index of kv head g's row of position j in the cache, for the
+// sequence of row r (kv_cache.h's KvCache::Layer::RowIndex).
+__device__ __forceinline__ int64_t cache_row(const AttentionArgs& a, const StepRow& r, int64_t j,
+                                             int64_t g) {
+  int64_t block, offset;
+  if (a.ring) {
+    const int64_t slot = j % a.capacity;
+    block = r.ring_slot * (a.capacity / a.block_tokens) + slot / a.block_tokens;
+    offset = slot % a.block_tokens;
+  } else {
+    block = a.step->tables[r.table + j / a.block_tokens];
+    offset = j % a.block_tokens;
+  }
+  return ((block * a.n_head_kv + g) * a.block_tokens + offset) * a.head_dim;
+}
+
 // Shared memory and running state of one (head, token)'s attention.
 struct AttendState {
-  float* q_s;      // [d]
-  float* o_s;      // [d], unnormalized, relative to running_max
-  float* p_s;      // [blockDim.x]
-  float* scratch;  // [kWarp]
+  float* q_s;        // [d]
+  float* o_s;        // [d], unnormalized, relative to running_max
+  float* p_s;        // [blockDim.x]
+  int64_t* where_s;  // [blockDim.x]: each key's source (KeySource)
+  float* scratch;    // [kWarp]
   float running_max = -INFINITY;
   float running_sum = 0.0f;
 };
@@ -49,7 +70,7 @@ struct AttendState {
 // The first position head h's token t attends to, and its own position.
 __device__ __forceinline__ void attended_span(const AttentionArgs& a, int64_t t, int64_t* first,
                                               int64_t* pos) {
-  *pos = a.step->pos0 + t;
+  *pos = a.step->rows[t].position;
   *first = a.window > 0 && *pos - a.window + 1 > 0 ? *pos - a.window + 1 : 0;
 }
 
@@ -59,7 +80,7 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
                                        int64_t hi, AttendState& st) {
   const int64_t d = a.head_dim;
   const int64_t g = h / (a.n_head / a.n_head_kv);
-  const int64_t pos0 = a.step->pos0;
+  const StepRow r = a.step->rows[t];
   const int64_t kv_width = a.n_head_kv * d;
   const float* qh = a.q + t * a.n_head * d + h * d;
   for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
@@ -68,20 +89,28 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
   }
   __syncthreads();
 
-  // Element i of position j's key (value): the batch or the cache's ring slot.
-  auto key = [&](const float* batch, const float* bias, const void* cache, int64_t j, int64_t i) {
-    if (j >= pos0)
-      return round_like_cache(batch_value(batch, bias, kv_width, j - pos0, g * d + i), a.f16);
-    return cache_value(cache, (g * a.capacity + j % a.capacity) * d + i, a.f16);
+  // Where position j's key and value are: -1 - its batch row when this step
+  // holds it, else its row's element index in the cache.
+  auto source = [&](int64_t j) -> int64_t {
+    if (j >= r.seq_pos0) return -1 - (r.seq_first_row + j - r.seq_pos0);
+    return cache_row(a, r, j, g);
+  };
+  auto element = [&](const float* batch, const float* bias, const void* cache, int64_t where,
+                     int64_t i) {
+    if (where < 0)
+      return round_like_cache(batch_value(batch, bias, kv_width, -1 - where, g * d + i), a.f16);
+    return cache_value(cache, where + i, a.f16);
   };
 
   for (int64_t tile = lo; tile <= hi; tile += blockDim.x) {
     const int64_t j = tile + threadIdx.x;
     float score = -INFINITY;
     if (j <= hi) {
+      const int64_t where = source(j);
+      st.where_s[threadIdx.x] = where;
       float dot = 0.0f;
       for (int64_t i = 0; i < d; ++i)
-        dot = fmaf(st.q_s[i], key(a.k_new, nullptr, a.k_cache, j, i), dot);
+        dot = fmaf(st.q_s[i], element(a.k_new, nullptr, a.k_cache, where, i), dot);
       score = dot * a.scale;
       if (a.softcap > 0.0f) score = a.softcap * tanhf(score / a.softcap);
     }
@@ -89,7 +118,7 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
     const float new_max = fmaxf(st.running_max, tile_max);
     const float p = j <= hi ? expf(score - new_max) : 0.0f;
     st.p_s[threadIdx.x] = p;
-    const float tile_sum = block_sum(p, st.scratch);       // its barriers also publish p_s
+    const float tile_sum = block_sum(p, st.scratch);       // its barriers also publish p_s, where_s
     const float rescale = expf(st.running_max - new_max);  // 0 on the first tile
     st.running_sum = st.running_sum * rescale + tile_sum;
     st.running_max = new_max;
@@ -97,10 +126,10 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
     for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
       float acc = st.o_s[i] * rescale;
       for (int64_t jj = 0; jj < count; ++jj)
-        acc = fmaf(st.p_s[jj], key(a.v_new, a.v_bias, a.v_cache, tile + jj, i), acc);
+        acc = fmaf(st.p_s[jj], element(a.v_new, a.v_bias, a.v_cache, st.where_s[jj], i), acc);
       st.o_s[i] = acc;
     }
-    __syncthreads();  // p_s is rewritten by the next tile
+    __syncthreads();  // p_s and where_s are rewritten by the next tile
   }
 }
 
@@ -120,15 +149,15 @@ __device__ __forceinline__ void write_normalized(const AttentionArgs& a, int64_t
   __syncthreads();  // oh written by every thread of the CTA
   const int64_t runs = a.head_dim / 32;
   for (int64_t run = threadIdx.x / kWarp; run < runs; run += blockDim.x / kWarp)
-    quantize_run(oh[run * 32 + threadIdx.x % kWarp], a.q8 + h * runs + run);
+    quantize_run(oh[run * 32 + threadIdx.x % kWarp], a.q8 + (t * a.n_head + h) * runs + run);
 }
 
-// Token t's K and V of kv head g into the cache's ring slot.
+// Token t's K and V of kv head g into its sequence's cache.
 __device__ __forceinline__ void store_kv(const AttentionArgs& a, int64_t g, int64_t t) {
-  const int64_t slot = (a.step->pos0 + t) % a.capacity;
+  const StepRow r = a.step->rows[t];
   const int64_t d = a.head_dim;
   const int64_t width = a.n_head_kv * d;
-  const int64_t to = (g * a.capacity + slot) * d;
+  const int64_t to = cache_row(a, r, r.position, g);
   for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
     const float k = a.k_new[t * width + g * d + i];
     const float v = batch_value(a.v_new, a.v_bias, width, t, g * d + i);
@@ -146,33 +175,36 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_kernel(AttentionA
   __shared__ float q_s[kMaxHeadDim];
   __shared__ float o_s[kMaxHeadDim];
   __shared__ float p_s[kAttentionThreads];
+  __shared__ int64_t where_s[kAttentionThreads];
   __shared__ float scratch[kWarp];
   const int64_t h = blockIdx.x, t = blockIdx.y;
   int64_t first, pos;
   attended_span(a, t, &first, &pos);
-  AttendState st{q_s, o_s, p_s, scratch};
+  AttendState st{q_s, o_s, p_s, where_s, scratch};
   attend(a, h, t, first, pos, st);
   write_normalized(a, h, t, o_s, st.running_max, st.running_sum);
 }
 
-// Split-KV (flash-decoding) for one token: CTA (h, s) attends the s-th of
-// a.kv_splits equal parts of the span and leaves its unnormalized output, max
-// and sum in a.partial[(h * kv_splits + s) * (d + 2) ..]. The number of parts
-// is fixed per launch (graph capture); their length follows the position.
+// Split-KV (flash-decoding) for decode rows: CTA (h, s, t) attends the s-th
+// of a.kv_splits equal parts of row t's span and leaves its unnormalized
+// output, max and sum in a.partial[((t * n_head + h) * kv_splits + s) *
+// (d + 2) ..]. The number of parts is fixed per launch (graph capture); their
+// length follows the position. A row's result does not depend on the others.
 __global__ void __launch_bounds__(kAttentionThreads) attention_split_kernel(AttentionArgs a) {
   __shared__ float q_s[kMaxHeadDim];
   __shared__ float o_s[kMaxHeadDim];
   __shared__ float p_s[kAttentionThreads];
+  __shared__ int64_t where_s[kAttentionThreads];
   __shared__ float scratch[kWarp];
-  const int64_t h = blockIdx.x, split = blockIdx.y;
+  const int64_t h = blockIdx.x, split = blockIdx.y, t = blockIdx.z;
   int64_t first, pos;
-  attended_span(a, 0, &first, &pos);
+  attended_span(a, t, &first, &pos);
   const int64_t per = (pos - first + a.kv_splits) / a.kv_splits;  // ceil(span / splits)
   const int64_t lo = first + split * per;
   const int64_t hi = lo + per - 1 < pos ? lo + per - 1 : pos;
-  AttendState st{q_s, o_s, p_s, scratch};
-  attend(a, h, 0, lo, hi, st);
-  float* part = a.partial + (h * a.kv_splits + split) * (a.head_dim + 2);
+  AttendState st{q_s, o_s, p_s, where_s, scratch};
+  attend(a, h, t, lo, hi, st);
+  float* part = a.partial + ((t * a.n_head + h) * a.kv_splits + split) * (a.head_dim + 2);
   for (int64_t i = threadIdx.x; i < a.head_dim; i += blockDim.x) part[i] = o_s[i];
   if (threadIdx.x == 0) {
     part[a.head_dim] = st.running_max;
@@ -180,11 +212,11 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_split_kernel(Atte
   }
 }
 
-// Merges head h's parts (rescaled to their common max), then normalizes.
+// Merges row t's head h's parts (rescaled to their common max), then normalizes.
 __global__ void __launch_bounds__(kAttentionThreads) attention_combine_kernel(AttentionArgs a) {
   __shared__ float o_s[kMaxHeadDim];
-  const int64_t h = blockIdx.x, d = a.head_dim;
-  const float* parts = a.partial + h * a.kv_splits * (d + 2);
+  const int64_t h = blockIdx.x, t = blockIdx.y, d = a.head_dim;
+  const float* parts = a.partial + (t * a.n_head + h) * a.kv_splits * (d + 2);
   float max = -INFINITY;
   for (int64_t s = 0; s < a.kv_splits; ++s) max = fmaxf(max, parts[s * (d + 2) + d]);
   float sum = 0.0f;
@@ -201,17 +233,18 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_combine_kernel(At
     o_s[i] = acc;
   }
   __syncthreads();
-  write_normalized(a, h, 0, o_s, max, sum);
+  write_normalized(a, h, t, o_s, max, sum);
   // The token's K and V go to the cache here, once every part has read the
   // cache (the split kernel finished): no launch of kv_store_kernel.
-  if (h < a.n_head_kv) store_kv(a, h, 0);
+  if (h < a.n_head_kv) store_kv(a, h, t);
 }
 
-// Stores the batch's last min(n_tokens, capacity) positions in the cache:
-// one CTA per (kv head, token), threads over the head dimension.
+// Stores each sequence's last min(its rows, capacity) positions of the step
+// in the cache: one CTA per (kv head, token), threads over the head dimension.
 __global__ void kv_store_kernel(AttentionArgs a) {
   const int64_t g = blockIdx.x, t = blockIdx.y;
-  if (t < a.n_tokens - a.capacity) return;  // overwritten within this batch anyway
+  const StepRow r = a.step->rows[t];
+  if (r.position < r.seq_pos0 + r.seq_rows - a.capacity) return;  // overwritten within this step
   store_kv(a, g, t);
 }
 

@@ -46,7 +46,7 @@ __global__ void to_half_kernel(const float* x, uint16_t* out, int64_t n, uint32_
 }
 
 __global__ void positions_kernel(int32_t* ids, const StepValues* step, int64_t n) {
-  ORCD_GRID_STRIDE(i, n) ids[i] = static_cast<int32_t>(step->pos0 + i);
+  ORCD_GRID_STRIDE(i, n) ids[i] = step->rows[i].position;
 }
 
 }  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT

@@ -34,7 +34,7 @@ __global__ void rope_kernel(RopeArgs a) {
       dst[i0 + 1] = v1;
       continue;
     }
-    float theta = static_cast<float>(a.step->pos0 + t);
+    float theta = static_cast<float>(a.step->rows[t].position);
     for (int64_t j = 0; j < pair; ++j) theta *= a.theta_scale;
     const float ff = a.freq_factors ? a.freq_factors[pair] : 1.0f;
     const float extrap = theta / ff;

@@ -1,0 +1,273 @@
+// Many sequences on the CUDA backend (Engine::Step over the emulated device):
+// a sequence's logits are bit-identical whether it runs alone or beside seven
+// others with staggered starts, whatever number of decode rows a step holds
+// (each number replayed from its own graph), and after its KV was dropped
+// and recomputed (a preemption). Exact equality, no tolerance: decode rows keep
+// one token's arithmetic (matvec_q8 dots, split-KV attention, MoE matvecs)
+// and attention reads each sequence's own blocks. The same KV pool as the
+// CPU's, in device memory. Also built into the GPU tests
+// (ORCD_ADAPTER_TEST_ON_GPU): whether batch invariance holds on hardware
+// (nvcc's code, the real runtime's copies and graphs) is what the kit reports.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine_test_support.h"
+#include "golden.h"
+#include "host/common/status.h"
+#include "host/engine/engine.h"
+#if ORCD_ADAPTER_TEST_ON_GPU
+#include "device_buffer.h"
+#endif
+
+namespace orcd::testing {
+namespace {
+
+// The CUDA backend: the emulated device in CI, the GPU in the GPU tests.
+std::unique_ptr<engine::Engine> LoadCudaEngine(const std::string& model,
+                                               engine::EngineOptions options) {
+#if ORCD_ADAPTER_TEST_ON_GPU
+  options.device = "cuda";
+  return LoadFixtureEngine(model, options);
+#else
+  return LoadEmulatedCudaEngine(model, 1ull << 30, options);
+#endif
+}
+
+// Skips without a GPU in the GPU tests; the emulated device is always there.
+#if ORCD_ADAPTER_TEST_ON_GPU
+#define ORCD_SKIP_WITHOUT_CUDA() ORCD_SKIP_WITHOUT_GPU()
+#else
+#define ORCD_SKIP_WITHOUT_CUDA() \
+  do {                           \
+  } while (0)
+#endif
+
+constexpr int kSequences = 8;
+constexpr int kGenerated = 5;  // greedy tokens after each prompt
+
+struct SeqRun {
+  std::vector<int32_t> tokens;  // generated
+  std::vector<float> logits;    // each sampled row
+};
+
+std::vector<std::vector<int32_t>> Prompts(int64_t vocab) {
+  std::mt19937 rng(4321);
+  std::uniform_int_distribution<int32_t> id(
+      1, static_cast<int32_t>(std::min<int64_t>(vocab, 250)) - 1);
+  // From one token to past the gpt-oss fixture's 16-position window (its
+  // ring wraps), across block boundaries (8-token blocks below).
+  const int lengths[kSequences] = {5, 13, 1, 21, 7, 18, 3, 9};
+  std::vector<std::vector<int32_t>> prompts;
+  for (int len : lengths) {
+    std::vector<int32_t> p(static_cast<size_t>(len));
+    for (int32_t& t : p) t = id(rng);
+    prompts.push_back(std::move(p));
+  }
+  return prompts;
+}
+
+void Append(SeqRun& run, std::span<const float> row) {
+  run.logits.insert(run.logits.end(), row.begin(), row.end());
+  run.tokens.push_back(Argmax(row));
+}
+
+SeqRun Solo(engine::Engine& e, const std::vector<int32_t>& prompt) {
+  const int seq = e.OpenSequence();
+  EXPECT_GE(seq, 0);
+  SeqRun run;
+  EXPECT_TRUE(e.Reserve(seq, static_cast<int64_t>(prompt.size()) + kGenerated));
+  engine::StepPart part{seq, prompt, static_cast<int64_t>(prompt.size())};
+  Append(run, e.Step({&part, 1}));
+  for (int i = 1; i < kGenerated; ++i) {
+    const int32_t token = run.tokens.back();
+    engine::StepPart next{seq, {&token, 1}, 0};
+    Append(run, e.Step({&next, 1}));
+  }
+  e.CloseSequence(seq);
+  return run;
+}
+
+// All at once, as a CUDA step allows: a step is either one newcomer's prompt
+// or one generated token of every decoding sequence (1 to 8 rows as
+// sequences start and finish). With `preempt`, sequence 3 loses its KV after
+// its second generated token and recomputes its prompt (a prompt step), then
+// its first generated token in a decode step without asking for its logits,
+// and goes on.
+std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<int32_t>>& prompts,
+                             bool preempt) {
+  struct State {
+    int seq = -1;
+    std::vector<int32_t> replay;  // generated tokens to evaluate again, logits unasked
+    int32_t next = -1;            // the token the next decode step feeds
+    bool prompt_done = false, done = false;
+  };
+  const auto vocab = static_cast<size_t>(e.info().vocab);
+  std::vector<State> states(prompts.size());
+  std::vector<SeqRun> runs(prompts.size());
+  bool preempted = false;
+  size_t started = 0;
+  for (int step = 0; step < 200; ++step) {
+    // Every other step admits the next sequence or re-prefills a preempted one.
+    size_t prefill = prompts.size();
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      if (states[i].seq >= 0 && !states[i].prompt_done && !states[i].done) prefill = i;
+    }
+    if (prefill == prompts.size() && step % 2 == 0 && started < prompts.size()) {
+      prefill = started++;
+      State& s = states[prefill];
+      s.seq = e.OpenSequence();
+      EXPECT_GE(s.seq, 0);
+      EXPECT_TRUE(e.Reserve(s.seq, static_cast<int64_t>(prompts[prefill].size()) + kGenerated));
+    }
+    if (prefill < prompts.size()) {
+      State& s = states[prefill];
+      const std::vector<int32_t>& prompt = prompts[prefill];
+      engine::StepPart part{s.seq, prompt, static_cast<int64_t>(prompt.size())};
+      part.logits = s.replay.empty();
+      const std::span<const float> logits = e.Step({&part, 1});
+      s.prompt_done = true;
+      if (s.replay.empty()) {
+        Append(runs[prefill], logits.first(vocab));
+        s.next = runs[prefill].tokens.back();
+      }
+      continue;
+    }
+    std::vector<engine::StepPart> parts;
+    std::vector<size_t> owners;
+    std::vector<int32_t> feed(prompts.size());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      State& s = states[i];
+      if (s.seq < 0 || s.done || !s.prompt_done) continue;
+      const bool replaying = !s.replay.empty();
+      feed[i] = replaying ? s.replay.front() : s.next;
+      engine::StepPart part{s.seq, {&feed[i], 1}, 0};
+      part.logits = !replaying;
+      parts.push_back(part);
+      owners.push_back(i);
+    }
+    if (parts.empty()) {
+      if (started == prompts.size()) break;
+      continue;
+    }
+    const std::span<const float> logits = e.Step(parts);
+    size_t row = 0;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      State& s = states[owners[k]];
+      if (!parts[k].logits) {
+        s.replay.erase(s.replay.begin());
+        continue;
+      }
+      SeqRun& run = runs[owners[k]];
+      Append(run, logits.subspan(row++ * vocab, vocab));
+      s.next = run.tokens.back();
+      if (static_cast<int>(run.tokens.size()) == kGenerated) {
+        e.CloseSequence(s.seq);
+        s.done = true;
+      } else if (preempt && owners[k] == 3 && run.tokens.size() == 2 && !preempted) {
+        preempted = true;  // drop its KV: recompute everything it has evaluated
+        e.CloseSequence(s.seq);
+        s.seq = e.OpenSequence();
+        EXPECT_TRUE(e.Reserve(s.seq, static_cast<int64_t>(prompts[3].size()) + kGenerated));
+        s.prompt_done = false;
+        s.replay = {run.tokens[0]};  // then tokens[1], as it would have
+      }
+    }
+  }
+  if (preempt) {
+    EXPECT_TRUE(preempted);
+  }
+  return runs;
+}
+
+class CudaSteps : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  engine::EngineOptions options;
+  options.max_sequences = kSequences;
+  options.context_length = 64;
+  options.kv_block_tokens = 8;
+  auto e = LoadCudaEngine(GetParam(), options);
+  ASSERT_EQ(e->kv_pool().max_sequences, kSequences);
+  const auto prompts = Prompts(e->info().vocab);
+  std::vector<SeqRun> solo;
+  for (const auto& p : prompts) solo.push_back(Solo(*e, p));
+
+  // The single-sequence API is the same computation (one prompt pass, then
+  // one-token decode runs).
+  e->Reset();
+  std::span<const float> first = e->Prefill(prompts[1]);
+  EXPECT_EQ(0, std::memcmp(first.data(), solo[1].logits.data(), first.size_bytes()))
+      << "Prefill() differs from a one-sequence step";
+  std::span<const float> second = e->Decode(solo[1].tokens[0]);
+  EXPECT_EQ(0, std::memcmp(second.data(), solo[1].logits.data() + second.size(),
+                           second.size_bytes()))
+      << "Decode() differs from a one-sequence decode step";
+  e->Reset();
+
+  for (const bool preempt : {false, true}) {
+    const std::vector<SeqRun> together = Together(*e, prompts, preempt);
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      SCOPED_TRACE("sequence " + std::to_string(i) + (preempt ? ", with a preemption" : ""));
+      ASSERT_EQ(together[i].tokens, solo[i].tokens);
+      ASSERT_EQ(together[i].logits.size(), solo[i].logits.size());
+      EXPECT_EQ(0, std::memcmp(together[i].logits.data(), solo[i].logits.data(),
+                               solo[i].logits.size() * sizeof(float)))
+          << "logits differ from the solo run";
+    }
+    EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
+  }
+  // Decode steps of several sizes were recorded as graphs and replayed.
+  EXPECT_GE(e->cuda_backend()->decode_graphs(), 4u);
+  EXPECT_GT(e->cuda_backend()->graph_replays(), 20u);
+}
+
+// Dense and MoE, F16 and quantized (matvec_q8 / matvec_ids_q8, Phi-3's split
+// QKV), RoPE and learned positions, sliding windows with sinks, soft-caps.
+INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,
+                         ::testing::Values("qwen2-tiny.Q4_K_M", "phi3-tiny.Q4_K_M",
+                                           "gpt2-tiny.F16", "gptoss-tiny.MXFP4_MOE",
+                                           "qwen3moe-tiny.Q4_K_M", "gemma2-tiny.Q4_K_M"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           std::replace(name.begin(), name.end(), '.', '_');
+                           return name;
+                         });
+
+// What a CUDA step cannot hold is refused before anything runs, and the
+// sequences are as they were.
+TEST(CudaStepLimits, MixedOrSeveralPromptStepsAreRefused) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  engine::EngineOptions options;
+  options.max_sequences = 2;
+  options.context_length = 64;
+  auto e = LoadCudaEngine("qwen2-tiny.Q4_K_M", options);
+  const int a = e->OpenSequence(), b = e->OpenSequence();
+  ASSERT_TRUE(e->Reserve(a, 16));
+  ASSERT_TRUE(e->Reserve(b, 16));
+  const std::vector<int32_t> prompt = {3, 5, 7};
+  engine::StepPart two_prompts[2] = {{a, prompt, 3}, {b, prompt, 3}};
+  try {
+    e->Step(two_prompts);
+    FAIL() << "two prompts in one CUDA step ran";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kUnsupported);
+    EXPECT_NE(std::string(err.what()).find("one sequence's prompt"), std::string::npos);
+  }
+  engine::StepPart pa{a, prompt, 3};
+  EXPECT_EQ(e->Step({&pa, 1}).size(), static_cast<size_t>(e->info().vocab));
+  const int32_t token = 9;
+  engine::StepPart mixed[2] = {{a, {&token, 1}, 0}, {b, prompt, 3}};
+  EXPECT_THROW(e->Step(mixed), Error);
+}
+
+}  // namespace
+}  // namespace orcd::testing
