@@ -22,6 +22,7 @@
 #include "golden.h"
 #include "host/common/status.h"
 #include "host/engine/engine.h"
+#include "step_runs.h"
 #if ORCD_ADAPTER_TEST_ON_GPU
 #include "device_buffer.h"
 #endif
@@ -52,46 +53,10 @@ std::unique_ptr<engine::Engine> LoadCudaEngine(const std::string& model,
 constexpr int kSequences = 8;
 constexpr int kGenerated = 5;  // greedy tokens after each prompt
 
-struct SeqRun {
-  std::vector<int32_t> tokens;  // generated
-  std::vector<float> logits;    // each sampled row
-};
-
+// From one token to past the gpt-oss fixture's 16-position window (its ring
+// wraps), across block boundaries (8-token blocks below).
 std::vector<std::vector<int32_t>> Prompts(int64_t vocab) {
-  std::mt19937 rng(4321);
-  std::uniform_int_distribution<int32_t> id(
-      1, static_cast<int32_t>(std::min<int64_t>(vocab, 250)) - 1);
-  // From one token to past the gpt-oss fixture's 16-position window (its
-  // ring wraps), across block boundaries (8-token blocks below).
-  const int lengths[kSequences] = {5, 13, 1, 21, 7, 18, 3, 9};
-  std::vector<std::vector<int32_t>> prompts;
-  for (int len : lengths) {
-    std::vector<int32_t> p(static_cast<size_t>(len));
-    for (int32_t& t : p) t = id(rng);
-    prompts.push_back(std::move(p));
-  }
-  return prompts;
-}
-
-void Append(SeqRun& run, std::span<const float> row) {
-  run.logits.insert(run.logits.end(), row.begin(), row.end());
-  run.tokens.push_back(Argmax(row));
-}
-
-SeqRun Solo(engine::Engine& e, const std::vector<int32_t>& prompt) {
-  const int seq = e.OpenSequence();
-  EXPECT_GE(seq, 0);
-  SeqRun run;
-  EXPECT_TRUE(e.Reserve(seq, static_cast<int64_t>(prompt.size()) + kGenerated));
-  engine::StepPart part{seq, prompt, static_cast<int64_t>(prompt.size())};
-  Append(run, e.Step({&part, 1}));
-  for (int i = 1; i < kGenerated; ++i) {
-    const int32_t token = run.tokens.back();
-    engine::StepPart next{seq, {&token, 1}, 0};
-    Append(run, e.Step({&next, 1}));
-  }
-  e.CloseSequence(seq);
-  return run;
+  return RandomPrompts(vocab, 4321, {5, 13, 1, 21, 7, 18, 3, 9});
 }
 
 // All at once, as a CUDA step allows: a step is either one newcomer's prompt
@@ -134,7 +99,7 @@ std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<in
       const std::span<const float> logits = e.Step({&part, 1});
       s.prompt_done = true;
       if (s.replay.empty()) {
-        Append(runs[prefill], logits.first(vocab));
+        AppendGreedy(runs[prefill], logits.first(vocab));
         s.next = runs[prefill].tokens.back();
       }
       continue;
@@ -165,7 +130,7 @@ std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<in
         continue;
       }
       SeqRun& run = runs[owners[k]];
-      Append(run, logits.subspan(row++ * vocab, vocab));
+      AppendGreedy(run, logits.subspan(row++ * vocab, vocab));
       s.next = run.tokens.back();
       if (static_cast<int>(run.tokens.size()) == kGenerated) {
         e.CloseSequence(s.seq);
@@ -198,7 +163,7 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
   ASSERT_EQ(e->kv_pool().max_sequences, kSequences);
   const auto prompts = Prompts(e->info().vocab);
   std::vector<SeqRun> solo;
-  for (const auto& p : prompts) solo.push_back(Solo(*e, p));
+  for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
 
   // The single-sequence API is the same computation (one prompt pass, then
   // one-token decode runs).
@@ -207,8 +172,8 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
   EXPECT_EQ(0, std::memcmp(first.data(), solo[1].logits.data(), first.size_bytes()))
       << "Prefill() differs from a one-sequence step";
   std::span<const float> second = e->Decode(solo[1].tokens[0]);
-  EXPECT_EQ(0, std::memcmp(second.data(), solo[1].logits.data() + second.size(),
-                           second.size_bytes()))
+  EXPECT_EQ(0,
+            std::memcmp(second.data(), solo[1].logits.data() + second.size(), second.size_bytes()))
       << "Decode() differs from a one-sequence decode step";
   e->Reset();
 
@@ -232,9 +197,9 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
 // Dense and MoE, F16 and quantized (matvec_q8 / matvec_ids_q8, Phi-3's split
 // QKV), RoPE and learned positions, sliding windows with sinks, soft-caps.
 INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,
-                         ::testing::Values("qwen2-tiny.Q4_K_M", "phi3-tiny.Q4_K_M",
-                                           "gpt2-tiny.F16", "gptoss-tiny.MXFP4_MOE",
-                                           "qwen3moe-tiny.Q4_K_M", "gemma2-tiny.Q4_K_M"),
+                         ::testing::Values("qwen2-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", "gpt2-tiny.F16",
+                                           "gptoss-tiny.MXFP4_MOE", "qwen3moe-tiny.Q4_K_M",
+                                           "gemma2-tiny.Q4_K_M"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');

@@ -18,6 +18,7 @@
 #include "golden.h"
 #include "host/common/status.h"
 #include "host/engine/engine.h"
+#include "step_runs.h"
 
 namespace orcd::testing {
 namespace {
@@ -25,46 +26,8 @@ namespace {
 constexpr int kSequences = 8;
 constexpr int kGenerated = 6;  // greedy tokens after each prompt
 
-struct SeqRun {
-  std::vector<int32_t> tokens;  // generated
-  std::vector<float> logits;    // [1 + kGenerated - 1][vocab]: each sampled row
-};
-
 std::vector<std::vector<int32_t>> Prompts(int64_t vocab) {
-  std::mt19937 rng(1234);
-  std::uniform_int_distribution<int32_t> id(
-      1, static_cast<int32_t>(std::min<int64_t>(vocab, 250)) - 1);
-  // Lengths from one token to past the gpt-oss fixture's 16-position window.
-  const int lengths[kSequences] = {5, 13, 1, 40, 7, 22, 3, 17};
-  std::vector<std::vector<int32_t>> prompts;
-  for (int len : lengths) {
-    std::vector<int32_t> p(static_cast<size_t>(len));
-    for (int32_t& t : p) t = id(rng);
-    prompts.push_back(std::move(p));
-  }
-  return prompts;
-}
-
-void Append(SeqRun& run, std::span<const float> row) {
-  run.logits.insert(run.logits.end(), row.begin(), row.end());
-  run.tokens.push_back(Argmax(row));
-}
-
-// One sequence alone: its prompt in one part, then one token per step.
-SeqRun Solo(engine::Engine& e, const std::vector<int32_t>& prompt) {
-  const int seq = e.OpenSequence();
-  EXPECT_GE(seq, 0);
-  SeqRun run;
-  EXPECT_TRUE(e.Reserve(seq, static_cast<int64_t>(prompt.size()) + kGenerated));
-  engine::StepPart part{seq, prompt, static_cast<int64_t>(prompt.size())};
-  Append(run, e.Step({&part, 1}));
-  for (int i = 1; i < kGenerated; ++i) {
-    const int32_t token = run.tokens.back();
-    engine::StepPart next{seq, {&token, 1}, 0};
-    Append(run, e.Step({&next, 1}));
-  }
-  e.CloseSequence(seq);
-  return run;
+  return RandomPrompts(vocab, 1234, {5, 13, 1, 40, 7, 22, 3, 17});
 }
 
 // All at once: sequence i starts at step i / 2, prompts go in chunks of
@@ -113,7 +76,7 @@ std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<in
       s.prompt_left = std::max<int64_t>(0, s.prompt_left - n);
       if (!parts[k].logits) continue;
       SeqRun& run = runs[owners[k]];
-      Append(run, logits.subspan(row++ * vocab, vocab));
+      AppendGreedy(run, logits.subspan(row++ * vocab, vocab));
       if (static_cast<int>(run.tokens.size()) == kGenerated) {
         e.CloseSequence(s.seq);
         s.done = true;
@@ -147,7 +110,7 @@ TEST_P(StepInvariance, EachSequenceGetsItsSoloBits) {
   auto e = LoadFixtureEngine(GetParam(), options);
   const auto prompts = Prompts(e->info().vocab);
   std::vector<SeqRun> solo;
-  for (const auto& p : prompts) solo.push_back(Solo(*e, p));
+  for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
 
   // The single-sequence API is the same computation.
   e->Reset();
@@ -203,7 +166,7 @@ TEST(StepStop, LandsInsideAnInstructionAndLeavesTheEngineIntact) {
   auto e = LoadFixtureEngine("qwen2-tiny.F16", options);
   std::vector<int32_t> prompt(256);
   for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>(1 + i * 7 % 200);
-  const SeqRun before = Solo(*e, prompt);
+  const SeqRun before = SoloRun(*e, prompt, kGenerated);
 
   // Once, unstopped: how often the check is asked, against how many
   // instructions ran.
@@ -213,7 +176,7 @@ TEST(StepStop, LandsInsideAnInstructionAndLeavesTheEngineIntact) {
     return false;
   });
   e->counters().Reset();
-  const SeqRun unstopped = Solo(*e, prompt);
+  const SeqRun unstopped = SoloRun(*e, prompt, kGenerated);
   const uint64_t instructions = e->counters().total_dispatches();
   EXPECT_GT(static_cast<uint64_t>(asked), instructions)
       << "the check is only asked between instructions: a cancel waits for a whole one";
@@ -235,7 +198,7 @@ TEST(StepStop, LandsInsideAnInstructionAndLeavesTheEngineIntact) {
   e->set_should_stop({});
   EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
 
-  const SeqRun after = Solo(*e, prompt);
+  const SeqRun after = SoloRun(*e, prompt, kGenerated);
   EXPECT_EQ(after.tokens, before.tokens);
   EXPECT_EQ(unstopped.logits, before.logits);
   EXPECT_EQ(0, std::memcmp(after.logits.data(), before.logits.data(),

@@ -1,0 +1,35 @@
+// Sequences run through Engine::Step for the batch-invariance tests (CPU and
+// CUDA): random prompts, greedy tokens and their logits rows, a solo run.
+#ifndef ORCD_TESTS_ENGINE_STEP_RUNS_H_
+#define ORCD_TESTS_ENGINE_STEP_RUNS_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include "host/engine/engine.h"
+
+namespace orcd::testing {
+
+// One sequence's greedy tokens and the logits row each was picked from.
+struct SeqRun {
+  std::vector<int32_t> tokens;
+  std::vector<float> logits;  // [tokens][vocab]
+};
+
+// Prompts of the given lengths, ids drawn from [1, min(vocab, 250)) by a
+// generator seeded with `seed`.
+std::vector<std::vector<int32_t>> RandomPrompts(int64_t vocab, uint32_t seed,
+                                                std::initializer_list<int> lengths);
+
+// Keeps `row` and its greedy token.
+void AppendGreedy(SeqRun& run, std::span<const float> row);
+
+// One sequence alone: its prompt as one step, then `generated` - 1 steps of
+// one token; the sequence is closed after.
+SeqRun SoloRun(engine::Engine& e, const std::vector<int32_t>& prompt, int generated);
+
+}  // namespace orcd::testing
+
+#endif  // ORCD_TESTS_ENGINE_STEP_RUNS_H_
