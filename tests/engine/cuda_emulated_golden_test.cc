@@ -74,13 +74,7 @@ TEST_P(FamilyGreedy, ContinuationMatchesLlamaCpp) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, FamilyGreedy,
                          ::testing::Values("llama3-tiny.F16", "qwen3-tiny.F16", "qwen3moe-tiny.F16",
                                            "gemma2-tiny.F16", "gemma3-tiny.F16"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name) {
-                             if (ch == '-' || ch == '.') ch = '_';
-                           }
-                           return name;
-                         });
+                         ModelParamName);
 
 // M0-W-1800, the spec's haiku test, on the emulated device (the server's run
 // on the CPU backend is tests/integration/haiku_test.cc): "Write a haiku

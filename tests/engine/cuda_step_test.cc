@@ -200,12 +200,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,
                          ::testing::Values("qwen2-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", "gpt2-tiny.F16",
                                            "gptoss-tiny.MXFP4_MOE", "qwen3moe-tiny.Q4_K_M",
                                            "gemma2-tiny.Q4_K_M"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           std::replace(name.begin(), name.end(), '.', '_');
-                           return name;
-                         });
+                         ModelParamName);
 
 // What a CUDA step cannot hold is refused before anything runs, and the
 // sequences are as they were.

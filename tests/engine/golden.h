@@ -63,6 +63,8 @@ struct GoldenCase {
   Tolerance tolerance;
 };
 std::string GoldenCaseName(const ::testing::TestParamInfo<GoldenCase>& info);
+// A fixture model's name ("qwen2-tiny.Q4_K_M") as a test name.
+std::string ModelParamName(const ::testing::TestParamInfo<const char*>& info);
 inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.golden; }
 
 }  // namespace orcd::testing

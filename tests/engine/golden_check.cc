@@ -91,12 +91,23 @@ void ExpectMatchesGolden(std::span<const float> ours, const Golden& golden, Tole
   }
 }
 
-std::string GoldenCaseName(const ::testing::TestParamInfo<GoldenCase>& info) {
-  std::string name = info.param.golden;
+namespace {
+
+std::string TestName(std::string name) {
   for (char& ch : name) {
     if (ch == '-' || ch == '.' || ch == '/') ch = '_';
   }
   return name;
+}
+
+}  // namespace
+
+std::string GoldenCaseName(const ::testing::TestParamInfo<GoldenCase>& info) {
+  return TestName(info.param.golden);
+}
+
+std::string ModelParamName(const ::testing::TestParamInfo<const char*>& info) {
+  return TestName(info.param);
 }
 
 }  // namespace orcd::testing

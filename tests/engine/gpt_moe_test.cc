@@ -73,13 +73,7 @@ TEST_P(GptOssMoe, PrefillReadsEachPickedExpertOncePerBatch) {
 
 INSTANTIATE_TEST_SUITE_P(Files, GptOssMoe,
                          ::testing::Values("gptoss-tiny.F16", "gptoss-tiny.MXFP4_MOE"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name) {
-                             if (ch == '-' || ch == '.') ch = '_';
-                           }
-                           return name;
-                         });
+                         ModelParamName);
 
 TEST(GptModelInfo, DenseAndMoeFactsForHealth) {
   auto gpt2 = LoadFixtureEngine("gpt2-tiny.Q8_0");

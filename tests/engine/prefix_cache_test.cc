@@ -152,13 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Families, PrefixCache,
                          ::testing::Values("qwen2-tiny.Q4_K_M", "qwen2-tiny.F16",
                                            "phi3-tiny.Q4_K_M", "gpt2-tiny.Q8_0",
                                            "real/stories260K"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name) {
-                             if (ch == '.' || ch == '-' || ch == '/') ch = '_';
-                           }
-                           return name;
-                         });
+                         ModelParamName);
 
 // gpt-oss keeps its sliding-window layers in per-sequence rings that a cached
 // block does not carry: no caching, and MatchPrefix maps nothing.

@@ -147,12 +147,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, StepInvariance,
                                            "llama3-tiny.F16", "qwen3-tiny.Q4_K_M",
                                            "qwen3moe-tiny.Q4_K_M", "gemma2-tiny.Q4_K_M",
                                            "gemma3-tiny.F16"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           std::replace(name.begin(), name.end(), '.', '_');
-                           return name;
-                         });
+                         ModelParamName);
 
 // A stop asked for during a long prompt chunk (a cancel) lands inside an
 // instruction, not at its end: the engine asks the check between the pieces
