@@ -178,15 +178,8 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
   e->Reset();
 
   for (const bool preempt : {false, true}) {
-    const std::vector<SeqRun> together = Together(*e, prompts, preempt);
-    for (size_t i = 0; i < prompts.size(); ++i) {
-      SCOPED_TRACE("sequence " + std::to_string(i) + (preempt ? ", with a preemption" : ""));
-      ASSERT_EQ(together[i].tokens, solo[i].tokens);
-      ASSERT_EQ(together[i].logits.size(), solo[i].logits.size());
-      EXPECT_EQ(0, std::memcmp(together[i].logits.data(), solo[i].logits.data(),
-                               solo[i].logits.size() * sizeof(float)))
-          << "logits differ from the solo run";
-    }
+    SCOPED_TRACE(preempt ? "with a preemption" : "without a preemption");
+    ExpectSoloBits(Together(*e, prompts, preempt), solo);
     EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
   }
   // Decode steps of several sizes were recorded as graphs and replayed.

@@ -121,16 +121,8 @@ TEST_P(StepInvariance, EachSequenceGetsItsSoloBits) {
 
   for (const int64_t chunk : {int64_t{8}, int64_t{3}}) {
     for (const bool preempt : {false, true}) {
-      const std::vector<SeqRun> together = Together(*e, prompts, chunk, preempt);
-      for (size_t i = 0; i < prompts.size(); ++i) {
-        SCOPED_TRACE("sequence " + std::to_string(i) + ", chunk " + std::to_string(chunk) +
-                     (preempt ? ", with a preemption" : ""));
-        ASSERT_EQ(together[i].tokens, solo[i].tokens);
-        ASSERT_EQ(together[i].logits.size(), solo[i].logits.size());
-        EXPECT_EQ(0, std::memcmp(together[i].logits.data(), solo[i].logits.data(),
-                                 solo[i].logits.size() * sizeof(float)))
-            << "logits differ from the solo run";
-      }
+      SCOPED_TRACE("chunk " + std::to_string(chunk) + (preempt ? ", with a preemption" : ""));
+      ExpectSoloBits(Together(*e, prompts, chunk, preempt), solo);
       EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
     }
   }

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
+#include <string>
 
 #include "golden.h"
 
@@ -42,6 +44,18 @@ SeqRun SoloRun(engine::Engine& e, const std::vector<int32_t>& prompt, int genera
   }
   e.CloseSequence(seq);
   return run;
+}
+
+void ExpectSoloBits(const std::vector<SeqRun>& together, const std::vector<SeqRun>& solo) {
+  ASSERT_EQ(together.size(), solo.size());
+  for (size_t i = 0; i < solo.size(); ++i) {
+    SCOPED_TRACE("sequence " + std::to_string(i));
+    ASSERT_EQ(together[i].tokens, solo[i].tokens);
+    ASSERT_EQ(together[i].logits.size(), solo[i].logits.size());
+    EXPECT_EQ(0, std::memcmp(together[i].logits.data(), solo[i].logits.data(),
+                             solo[i].logits.size() * sizeof(float)))
+        << "logits differ from the solo run";
+  }
 }
 
 }  // namespace orcd::testing

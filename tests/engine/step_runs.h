@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "host/engine/engine.h"
@@ -29,6 +30,9 @@ void AppendGreedy(SeqRun& run, std::span<const float> row);
 // One sequence alone: its prompt as one step, then `generated` - 1 steps of
 // one token; the sequence is closed after.
 SeqRun SoloRun(engine::Engine& e, const std::vector<int32_t>& prompt, int generated);
+
+// Each run in `together` has its solo run's tokens and logits, bit for bit.
+void ExpectSoloBits(const std::vector<SeqRun>& together, const std::vector<SeqRun>& solo);
 
 }  // namespace orcd::testing
 
