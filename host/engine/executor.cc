@@ -70,16 +70,22 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
     ctx.positions = step->positions.data();
     ctx.token_seq = step->token_seq.data();
     ctx.generated = step->generated.data();
-    if (bp.logits_rows_selectable && device_ != nullptr && !step->logit_rows.empty()) {
-      // A device computes a span of rows: from the first asked to the last.
-      ctx.first_logit_row = step->logit_rows.front();
-      ctx.logit_rows = step->logit_rows.back() - step->logit_rows.front() + 1;
+    if (bp.logits_rows_selectable && device_ != nullptr) {
+      // A device computes a span of rows: a decode step all of them (its
+      // graph, replayed for any step of as many rows, was recorded so), a
+      // prompt step from the first asked to the last (the last when none is).
+      const bool span = phase != Phase::kDecode && !step->logit_rows.empty();
+      ctx.first_logit_row = span ? step->logit_rows.front() : phase == Phase::kDecode ? 0 : n - 1;
+      ctx.logit_rows = span                      ? step->logit_rows.back() - ctx.first_logit_row + 1
+                       : phase == Phase::kDecode ? n
+                                                 : 1;
     } else if (bp.logits_rows_selectable) {
       ctx.first_logit_row = 0;
       ctx.logit_rows = static_cast<int64_t>(step->logit_rows.size());
       ctx.logit_row_list = step->logit_rows.data();
     }
   }
+  first_logit_row_ = ctx.first_logit_row;
   const auto logits_size = static_cast<size_t>(ctx.logit_rows * bp.vocab);
   if (logits_.size() < logits_size) logits_.resize(logits_size);
   ctx.logits = device_ ? device_->logits(logits_size) : logits_.data();
@@ -175,7 +181,7 @@ std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvC
     return {logits_.data(), step.logit_rows.size() * static_cast<size_t>(vocab)};
   // Every row (or, on a device, the span of the asked ones) came back: keep
   // the asked ones, in order.
-  const int64_t first = bp.logits_rows_selectable ? step.logit_rows.front() : 0;
+  const int64_t first = bp.logits_rows_selectable ? first_logit_row_ : 0;
   if (first == 0 &&
       static_cast<int64_t>(step.logit_rows.size()) * vocab == static_cast<int64_t>(floats))
     return {logits_.data(), floats};  // every row computed was asked for

@@ -88,6 +88,7 @@ class Executor {
   size_t Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
                  bool all_logits, const StepInput* step = nullptr);
   std::vector<float> step_logits_;  // a step's rows gathered from an all-rows plan
+  int64_t first_logit_row_ = 0;     // the last run's first logits row
   // Runs (or enqueues) every instruction; bytes[i] = instruction i's weight
   // bytes. With should_stop, asks it between instructions and inside long
   // ones; with `paced` (a device run), once per layer after PaceRun instead.

@@ -114,8 +114,11 @@ std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<in
       feed[i] = replaying ? s.replay.front() : s.next;
       engine::StepPart part{s.seq, {&feed[i], 1}, 0};
       part.logits = !replaying;
-      parts.push_back(part);
-      owners.push_back(i);
+      // A replayed row goes first: the rows whose logits come back then
+      // start past row 0, which a decode graph recorded with every row's
+      // logits must still serve.
+      parts.insert(replaying ? parts.begin() : parts.end(), part);
+      owners.insert(replaying ? owners.begin() : owners.end(), i);
     }
     if (parts.empty()) {
       if (started == prompts.size()) break;

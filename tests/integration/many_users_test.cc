@@ -139,6 +139,27 @@ TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
       << "every sequence's KV blocks came back";
 }
 
+// orcd-host's CUDA backend on the emulated device, with the llama arch plugin
+// beside the emulated q4 plugin (a directory of links, made once).
+Backend EmulatedCuda() {
+  static const std::filesystem::path dir = [] {
+    const std::filesystem::path d = "/tmp/orcd-emulated-plugins-" + std::to_string(::getpid());
+    std::filesystem::create_directories(d);
+    std::filesystem::permissions(
+        d, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+               std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+               std::filesystem::perms::others_exec);  // plugin_file_safety
+    for (const auto& [from, name] :
+         {std::pair{std::string(ORCD_PLUGIN_DIR), "orcd-plugin-llama.so"},
+          std::pair{std::string(ORCD_EMULATED_PLUGIN_DIR), "orcd-plugin-q4.so"}}) {
+      std::filesystem::remove(d / name);
+      std::filesystem::create_symlink(std::filesystem::path(from) / name, d / name);
+    }
+    return d;
+  }();
+  return {"cuda", dir.string(), {{"ORCD_DEBUG_EMULATED_CUDA_MIB", "512"}}};
+}
+
 // The CUDA backend's batching (decode steps of every running job, prompts one
 // job's chunk per step) through orcd-host on the emulated device: four
 // requests at once, greedy and seeded, each get their solo answer.
@@ -147,21 +168,7 @@ TEST(ManyUsers, OnTheEmulatedCudaDeviceFourAtOnceEachGetTheirSoloAnswer) {
   GTEST_SKIP() << "the emulated device takes minutes under AddressSanitizer; the engine's "
                   "CUDA steps run there in-process (CudaSteps.EachSequenceGetsItsSoloBits)";
 #endif
-  // The llama arch plugin beside the emulated q4 plugin: a directory of links.
-  const std::filesystem::path dir = "/tmp/orcd-emulated-plugins-" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  std::filesystem::permissions(
-      dir, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
-               std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
-               std::filesystem::perms::others_exec);  // plugin_file_safety
-  for (const auto& [from, name] :
-       {std::pair{std::string(ORCD_PLUGIN_DIR), "orcd-plugin-llama.so"},
-        std::pair{std::string(ORCD_EMULATED_PLUGIN_DIR), "orcd-plugin-q4.so"}}) {
-    std::filesystem::remove(dir / name);
-    std::filesystem::create_symlink(std::filesystem::path(from) / name, dir / name);
-  }
-  Backend cuda{"cuda", dir.string(), {{"ORCD_DEBUG_EMULATED_CUDA_MIB", "512"}}};
-  auto w = StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "", cuda);
+  auto w = StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "", EmulatedCuda());
   ASSERT_NE(w->Logs().find("emulated"), std::string::npos) << w->Logs();
   constexpr int kTokens = 12;
   std::vector<std::string> solo;
@@ -188,7 +195,37 @@ TEST(ManyUsers, OnTheEmulatedCudaDeviceFourAtOnceEachGetTheirSoloAnswer) {
   const Json health = IdleHealth(w->port());
   EXPECT_EQ(health->getValue<int>("slots_total"), 4);
   EXPECT_EQ(health->getValue<int>("kv_blocks_free"), health->getValue<int>("kv_blocks_total"));
-  std::filesystem::remove_all(dir);
+}
+
+// A device KV pool with room for about two of the four requests at their
+// full length: as they grow the latest admitted are preempted and recompute
+// (their prompt as a prompt step, their generated tokens one per decode
+// step); every request still gets its solo answer.
+TEST(ManyUsers, OnTheEmulatedCudaDeviceASmallKvPoolPreemptsAndRecomputesTheSameAnswers) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the emulated device takes minutes under AddressSanitizer";
+#endif
+  // qwen2-tiny Q4_K_M: 1 KiB of K and V per position; 5 blocks of 32.
+  auto w =
+      StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "  kv_cache_bytes: 163840\n", EmulatedCuda());
+  ASSERT_EQ(Parse(HttpGet(w->port(), "/health").body)->getValue<int>("kv_blocks_total"), 5);
+  constexpr int kTokens = 40;
+  std::vector<std::string> solo;
+  for (int i = 0; i < 4; ++i)
+    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens))));
+  std::vector<std::future<HttpResponse>> together;
+  for (int i = 0; i < 4; ++i) {
+    together.push_back(std::async(std::launch::async, [&, i] {
+      return HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens));
+    }));
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(Text(together[i].get()), solo[i]) << "request " << i;
+  const std::string metrics = HttpGet(w->port(), "/metrics").body;
+  const size_t at = metrics.find("\nworker_preemptions_total ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::stoi(metrics.substr(at + 26)), 0)
+      << "the pool was never short: no preemption tested";
+  EXPECT_EQ(IdleHealth(w->port())->getValue<int>("kv_blocks_free"), 5);
 }
 
 TEST(ManyUsers, PastSlotsAndQueueA503WithRetryAfterAndTheQueuedStillAnswer) {
