@@ -8,6 +8,7 @@
 
 #include "host/common/status.h"
 #include "host/engine/exec_context.h"
+#include "host/engine/row_lookup_checks.h"
 #include "host/sampling/sampler.h"
 
 namespace orcd::engine {
@@ -100,6 +101,9 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
   // those of the last step run.
   std::vector<uint64_t>& bytes = step_bytes_[static_cast<int>(phase)];
   const int64_t decode_rows = phase == Phase::kDecode ? n : 0;
+  // A replayed graph runs no adapter: their host-side checks of the rows a
+  // step looks up (token ids, learned positions) run here first.
+  if (device_ && decode_rows > 0) CheckRowLookups(bp, ctx);
   if (!(device_ && device_->ReplayStep(decode_rows))) {
     bytes.assign(bp.instructions.size(), 0);
     const bool capturing = device_ && device_->CaptureStep(decode_rows);
@@ -127,6 +131,17 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
   ++pc.runs;
   pc.tokens += static_cast<uint64_t>(n);
   return logits_size;
+}
+
+void Executor::CheckRowLookups(const BoundPhase& bp, const ExecContext& ctx) {
+  for (const BoundInstruction& insn : bp.instructions) {
+    if (insn.opcode == ORCD_OP_EMBEDDING) {
+      CheckTokenIds(*insn.weights[0], ctx.tokens, ctx.n_tokens);
+    } else if (insn.opcode == ORCD_OP_POSITION_EMBEDDING) {
+      for (int64_t t = 0; t < ctx.n_tokens; ++t)
+        CheckLearnedPositions(*insn.weights[0], ctx.Position(t), 1);
+    }
+  }
 }
 
 void Executor::ThrowIfStopRequested() const {

@@ -89,6 +89,9 @@ class Executor {
                  bool all_logits, const StepInput* step = nullptr);
   std::vector<float> step_logits_;  // a step's rows gathered from an all-rows plan
   int64_t first_logit_row_ = 0;     // the last run's first logits row
+  // EMBEDDING's and POSITION_EMBEDDING's checks of the run's rows (what a
+  // replayed graph would skip).
+  static void CheckRowLookups(const BoundPhase& bp, const ExecContext& ctx);
   // Runs (or enqueues) every instruction; bytes[i] = instruction i's weight
   // bytes. With should_stop, asks it between instructions and inside long
   // ones; with `paced` (a device run), once per layer after PaceRun instead.

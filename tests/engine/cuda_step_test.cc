@@ -225,5 +225,24 @@ TEST(CudaStepLimits, MixedOrSeveralPromptStepsAreRefused) {
   EXPECT_THROW(e->Step(mixed), Error);
 }
 
+// A replayed decode graph runs no adapter: the host still refuses a position
+// past gpt2's learned table before the device would read past it.
+TEST(CudaStepLimits, ReplayedDecodeStepsPastTheLearnedPositionsAreRefused) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  engine::EngineOptions options;
+  options.context_length = 512;  // the file has 256 learned positions
+  auto e = LoadCudaEngine("gpt2-tiny.F16", options);
+  int32_t token = e->PrefillGreedy(std::vector<int32_t>(250, 464));
+  for (int i = 0; i < 6; ++i) token = e->DecodeGreedy(token);  // positions 250..255
+  ASSERT_GT(e->cuda_backend()->graph_replays(), 0u) << "no step was replayed";
+  try {
+    e->DecodeGreedy(token);  // position 256
+    FAIL() << "a position past the learned table ran";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(err.what()).find("learned positions"), std::string::npos) << err.what();
+  }
+}
+
 }  // namespace
 }  // namespace orcd::testing

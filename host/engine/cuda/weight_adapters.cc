@@ -307,7 +307,7 @@ void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
 
 void RunPositionEmbedding(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& table = *insn.weights[0];
-  CheckLearnedPositions(table, ctx.pos0, ctx.n_tokens);
+  for (int64_t t = 0; t < ctx.n_tokens; ++t) CheckLearnedPositions(table, ctx.Position(t), 1);
   CudaBackend& b = Backend(ctx);
   CheckLaunch(ctx, insn,
               b.kernels().positions(b.position_ids(), b.step(), ctx.n_tokens, b.stream()));
