@@ -451,14 +451,41 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   cuda_->set_graphs(options.cuda_graphs);
   cuda_->set_f16_prefill(options.cuda_f16_prefill);
   // Everything the model will hold, checked before the first allocation.
-  const KvLayout layout = PoolLayout(options, context_length);
-  const uint64_t kv_bytes = PoolBytes(layout, context_length, options.kv_type);
   int64_t headroom = options.vram_headroom_bytes;
   if (headroom < 0)
     headroom = cuda_->runtime().emulated() ? 0 : EngineOptions::kDefaultVramHeadroom;
-  cuda_->CheckFits(
-      cuda::CudaBackend::WeightBytes(*weights_) + kv_bytes + cuda_->ScratchBytes(bound_),
-      static_cast<uint64_t>(headroom));
+  const uint64_t model_bytes =
+      cuda::CudaBackend::WeightBytes(*weights_) + cuda_->ScratchBytes(bound_);
+  KvLayout layout = PoolLayout(options, context_length);
+  uint64_t kv_bytes = PoolBytes(layout, context_length, options.kv_type);
+  if (options.kv_pool_bytes == 0 && options.max_sequences > 1) {
+    // The default pool (every sequence at the context length) shrinks to
+    // what the free VRAM holds beside the model, down to one sequence's
+    // context: sequences then share the pool as they grow.
+    const uint64_t free = cuda_->runtime().MemoryInfo().free_bytes;
+    const uint64_t room = free > model_bytes + static_cast<uint64_t>(headroom)
+                              ? free - model_bytes - static_cast<uint64_t>(headroom)
+                              : 0;
+    EngineOptions one = options;
+    one.max_sequences = 1;
+    const uint64_t least =
+        PoolBytes(PoolLayout(one, context_length), context_length, options.kv_type) +
+        KvCache::RingBytes(plan_.kv_states, context_length, options.kv_block_tokens,
+                           options.kv_type) *
+            static_cast<uint64_t>(options.max_sequences - 1);
+    if (kv_bytes > room && room >= least) {
+      EngineOptions fitted = options;
+      fitted.kv_pool_bytes = room;
+      layout = PoolLayout(fitted, context_length);
+      kv_bytes = PoolBytes(layout, context_length, options.kv_type);
+      LogInfo("kv_pool", "the KV pool is what the free device memory holds beside the model",
+              {{"blocks", std::to_string(layout.blocks)},
+               {"block_tokens", std::to_string(layout.block_tokens)},
+               {"sequences", std::to_string(options.max_sequences)},
+               {"bytes", std::to_string(kv_bytes)}});
+    }
+  }
+  cuda_->CheckFits(model_bytes + kv_bytes, static_cast<uint64_t>(headroom));
   cuda_->UploadWeights(*weights_, options.weight_chunk_bytes, options.load_progress);
   InitKvPool(options, context_length, layout, cuda_.get());
   // A step's tables: every sequence's blocks at the context length.

@@ -244,5 +244,40 @@ TEST(CudaStepLimits, ReplayedDecodeStepsPastTheLearnedPositionsAreRefused) {
   }
 }
 
+#if !ORCD_ADAPTER_TEST_ON_GPU
+// The default KV pool on CUDA is every sequence at the context length where
+// the device holds it, else what its free memory holds beside the model (a
+// worker still starts, its sequences sharing the pool), but never less than
+// one sequence's context.
+TEST(CudaKvPool, TheDefaultPoolShrinksToTheFreeDeviceMemory) {
+  const std::string model = "qwen2-tiny.Q4_K_M";
+  engine::EngineOptions options;
+  options.max_sequences = 8;
+  options.context_length = 512;
+  auto roomy = LoadEmulatedCudaEngine(model, 1ull << 30, options);
+  const int64_t full_blocks = roomy->kv_pool().blocks_total;
+  EXPECT_EQ(full_blocks, 8 * 512 / 32);
+  const uint64_t vram = roomy->cuda_backend()->usage().total();
+  const uint64_t kv = roomy->info().kv_bytes;
+  roomy.reset();
+
+  auto tight = LoadEmulatedCudaEngine(model, vram - kv / 2, options);
+  const engine::KvPoolInfo pool = tight->kv_pool();
+  EXPECT_LT(pool.blocks_total, full_blocks);
+  EXPECT_GE(pool.blocks_total, 512 / 32) << "less than one sequence's context";
+  EXPECT_LE(tight->cuda_backend()->usage().total(), vram - kv / 2);
+  const SeqRun run = SoloRun(*tight, {1, 2, 3, 4, 5}, 3);
+  EXPECT_EQ(run.tokens.size(), 3u);
+
+  try {
+    LoadEmulatedCudaEngine(model, vram - kv + kv / 16, options);
+    FAIL() << "a device without room for one sequence's context loaded";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kOutOfMemory);
+    EXPECT_NE(std::string(err.what()).find("INSUFFICIENT_VRAM"), std::string::npos) << err.what();
+  }
+}
+#endif
+
 }  // namespace
 }  // namespace orcd::testing
