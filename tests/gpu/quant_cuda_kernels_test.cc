@@ -242,6 +242,40 @@ TEST_P(QuantCudaKernels, MatvecMultiQ8IsEachPartsMatvecQ8) {
   }
 }
 
+// One weight times several x rows (matvec_xs_q8, several sequences' decode
+// tokens): each row's outputs are matvec_q8's for its x, bit for bit, over a
+// full pass of 8 rows and a partial one.
+TEST_P(QuantCudaKernels, MatvecXsQ8IsEachRowsMatvecQ8) {
+  ASSERT_NE(cuda_->matvec_xs_q8, nullptr) << cpu_->name << " has no matvec_xs_q8";
+  constexpr int64_t kXs = 11;
+  for (const Shape& s : kShapes) {
+    const int64_t cols = cols_of(s);
+    const int64_t runs = cols / 32;
+    const std::vector<uint8_t> q = quantized(s.rows, cols, 25);
+    const std::vector<orcd_q8_x32> xq = round_to_q8_x32(random_normal(kXs * cols, 26));
+    DeviceBuffer<uint8_t> d_w(q);
+    DeviceBuffer<orcd_q8_x32> d_xq(xq);
+    DeviceBuffer<float> d_each(static_cast<size_t>(kXs * s.rows)),
+        d_xs(static_cast<size_t>(kXs * s.rows));
+    ASSERT_TRUE(d_w.ok() && d_xq.ok() && d_each.ok() && d_xs.ok());
+    for (int64_t t = 0; t < kXs; ++t) {
+      ASSERT_EQ(cuda_->matvec_q8(d_w.get(), s.rows, cols, d_xq.get() + t * runs,
+                                 d_each.get() + t * s.rows, nullptr),
+                cudaSuccess);
+    }
+    ASSERT_EQ(cuda_->matvec_xs_q8(d_w.get(), s.rows, cols, d_xq.get(), runs, kXs, d_xs.get(),
+                                  s.rows, nullptr),
+              cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> each = d_each.download(), xs = d_xs.download();
+    for (size_t i = 0; i < each.size(); ++i) {
+      ASSERT_EQ(std::memcmp(&each[i], &xs[i], sizeof(float)), 0)
+          << cpu_->name << " cols " << cols << " x row " << i / s.rows << " row " << i % s.rows
+          << ": " << xs[i] << " vs " << each[i];
+    }
+  }
+}
+
 // 1 token (routed to matvec), 5 and 17 (one partial token tile), 40 (two
 // tiles); y_stride > rows, and the padding between tokens stays untouched.
 TEST_P(QuantCudaKernels, MatmulMatchesCpu) {

@@ -3,6 +3,7 @@
 // (tests/gpu runs the real thing where a device exists).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -165,6 +166,46 @@ TYPED_TEST(QuantCudaEmulation, MatvecIdsQ8) {
       } else {
         ASSERT_NEAR(got[i * y_stride + r], expect[r], 1e-5 * scale[r])
             << T::kName << " pick " << i << " row " << r;
+      }
+    }
+  }
+}
+
+// One weight times several x rows (ABI 1.7 matvec_xs_q8: several sequences'
+// decode tokens in one step): row t of y has matvec_q8's bits for x row t,
+// whatever the number of rows (11: a full pass of 8 and a partial one),
+// strided x and y, nothing written past the rows.
+TYPED_TEST(QuantCudaEmulation, MatvecXsQ8GivesMatvecQ8sBitsForEachRow) {
+  using T = TypeParam;
+  constexpr int64_t kXs = 11;
+  const int64_t runs = this->kCols / 32;
+  const int64_t xq_stride = runs + 2;
+  const std::vector<orcd_q8_x32> rounded = round_to_q8_x32(random_normal(kXs * this->kCols, 39));
+  std::vector<orcd_q8_x32> xq(kXs * xq_stride);
+  for (int64_t t = 0; t < kXs; ++t)
+    std::copy_n(rounded.begin() + t * runs, runs, xq.begin() + t * xq_stride);
+  const int64_t y_stride = this->kRows + 3;
+  std::vector<float> got(kXs * y_stride, -777.0f);
+  const EmulatedDim3 grid{static_cast<unsigned>((this->kRows + k::kQ8Warps - 1) / k::kQ8Warps),
+                          static_cast<unsigned>((kXs + k::kXsPerPass - 1) / k::kXsPerPass)};
+  emulator::launch(grid, {k::kQ8Threads}, [&] {
+    k::matvec_xs_q8_kernel<T>(this->q_.data(), this->kRows, this->kRowBlocks, xq.data(), xq_stride,
+                              kXs, got.data(), y_stride);
+  });
+  const unsigned ctas = (this->kRows + k::kQ8Warps - 1) / k::kQ8Warps;
+  for (int64_t t = 0; t < kXs; ++t) {
+    std::vector<float> one(this->kRows);
+    emulator::launch({ctas}, {k::kQ8Threads}, [&] {
+      k::matvec_q8_kernel<T>(this->q_.data(), this->kRows, this->kRowBlocks,
+                             xq.data() + t * xq_stride, one.data());
+    });
+    for (int64_t r = 0; r < y_stride; ++r) {
+      const float g = got[t * y_stride + r];
+      if (r >= this->kRows) {
+        ASSERT_EQ(g, -777.0f) << "padding of x row " << t << " overwritten";
+      } else {
+        ASSERT_EQ(std::memcmp(&g, &one[r], sizeof g), 0)
+            << T::kName << " x row " << t << " row " << r << ": " << g << " vs " << one[r];
       }
     }
   }

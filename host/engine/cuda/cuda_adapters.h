@@ -52,7 +52,8 @@ const orcd_q8_x32* QuantizedInput(ExecContext& ctx, const BoundInstruction& insn
                                   int64_t x_stride);
 // y[t * y_stride + r] = W[row0 + r] . x[t] on the device, for n_rows rows;
 // with xq (QuantizedInput of x's n_tokens rows) through the plugin's
-// matvec_q8 (one token) or matvec_ids_q8 (several: the same dots). Decode
+// matvec_q8 (one token) or matvec_xs_q8 (several: the same dots; else
+// matvec_ids_q8, the weight read per token). Decode
 // rows (DecodeRows) keep one token's arithmetic per row.
 void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                       int64_t row0, int64_t n_rows, const float* x, int64_t n_tokens, float* y,

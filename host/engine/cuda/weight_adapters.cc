@@ -92,12 +92,20 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
   const int64_t expert_bytes = static_cast<int64_t>(w.row_bytes) * n_rows;  // one "expert"
   if (xq != nullptr) {
     const orcd_quant_cuda_ops& ops = *w.quant->cuda;
-    // Several tokens: every one is "expert 0" of matvec_ids_q8 (matvec_q8's dots).
-    ThrowIfPluginError(
-        n_tokens == 1 ? ops.matvec_q8(rows, n_rows, w.cols(), xq, y, b.stream())
-                      : ops.matvec_ids_q8(rows, n_rows, w.cols(), expert_bytes, b.zero_ids(),
-                                          n_tokens, 1, xq, w.cols() / 32, y, y_stride, b.stream()),
-        insn.label);
+    orcd_error* e = nullptr;
+    if (n_tokens == 1) {
+      e = ops.matvec_q8(rows, n_rows, w.cols(), xq, y, b.stream());
+    } else if (ORCD_HAS_FIELD(&ops, orcd_quant_cuda_ops, matvec_xs_q8) &&
+               ops.matvec_xs_q8 != nullptr) {
+      // Each weight block read once for several rows (ABI 1.7), matvec_q8's dots.
+      e = ops.matvec_xs_q8(rows, n_rows, w.cols(), xq, w.cols() / 32, n_tokens, y, y_stride,
+                           b.stream());
+    } else {
+      // Every token "expert 0" of matvec_ids_q8: matvec_q8's dots, the weight per token.
+      e = ops.matvec_ids_q8(rows, n_rows, w.cols(), expert_bytes, b.zero_ids(), n_tokens, 1, xq,
+                            w.cols() / 32, y, y_stride, b.stream());
+    }
+    ThrowIfPluginError(e, insn.label);
     return;
   }
   if (DenseTypeSupported(w.type) && !decode) {

@@ -223,6 +223,42 @@ __global__ void __launch_bounds__(kQ8Threads)
                    xq + (i / ids_per_x) * xq_stride, y + i * y_stride);
 }
 
+// One weight with several x rows (matvec_xs_q8): one warp per row, and
+// CTA row blockIdx.y takes x rows [kXsPerPass * blockIdx.y, + kXsPerPass),
+// so each lane reads a weight block once for all of them. Each x's sum keeps
+// warp_dots_q8's lanes, order and tree: y row t has matvec_q8's bits for x t.
+constexpr int kXsPerPass = 8;
+
+template <class T>
+__global__ void __launch_bounds__(kQ8Threads)
+    matvec_xs_q8_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
+                        const Q8x32* __restrict__ xq, int64_t xq_stride, int64_t n_x,
+                        float* __restrict__ y, int64_t y_stride) {
+  static_assert(kWarp % T::kQ8Parts == 0, "a warp step must cover whole blocks");
+  const int64_t row = q8_warp_row(blockIdx.x);
+  if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
+  constexpr int kBlocksPerStep = kWarp / T::kQ8Parts;
+  constexpr int kRunsPerBlock = T::kElems / 32;
+  const int64_t x0 = static_cast<int64_t>(blockIdx.y) * kXsPerPass;
+  const int n = n_x - x0 < kXsPerPass ? static_cast<int>(n_x - x0) : kXsPerPass;
+  const typename T::Block* const row_w = w + row * row_blocks;
+  const int lane = threadIdx.x % kWarp;
+  const int part = lane % T::kQ8Parts;
+  float acc[kXsPerPass] = {};
+  for (int64_t b = lane / T::kQ8Parts; b < row_blocks; b += kBlocksPerStep) {
+    const typename T::Block& block = row_w[b];
+#pragma unroll
+    for (int j = 0; j < kXsPerPass; ++j) {
+      if (j < n) acc[j] += T::dot_q8(block, part, xq + (x0 + j) * xq_stride + b * kRunsPerBlock);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kXsPerPass; ++j) {
+    const float dot = warp_sum(acc[j]);  // every lane: a full-mask shuffle
+    if (j < n && lane == 0) y[(x0 + j) * y_stride + row] = dot;
+  }
+}
+
 // Several weights with one x (matvec_multi_q8): the CTAs of part j are
 // [first_cta[j], first_cta[j + 1]); each runs matvec_q8_row on its part.
 constexpr int kMaxMatvecParts = 4;

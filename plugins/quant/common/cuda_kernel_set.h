@@ -54,6 +54,11 @@ struct CudaKernels {
   // Up to 4 matvec_q8 with one x in one launch (ABI 1.5 matvec_multi_q8).
   cudaError_t (*matvec_multi_q8)(const orcd_matvec_part* parts, int32_t n_parts, int64_t cols,
                                  const orcd_q8_x32* xq, cudaStream_t stream);
+  // One weight times n_x rows of x, each weight block read once for up to
+  // kXsPerPass of them (ABI 1.7 matvec_xs_q8); null where matvec_q8 is.
+  cudaError_t (*matvec_xs_q8)(const void* w, int64_t rows, int64_t cols, const orcd_q8_x32* xq,
+                              int64_t xq_stride, int64_t n_x, float* y, int64_t y_stride,
+                              cudaStream_t stream);
 };
 
 std::vector<const CudaKernels*> all_cuda_kernels();         // type_list.def order

@@ -126,6 +126,21 @@ cudaError_t launch_matvec_multi_q8(const orcd_matvec_part* parts, int32_t n_part
 }
 
 template <class T>
+cudaError_t launch_matvec_xs_q8(const void* w, int64_t rows, int64_t cols, const Q8x32* xq,
+                                int64_t xq_stride, int64_t n_x, float* y, int64_t y_stride,
+                                cudaStream_t stream) {
+  if (rows <= 0 || n_x <= 0) return cudaSuccess;
+  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  const int64_t passes = (n_x + kXsPerPass - 1) / kXsPerPass;
+  if (ctas > INT32_MAX || passes > 65535) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(passes));
+  ORCD_KERNEL(grid, kQ8Threads, stream, matvec_xs_q8_kernel<T>)
+  (static_cast<const typename T::Block*>(w), rows, cols / T::kElems, xq, xq_stride, n_x, y,
+   y_stride);
+  return ORCD_LAUNCH_RESULT();
+}
+
+template <class T>
 cudaError_t launch_matmul(const void* w, int64_t rows, int64_t cols, const float* x,
                           int64_t n_tokens, float* y, int64_t y_stride, cudaStream_t stream) {
   if (rows <= 0 || n_tokens <= 0) return cudaSuccess;
@@ -153,7 +168,8 @@ constexpr CudaKernels make_cuda_kernels() {
                      has_q8_dot<T>::value ? &launch_matvec_q8<T> : nullptr,
                      has_q8_dot<T>::value ? &launch_matvec_ids_q8<T> : nullptr,
                      has_q8_dot<T>::value ? &launch_matvec_glu_q8<T> : nullptr,
-                     has_q8_dot<T>::value ? &launch_matvec_multi_q8<T> : nullptr};
+                     has_q8_dot<T>::value ? &launch_matvec_multi_q8<T> : nullptr,
+                     has_q8_dot<T>::value ? &launch_matvec_xs_q8<T> : nullptr};
 }
 
 }  // namespace orcd::quant::cuda

@@ -176,6 +176,21 @@ struct CudaOps {
         k.matvec_multi_q8(parts, n_parts, cols, xq, static_cast<cudaStream_t>(stream)));
   }
 
+  static orcd_error* matvec_xs_q8(const void* w, int64_t rows, int64_t cols, const orcd_q8_x32* xq,
+                                  int64_t xq_stride, int64_t n_x, float* y, int64_t y_stride,
+                                  void* stream) {
+    const CudaKernels& k = kernels();
+    if (k.matvec_xs_q8 == nullptr)
+      return make_error(ORCD_ERR_UNSUPPORTED, std::string(k.name) + " matvec_xs_q8: not served");
+    if (std::string e = check_q8_args(k.block_elems, w, rows, cols, xq, y); !e.empty())
+      return invalid(k, "matvec_xs_q8", e);
+    if (n_x < 0 || xq_stride < cols / 32 || y_stride < rows)
+      return invalid(k, "matvec_xs_q8", "bad row count or strides");
+    return device_result(k, "matvec_xs_q8",
+                         k.matvec_xs_q8(w, rows, cols, xq, xq_stride, n_x, y, y_stride,
+                                        static_cast<cudaStream_t>(stream)));
+  }
+
   static constexpr orcd_quant_cuda_ops kOps = {sizeof(orcd_quant_cuda_ops),
                                                &get_rows,
                                                &matvec,
@@ -184,7 +199,8 @@ struct CudaOps {
                                                &matvec_q8,
                                                &matvec_ids_q8,
                                                &matvec_glu_q8,
-                                               &matvec_multi_q8};
+                                               &matvec_multi_q8,
+                                               &matvec_xs_q8};
 };
 
 }  // namespace

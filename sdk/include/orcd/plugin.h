@@ -22,7 +22,7 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 6
+#define ORCD_ABI_MINOR 7
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
@@ -32,7 +32,8 @@ extern "C" {
  * 1.4 added orcd_quant_cpu_ops.matmul_q8;
  * 1.5 added orcd_glu_params, orcd_matvec_part and orcd_quant_cuda_ops.matvec_glu_q8 /
  * matvec_multi_q8;
- * 1.6 added ORCD_OP_GEGLU (ORCD_MOE_ACT_GEGLU) and orcd_op_embedding_params (ops.h). */
+ * 1.6 added ORCD_OP_GEGLU (ORCD_MOE_ACT_GEGLU) and orcd_op_embedding_params (ops.h);
+ * 1.7 added orcd_quant_cuda_ops.matvec_xs_q8. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -250,6 +251,13 @@ typedef struct orcd_quant_cuda_ops {
    * `cols` columns of this type, each dot matvec_q8's bits. */
   orcd_error* (*matvec_multi_q8)(const orcd_matvec_part* parts, int32_t n_parts, int64_t cols,
                                  const orcd_q8_x32* d_xq, void* stream);
+  /* Since 1.7, optional. One weight times n_x activation rows (several
+   * sequences' decode tokens in one step): for t in [0, n_x), r in [0, rows),
+   * y[t * y_stride + r] = W[r] . (d_xq + t * xq_stride), each dot matvec_q8's
+   * bits, each weight block read once for several rows. */
+  orcd_error* (*matvec_xs_q8)(const void* d_w, int64_t rows, int64_t cols, const orcd_q8_x32* d_xq,
+                              int64_t xq_stride, int64_t n_x, float* d_y, int64_t y_stride,
+                              void* stream);
 } orcd_quant_cuda_ops;
 
 /* One ggml type served by a quant plugin. */
