@@ -35,6 +35,11 @@ bool ServesMultiQ8(const WeightRef& w) {
          ops->matvec_multi_q8 != nullptr;
 }
 
+bool ServesXsQ8(const WeightRef& w) {
+  const orcd_quant_cuda_ops* ops = w.quant->cuda;
+  return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_xs_q8) && ops->matvec_xs_q8 != nullptr;
+}
+
 }  // namespace
 
 bool JoinsMatvecs(const WeightRef& a, const WeightRef& b) {
@@ -95,8 +100,7 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
     orcd_error* e = nullptr;
     if (n_tokens == 1) {
       e = ops.matvec_q8(rows, n_rows, w.cols(), xq, y, b.stream());
-    } else if (ORCD_HAS_FIELD(&ops, orcd_quant_cuda_ops, matvec_xs_q8) &&
-               ops.matvec_xs_q8 != nullptr) {
+    } else if (ServesXsQ8(w)) {
       // Each weight block read once for several rows (ABI 1.7), matvec_q8's dots.
       e = ops.matvec_xs_q8(rows, n_rows, w.cols(), xq, w.cols() / 32, n_tokens, y, y_stride,
                            b.stream());
@@ -242,7 +246,11 @@ void RunMatmulGlu(const BoundInstruction& insn, ExecContext& ctx) {
   const int64_t f = insn.out[2].width;
   const orcd_q8_x32* xq =
       MatmulQ8Input(ctx, insn, gate, x, insn.ParamsAs<LoweredMatvecParams>().shared_input != 0);
-  if (xq != nullptr && FusesGateUp(gate, up)) {
+  // Several decode rows take gate and up through matvec_xs_q8 (each weight
+  // read once for them) and the activation apart: the same bits as the
+  // fused launch, which reads both weights once per row.
+  // (FusesGateUp: up is gate's type.)
+  if (xq != nullptr && FusesGateUp(gate, up) && (ctx.n_tokens == 1 || !ServesXsQ8(gate))) {
     const orcd_glu_params glu{ORCD_MOE_ACT_SWIGLU, 0.0f, 0.0f, nullptr, nullptr};
     ThrowIfPluginError(gate.quant->cuda->matvec_glu_q8(
                            DeviceData(gate), DeviceData(up), f, gate.cols(), f * gate.row_bytes,
