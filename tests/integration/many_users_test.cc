@@ -100,6 +100,26 @@ std::string Text(const HttpResponse& r) {
   return Parse(r.body)->getArray("choices")->getObject(0)->getValue<std::string>("text");
 }
 
+// The first n asks' answers each alone, then the responses to all of them
+// sent at once.
+struct SoloAndTogether {
+  std::vector<std::string> solo;
+  std::vector<HttpResponse> together;
+};
+SoloAndTogether AskAloneThenTogether(int port, int n, int max_tokens) {
+  SoloAndTogether out;
+  for (int i = 0; i < n; ++i)
+    out.solo.push_back(Text(HttpPost(port, "/v1/completions", Body(Asks()[i], max_tokens))));
+  std::vector<std::future<HttpResponse>> together;
+  for (int i = 0; i < n; ++i) {
+    together.push_back(std::async(std::launch::async, [=] {
+      return HttpPost(port, "/v1/completions", Body(Asks()[i], max_tokens));
+    }));
+  }
+  for (auto& f : together) out.together.push_back(f.get());
+  return out;
+}
+
 TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
   auto w = StartWorker(8, 8);
   constexpr int kTokens = 24;
@@ -170,20 +190,11 @@ TEST(ManyUsers, OnTheEmulatedCudaDeviceFourAtOnceEachGetTheirSoloAnswer) {
 #endif
   auto w = StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "", EmulatedCuda());
   ASSERT_NE(w->Logs().find("emulated"), std::string::npos) << w->Logs();
-  constexpr int kTokens = 12;
-  std::vector<std::string> solo;
-  for (int i = 0; i < 4; ++i)
-    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens))));
-  std::vector<std::future<HttpResponse>> together;
+  const SoloAndTogether answers = AskAloneThenTogether(w->port(), 4, 12);
   for (int i = 0; i < 4; ++i) {
-    together.push_back(std::async(std::launch::async, [&, i] {
-      return HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens));
-    }));
-  }
-  for (int i = 0; i < 4; ++i) {
-    const HttpResponse r = together[i].get();
+    const HttpResponse& r = answers.together[i];
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_EQ(Text(r), solo[i]) << "request " << i << " differs from its solo answer";
+    EXPECT_EQ(Text(r), answers.solo[i]) << "request " << i << " differs from its solo answer";
   }
   const std::string metrics = HttpGet(w->port(), "/metrics").body;
   const auto value = [&](const std::string& name) {
@@ -209,17 +220,9 @@ TEST(ManyUsers, OnTheEmulatedCudaDeviceASmallKvPoolPreemptsAndRecomputesTheSameA
   auto w =
       StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "  kv_cache_bytes: 163840\n", EmulatedCuda());
   ASSERT_EQ(Parse(HttpGet(w->port(), "/health").body)->getValue<int>("kv_blocks_total"), 5);
-  constexpr int kTokens = 40;
-  std::vector<std::string> solo;
+  const SoloAndTogether answers = AskAloneThenTogether(w->port(), 4, 40);
   for (int i = 0; i < 4; ++i)
-    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens))));
-  std::vector<std::future<HttpResponse>> together;
-  for (int i = 0; i < 4; ++i) {
-    together.push_back(std::async(std::launch::async, [&, i] {
-      return HttpPost(w->port(), "/v1/completions", Body(Asks()[i], kTokens));
-    }));
-  }
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(Text(together[i].get()), solo[i]) << "request " << i;
+    EXPECT_EQ(Text(answers.together[i]), answers.solo[i]) << "request " << i;
   const std::string metrics = HttpGet(w->port(), "/metrics").body;
   const size_t at = metrics.find("\nworker_preemptions_total ");
   ASSERT_NE(at, std::string::npos);
@@ -327,16 +330,9 @@ TEST(ManyUsers, ASmallKvPoolPreemptsAndRecomputesTheSameAnswers) {
 
 TEST(ManyUsers, GptOssSlidingWindowsAndMoeAcrossConcurrentRequests) {
   auto w = StartWorker(4, 0, 0, "gptoss-tiny.MXFP4_MOE.gguf");
-  std::vector<std::string> solo;
+  const SoloAndTogether answers = AskAloneThenTogether(w->port(), 4, 40);
   for (int i = 0; i < 4; ++i)
-    solo.push_back(Text(HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 40))));
-  std::vector<std::future<HttpResponse>> together;
-  for (int i = 0; i < 4; ++i) {
-    together.push_back(std::async(std::launch::async, [&, i] {
-      return HttpPost(w->port(), "/v1/completions", Body(Asks()[i], 40));
-    }));
-  }
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(Text(together[i].get()), solo[i]) << "request " << i;
+    EXPECT_EQ(Text(answers.together[i]), answers.solo[i]) << "request " << i;
 }
 
 }  // namespace
