@@ -381,18 +381,8 @@ void Engine::Reset() {
 
 std::span<const float> Engine::LegacyStep(std::span<const int32_t> tokens, bool generated,
                                           bool all_logits) {
-  if (legacy_sequence_ < 0) {
-    legacy_sequence_ = OpenSequence();
-    if (legacy_sequence_ < 0)
-      throw Error(ErrorCode::kInternal, "every KV sequence is taken by Step() callers");
-  }
   const auto n = static_cast<int64_t>(tokens.size());
-  if (!Reserve(legacy_sequence_, position_ + n)) {  // throws past the context length
-    throw Error(ErrorCode::kOutOfMemory,
-                "the KV pool has no free blocks for " + std::to_string(n) + " more positions");
-  }
-  // The sequence follows position_ (Reset() rewinds it).
-  sequences_[static_cast<size_t>(legacy_sequence_)].length = position_;
+  LegacySequence(n);
   StepPart part{legacy_sequence_, tokens, generated ? 0 : n, true};
   part.rows = all_logits ? LogitRows::kAll : LogitRows::kLast;
   std::span<const float> out = Step({&part, 1});
@@ -400,30 +390,7 @@ std::span<const float> Engine::LegacyStep(std::span<const int32_t> tokens, bool 
   return out;
 }
 
-Phase Engine::BindDeviceStep(std::span<const StepPart> parts) {
-  const auto generated =
-      static_cast<size_t>(std::count(step_generated_.begin(), step_generated_.end(), uint8_t{1}));
-  const bool decode = generated == step_generated_.size();
-  if (!decode && (generated != 0 || parts.size() != 1)) {
-    throw Error(ErrorCode::kUnsupported,
-                "a CUDA step is one sequence's prompt tokens, or generated tokens of sequences");
-  }
-  device_rows_.clear();
-  device_tables_.clear();
-  for (const StepSequence& ss : step_seqs_) {
-    const auto table = static_cast<int32_t>(device_tables_.size());
-    device_tables_.insert(device_tables_.end(), ss.kv.blocks, ss.kv.blocks + ss.kv.n_blocks);
-    for (int64_t i = 0; i < ss.n_tokens; ++i) {
-      device_rows_.push_back({static_cast<int32_t>(ss.pos0 + i), static_cast<int32_t>(ss.first_row),
-                              static_cast<int32_t>(ss.pos0), static_cast<int32_t>(ss.n_tokens),
-                              static_cast<int32_t>(ss.kv.ring_slot), table});
-    }
-  }
-  cuda_->SetStepRows(device_rows_, device_tables_);
-  return decode ? Phase::kDecode : Phase::kPrefill;
-}
-
-void Engine::BindLegacyRun(int64_t n) {
+Engine::Sequence& Engine::LegacySequence(int64_t n) {
   if (legacy_sequence_ < 0) {
     legacy_sequence_ = OpenSequence();
     if (legacy_sequence_ < 0)
@@ -435,12 +402,43 @@ void Engine::BindLegacyRun(int64_t n) {
   }
   Sequence& seq = sequences_[static_cast<size_t>(legacy_sequence_)];
   seq.length = position_;  // the sequence follows position_ (Reset() rewinds it)
+  return seq;
+}
+
+void Engine::SetDeviceRows(std::span<const StepSequence> seqs) {
   device_rows_.clear();
-  for (int64_t i = 0; i < n; ++i) {
-    device_rows_.push_back({static_cast<int32_t>(position_ + i), 0, static_cast<int32_t>(position_),
-                            static_cast<int32_t>(n), legacy_sequence_, 0});
+  device_tables_.clear();
+  for (const StepSequence& ss : seqs) {
+    const auto table = static_cast<int32_t>(device_tables_.size());
+    device_tables_.insert(device_tables_.end(), ss.kv.blocks, ss.kv.blocks + ss.kv.n_blocks);
+    for (int64_t i = 0; i < ss.n_tokens; ++i) {
+      device_rows_.push_back({static_cast<int32_t>(ss.pos0 + i), static_cast<int32_t>(ss.first_row),
+                              static_cast<int32_t>(ss.pos0), static_cast<int32_t>(ss.n_tokens),
+                              static_cast<int32_t>(ss.kv.ring_slot), table});
+    }
   }
-  cuda_->SetStepRows(device_rows_, seq.blocks);
+  cuda_->SetStepRows(device_rows_, device_tables_);
+}
+
+Phase Engine::BindDeviceStep(std::span<const StepPart> parts) {
+  const auto generated =
+      static_cast<size_t>(std::count(step_generated_.begin(), step_generated_.end(), uint8_t{1}));
+  const bool decode = generated == step_generated_.size();
+  if (!decode && (generated != 0 || parts.size() != 1)) {
+    throw Error(ErrorCode::kUnsupported,
+                "a CUDA step is one sequence's prompt tokens, or generated tokens of sequences");
+  }
+  SetDeviceRows(step_seqs_);
+  return decode ? Phase::kDecode : Phase::kPrefill;
+}
+
+void Engine::BindLegacyRun(int64_t n) {
+  const Sequence& seq = LegacySequence(n);
+  StepSequence ss;
+  ss.n_tokens = n;
+  ss.pos0 = position_;
+  ss.kv = {seq.blocks.data(), static_cast<int64_t>(seq.blocks.size()), legacy_sequence_};
+  SetDeviceRows({&ss, 1});
 }
 
 void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
@@ -458,6 +456,7 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
       cuda::CudaBackend::WeightBytes(*weights_) + cuda_->ScratchBytes(bound_);
   KvLayout layout = PoolLayout(options, context_length);
   uint64_t kv_bytes = PoolBytes(layout, context_length, options.kv_type);
+  const int64_t per_sequence = (context_length + layout.block_tokens - 1) / layout.block_tokens;
   if (options.kv_pool_bytes == 0 && options.max_sequences > 1) {
     // The default pool (every sequence at the context length) shrinks to
     // what the free VRAM holds beside the model, down to one sequence's
@@ -466,13 +465,9 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
     const uint64_t room = free > model_bytes + static_cast<uint64_t>(headroom)
                               ? free - model_bytes - static_cast<uint64_t>(headroom)
                               : 0;
-    EngineOptions one = options;
-    one.max_sequences = 1;
-    const uint64_t least =
-        PoolBytes(PoolLayout(one, context_length), context_length, options.kv_type) +
-        KvCache::RingBytes(plan_.kv_states, context_length, options.kv_block_tokens,
-                           options.kv_type) *
-            static_cast<uint64_t>(options.max_sequences - 1);
+    KvLayout one_context = layout;  // every sequence's ring, one sequence's blocks
+    one_context.blocks = std::min(layout.blocks, per_sequence);
+    const uint64_t least = PoolBytes(one_context, context_length, options.kv_type);
     if (kv_bytes > room && room >= least) {
       EngineOptions fitted = options;
       fitted.kv_pool_bytes = room;
@@ -489,7 +484,6 @@ void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   cuda_->UploadWeights(*weights_, options.weight_chunk_bytes, options.load_progress);
   InitKvPool(options, context_length, layout, cuda_.get());
   // A step's tables: every sequence's blocks at the context length.
-  const int64_t per_sequence = (context_length + layout.block_tokens - 1) / layout.block_tokens;
   cuda_->Prepare(bound_, context_length, per_sequence * options.max_sequences);
   executor_ = std::make_unique<Executor>(bound_, 1, 0, cuda_.get());
 }

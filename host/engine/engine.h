@@ -272,8 +272,13 @@ class Engine {
   // decode when every token is generated; throws kUnsupported for a mix, or
   // prompt tokens of several sequences.
   Phase BindDeviceStep(std::span<const StepPart> parts);
-  // CUDA: the single-sequence API's next run of n tokens at position_ (its
-  // sequence opened and grown as on the CPU).
+  // The single-sequence API's sequence, opened if need be and grown for n
+  // more tokens at position_ (kOutOfMemory when the pool has no blocks).
+  Sequence& LegacySequence(int64_t n);
+  // CUDA: the device rows (StepRow) and block tables of these sequences'
+  // tokens, for the next run.
+  void SetDeviceRows(std::span<const StepSequence> seqs);
+  // CUDA: the single-sequence API's next run of n tokens at position_.
   void BindLegacyRun(int64_t n);
   std::vector<cuda::StepRow> device_rows_;
   std::vector<int32_t> device_tables_;

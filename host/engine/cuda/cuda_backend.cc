@@ -300,8 +300,8 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length,
   rows_offset_ = sizeof(StepValues) + static_cast<uint64_t>(row_capacity_) * 4;
   rows_offset_ = (rows_offset_ + 7) / 8 * 8;
   tables_offset_ = rows_offset_ + static_cast<uint64_t>(row_capacity_) * sizeof(StepRow);
-  step_bytes_ = tables_offset_ + static_cast<uint64_t>(table_capacity_) * 4;
-  const uint64_t step_bytes = (step_bytes_ + 7) / 8 * 8;
+  const uint64_t step_bytes =
+      (tables_offset_ + static_cast<uint64_t>(table_capacity_) * 4 + 7) / 8 * 8;
   step_block_ = Make(step_bytes, &VramUsage::other);
   positions_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
   zero_ids_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);

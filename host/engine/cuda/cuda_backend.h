@@ -168,7 +168,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // same then [result token][penalized tokens: penalized_capacity_]: three
   // copies in per run, one token out.
   DeviceBuffer step_block_;
-  uint64_t rows_offset_ = 0, tables_offset_ = 0, step_bytes_ = 0;
+  uint64_t rows_offset_ = 0, tables_offset_ = 0;
   int64_t table_capacity_ = 1;
   std::vector<StepRow> next_rows_;
   std::vector<int32_t> next_tables_;

@@ -61,7 +61,7 @@ struct AttendState {
   float* q_s;        // [d]
   float* o_s;        // [d], unnormalized, relative to running_max
   float* p_s;        // [blockDim.x]
-  int64_t* where_s;  // [blockDim.x]: each key's source (KeySource)
+  int64_t* where_s;  // [blockDim.x]: where each key's row is (attend's source())
   float* scratch;    // [kWarp]
   float running_max = -INFINITY;
   float running_sum = 0.0f;
