@@ -37,6 +37,13 @@ struct SampleRequest {
   }
 };
 
+// A logits row of the run to sample on the device: `offset` floats into the
+// run's logits, and how.
+struct SampledRow {
+  int64_t offset = 0;
+  SampleRequest request;
+};
+
 class DeviceExecution {
  public:
   virtual ~DeviceExecution() = default;
@@ -51,8 +58,18 @@ class DeviceExecution {
   // Ends a run with the argmax of the device logits [row_offset, +vocab) read back
   // instead of the logits (greedy decoding: 4 bytes cross, not the vocabulary).
   virtual int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) = 0;
-  // Ends a run by sampling the logits row on the device (only the id is read back).
-  virtual int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) = 0;
+  // Ends a run by sampling logits rows on the device, each with its own
+  // request (only the ids are read back: out[i] for rows[i]). A row's pick
+  // does not depend on the other rows. May follow FinishRun (whose copy
+  // then holds the rows before any penalty).
+  virtual void FinishRunSampleRows(std::span<const SampledRow> rows, int64_t vocab,
+                                   std::span<int32_t> out) = 0;
+  int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) {
+    const SampledRow row{row_offset, r};
+    int32_t token = -1;
+    FinishRunSampleRows({&row, 1}, vocab, {&token, 1});
+    return token;
+  }
 
   // Graphs of a step (CUDA graphs), between BeginRun and FinishRun:
   // ReplayStep is true when a graph recorded for this kind of step was

@@ -305,6 +305,18 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
   step_token_seq_.clear();
   step_generated_.clear();
   step_logit_rows_.clear();
+  step_samples_.clear();
+  bool sampling = false;
+  for (const StepPart& part : parts) {
+    if (part.sample != nullptr) {
+      if (!samples_on_device() || !part.logits || part.rows != LogitRows::kLast) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "step: a part samples on the device only with a device that samples, for "
+                    "its last row");
+      }
+      sampling = true;
+    }
+  }
   for (const StepPart& part : parts) {
     if (part.sequence < 0 || part.sequence >= static_cast<int>(sequences_.size()) ||
         !sequences_[static_cast<size_t>(part.sequence)].open) {
@@ -339,8 +351,10 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
       step_generated_.push_back(i >= part.prompt_tokens ? 1 : 0);
     }
     if (part.logits) {
-      for (int64_t i = part.rows == LogitRows::kAll ? 0 : n - 1; i < n; ++i)
+      for (int64_t i = part.rows == LogitRows::kAll ? 0 : n - 1; i < n; ++i) {
         step_logit_rows_.push_back(ss.first_row + i);
+        if (sampling) step_samples_.push_back(part.sample);
+      }
     }
     step_seqs_.push_back(ss);
   }
@@ -358,6 +372,7 @@ std::span<const float> Engine::Step(std::span<const StepPart> parts) {
   in.token_seq = step_token_seq_;
   in.generated = step_generated_;
   in.logit_rows = step_logit_rows_;
+  in.samples = step_samples_;
   // One decode token: the decode phase (the plans' phases share their
   // instructions on the CPU; the counters tell them apart).
   std::span<const float> out = executor_->RunStep(phase, in, *kv_);

@@ -116,13 +116,16 @@ enum class LogitRows { kLast, kAll };
 // One sequence's part of a step: its next tokens, of which the first
 // `prompt_tokens` are prompt tokens and the rest generated ones (a decode
 // token; tokens recomputed after a preemption), and whether its last token's
-// (or every token's) logits come back.
+// (or every token's) logits come back. With `sample` (a device that
+// samples, last row only) the last row is sampled there instead and only
+// the chosen id comes back (Engine::step_sampled()).
 struct StepPart {
   int sequence = -1;
   std::span<const int32_t> tokens;
   int64_t prompt_tokens = 0;
   bool logits = true;
   LogitRows rows = LogitRows::kLast;
+  const SampleRequest* sample = nullptr;
 };
 
 struct KvPoolInfo {
@@ -200,8 +203,11 @@ class Engine {
   KvPoolInfo kv_pool() const;
   // Evaluates the parts (distinct sequences, at most max_batch tokens in
   // all, each with its blocks reserved) at their sequences' next positions
-  // and returns the logits of the parts that asked, in order, [k][vocab].
+  // and returns the logits of the parts that asked and did not sample, in
+  // order, [k][vocab]; the ids of those that sampled in step_sampled(), in
+  // order (valid until the next step).
   std::span<const float> Step(std::span<const StepPart> parts);
+  std::span<const int32_t> step_sampled() const { return executor_->sampled(); }
 
   const ModelInfo& info() const { return info_; }
   const ExecutionPlan& plan() const { return plan_; }
@@ -256,6 +262,7 @@ class Engine {
   std::vector<int32_t> step_tokens_;
   std::vector<StepSequence> step_seqs_;
   std::vector<int64_t> step_positions_, step_logit_rows_;
+  std::vector<const SampleRequest*> step_samples_;
   std::vector<int32_t> step_token_seq_;
   std::vector<uint8_t> step_generated_;
   // The single-sequence API on the CPU: one part of a step.

@@ -29,6 +29,10 @@ struct StepInput {
   std::span<const int32_t> token_seq;  // per token: index into seqs
   std::span<const uint8_t> generated;  // per token: ExecContext::generated
   std::span<const int64_t> logit_rows;
+  // Device only; empty or one per logit row: a row with a request is sampled
+  // on the device (its id in Executor::sampled(), in order) instead of
+  // coming back as logits.
+  std::span<const SampleRequest* const> samples;
 };
 
 class Executor {
@@ -58,9 +62,10 @@ class Executor {
   int32_t RunSample(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
                     const SampleRequest& request);
 
-  // Evaluates a step (CPU backend) and returns the logits of its
-  // logit_rows, [logit_rows.size()][vocab], in that order.
+  // Evaluates a step and returns the logits of its logit_rows that are not
+  // sampled, [rows][vocab], in order; the sampled rows' ids in sampled().
   std::span<const float> RunStep(Phase phase, const StepInput& step, KvCache& kv);
+  std::span<const int32_t> sampled() const { return sampled_; }
 
   // Batch-1 matmuls with 8-bit activations where the weight's plugin has them.
   void set_q8_activations(bool on) { q8_activations_ = on; }
@@ -88,7 +93,10 @@ class Executor {
   size_t Execute(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,
                  bool all_logits, const StepInput* step = nullptr);
   std::vector<float> step_logits_;  // a step's rows gathered from an all-rows plan
-  int64_t first_logit_row_ = 0;     // the last run's first logits row
+  std::vector<SampledRow> sampled_rows_;
+  std::vector<int64_t> host_rows_;
+  std::vector<int32_t> sampled_;
+  int64_t first_logit_row_ = 0;  // the last run's first logits row
   // EMBEDDING's and POSITION_EMBEDDING's checks of the run's rows (what a
   // replayed graph would skip).
   static void CheckRowLookups(const BoundPhase& bp, const ExecContext& ctx);

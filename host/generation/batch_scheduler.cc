@@ -24,6 +24,11 @@ struct BatchScheduler::Sequence {
   bool ready = false;  // the work is done: logits or error
   std::exception_ptr error;
   std::vector<float> logits;
+  // Sampled where the logits are (a device that samples): the request and,
+  // once ready, the chosen id instead of the logits.
+  bool sampling = false;
+  engine::SampleRequest sample;
+  int32_t token = -1;
   std::function<bool()> stop_check;
   std::atomic<int64_t> length{0};  // positions evaluated (read by its own thread)
   // Every token evaluated so far, of which the first history_prompt are
@@ -55,6 +60,23 @@ class BatchScheduler::Source final : public LogitSource {
   std::span<const float> Decode(int32_t token) override {
     return scheduler_.Evaluate(*seq_, {&token, 1}, 0);
   }
+  // On a device that samples, every pick is made there, a step's rows in one
+  // launch (greedy: the same argmax, ties to the lowest id).
+  bool SamplesOnDevice() const override { return scheduler_.engine_.samples_on_device(); }
+  int32_t PrefillGreedy(std::span<const int32_t> tokens) override {
+    if (!SamplesOnDevice()) return LogitSource::PrefillGreedy(tokens);
+    return Pick(tokens, static_cast<int64_t>(tokens.size()), Greedy());
+  }
+  int32_t DecodeGreedy(int32_t token) override {
+    if (!SamplesOnDevice()) return LogitSource::DecodeGreedy(token);
+    return Pick({&token, 1}, 0, Greedy());
+  }
+  int32_t PrefillSample(std::span<const int32_t> tokens, const SampleDraw& draw) override {
+    return Pick(tokens, static_cast<int64_t>(tokens.size()), engine::SampleRequest::From(draw));
+  }
+  int32_t DecodeSample(int32_t token, const SampleDraw& draw) override {
+    return Pick({&token, 1}, 0, engine::SampleRequest::From(draw));
+  }
   int64_t position() const override { return seq_->length.load(); }
   double queued_ms() const override { return seq_->queued_ms.load(); }
   int64_t context_length() const override { return context_length_; }
@@ -64,6 +86,18 @@ class BatchScheduler::Source final : public LogitSource {
   }
 
  private:
+  static engine::SampleRequest Greedy() {
+    engine::SampleRequest r;
+    r.temperature = 0.0;
+    return r;
+  }
+  int32_t Pick(std::span<const int32_t> tokens, int64_t prompt_tokens,
+               const engine::SampleRequest& request) {
+    int32_t token = -1;
+    scheduler_.Evaluate(*seq_, tokens, prompt_tokens, &request, &token);
+    return token;
+  }
+
   BatchScheduler& scheduler_;
   std::shared_ptr<Sequence> seq_;
   int64_t context_length_;
@@ -119,10 +153,14 @@ ServingStats BatchScheduler::stats() const {
 }
 
 std::span<const float> BatchScheduler::Evaluate(Sequence& seq, std::span<const int32_t> tokens,
-                                                int64_t prompt_tokens) {
+                                                int64_t prompt_tokens,
+                                                const engine::SampleRequest* sample,
+                                                int32_t* token) {
   std::unique_lock lock(mu_);
   seq.pending.assign(tokens.begin(), tokens.end());
   seq.prompt_tokens = prompt_tokens;
+  seq.sampling = sample != nullptr;
+  if (sample != nullptr) seq.sample = *sample;  // its penalized span outlives the wait
   seq.fed = 0;
   seq.ready = false;
   seq.error = nullptr;
@@ -131,6 +169,7 @@ std::span<const float> BatchScheduler::Evaluate(Sequence& seq, std::span<const i
   work_cv_.notify_all();
   seq.cv.wait(lock, [&] { return seq.ready; });
   if (seq.error) std::rethrow_exception(seq.error);
+  if (token != nullptr) *token = seq.token;
   return seq.logits;
 }
 
@@ -351,6 +390,7 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     part.prompt_tokens =
         std::clamp<int64_t>(seq->prompt_tokens - static_cast<int64_t>(seq->fed), 0, n);
     part.logits = n == left;
+    if (part.logits && seq->sampling) part.sample = &seq->sample;
     parts.push_back(part);
     seqs.push_back(seq);
   };
@@ -420,7 +460,8 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
                              std::vector<engine::StepPart>& parts) {
   // Called without mu_: only this thread touches the engine and a sequence's
   // pending tokens while it is asked.
-  const auto finish = [&](size_t i, std::span<const float> row, std::exception_ptr error) {
+  const auto finish = [&](size_t i, std::span<const float> row, int32_t token,
+                          std::exception_ptr error) {
     Sequence& seq = *seqs[i];
     const auto n = static_cast<int64_t>(parts[i].tokens.size());
     std::lock_guard lock(mu_);
@@ -435,6 +476,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     seq.length = std::max(seq.length.load(), seq.evaluated);
     if (!parts[i].logits) return;  // more prompt chunks to come
     seq.logits.assign(row.begin(), row.end());
+    seq.token = token;
     seq.asked = false;
     seq.ready = true;
     seq.cv.notify_all();
@@ -453,14 +495,21 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   engine_.set_should_stop(std::move(stop_check));
   try {
     const std::span<const float> logits = engine_.Step(parts);
-    size_t row = 0;
-    for (size_t i = 0; i < parts.size(); ++i)
-      finish(i, parts[i].logits ? logits.subspan(row++ * vocab, vocab) : std::span<const float>{},
-             nullptr);
+    const std::span<const int32_t> sampled = engine_.step_sampled();
+    size_t row = 0, pick = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (!parts[i].logits) {
+        finish(i, {}, -1, nullptr);
+      } else if (parts[i].sample != nullptr) {
+        finish(i, {}, sampled[pick++], nullptr);
+      } else {
+        finish(i, logits.subspan(row++ * vocab, vocab), -1, nullptr);
+      }
+    }
   } catch (const std::exception& e) {
     engine_.set_should_stop({});
     if (parts.size() == 1) {
-      finish(0, {}, std::current_exception());
+      finish(0, {}, -1, std::current_exception());
     } else {
       LogWarn("scheduler", "a step failed; its sequences run one by one",
               {{"error", e.what()}, {"sequences", std::to_string(parts.size())}});
@@ -469,9 +518,11 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
       for (size_t i = 0; i < parts.size(); ++i) {
         try {
           const std::span<const float> logits = engine_.Step({&parts[i], 1});
-          finish(i, parts[i].logits ? logits.first(vocab) : std::span<const float>{}, nullptr);
+          const bool picked = parts[i].logits && parts[i].sample != nullptr;
+          finish(i, parts[i].logits && !picked ? logits.first(vocab) : std::span<const float>{},
+                 picked ? engine_.step_sampled()[0] : -1, nullptr);
         } catch (const std::exception&) {
-          finish(i, {}, std::current_exception());
+          finish(i, {}, -1, std::current_exception());
         }
       }
     }

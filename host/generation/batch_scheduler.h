@@ -3,8 +3,9 @@
 // the scheduler's thread gathers whatever those sequences ask for into one engine step: one token
 // for every decoding sequence plus chunks of newcomers' prompts, at most max_batched_tokens in all,
 // so a long prompt is prefilled between the others' decode steps instead of stalling them. Each
-// request samples, checks its stop strings and writes to its client on its own thread: a slow
-// client only delays its own next token.
+// request samples (on a device that samples: asks the step to, and every asked row of a step is
+// sampled there in one launch), checks its stop strings and writes to its client on its own
+// thread: a slow client only delays its own next token.
 //
 // Admission: a sequence waits (FIFO) until the engine has a sequence free and
 // the KV pool has blocks for its prompt. Blocks are then taken as it grows;
@@ -71,9 +72,13 @@ class BatchScheduler {
   struct Sequence;
   class Source;
 
-  // Blocks until `seq`'s tokens were evaluated; returns its logits row.
+  // Blocks until `seq`'s tokens were evaluated; returns its logits row, or
+  // with `sample` (a device that samples) sets *token to the id picked
+  // there and returns nothing.
   std::span<const float> Evaluate(Sequence& seq, std::span<const int32_t> tokens,
-                                  int64_t prompt_tokens);
+                                  int64_t prompt_tokens,
+                                  const engine::SampleRequest* sample = nullptr,
+                                  int32_t* token = nullptr);
   void Close(const std::shared_ptr<Sequence>& seq);
   void Loop();
   // With mu_ held: frees closed sequences, admits waiting ones in order.

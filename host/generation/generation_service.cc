@@ -216,9 +216,9 @@ class GenerationService final : public InferenceService {
     options.device_runtime = config.device_runtime;
     const bool on_cuda = config.device == "cuda";
     if (config.slots < 1) throw Error(ErrorCode::kInvalidArgument, "slots must be at least 1");
-    // CUDA at one slot keeps the single-sequence path (sampling on the
-    // device, 4 bytes back per token); many slots share steps through the
-    // scheduler, which samples on the host from each step's logits rows.
+    // CUDA at one slot keeps the single-sequence path; many slots share
+    // steps through the scheduler. Both sample on the device (4 bytes back
+    // per token and job).
     const bool batched = !on_cuda || config.slots > 1;
     options.max_sequences = config.slots;
     // A step is one pass: its rows are the scheduler's token budget.

@@ -78,9 +78,10 @@ TEST(CudaSampler, ChoosesWhatTheCpuSamplerChooses) {
 // vocabulary of Qwen2.5's order: only ids within ln(vocab) + 26 ln 2 nats of
 // the top are sorted, the rest summed as a tail. A peaked row (a few hundred
 // candidates out of 40,000) exercises that; a flat row (every id a
-// candidate) the whole sort; a row with ties the id order. Same seeded draws
-// as the CPU sampler, same tokens.
-TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRows) {
+// candidate) the whole sort; a row with ties the id order. The three rows are
+// sampled in one launch (a batched decode step's), each with its own seeded
+// draws and penalized ids: same tokens as the CPU sampler on each row alone.
+TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRowsInOneLaunch) {
   constexpr int64_t kVocab = 40000;
   int64_t padded = 1;
   while (padded < kVocab) padded <<= 1;
@@ -96,6 +97,7 @@ TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRows) {
   rows.emplace_back("peaked", peaked);
   rows.emplace_back("flat", flat);
   rows.emplace_back("ties", ties);
+  const size_t n_rows = rows.size();
   const std::vector<SamplerCase> cases = {
       {"temperature 0.7", {0.7, 1.0, 0, 1.0, 0.0, 21}},
       {"top-p 0.9 and a penalty", {0.8, 1.3, 0, 0.9, 0.0, 22}},
@@ -105,41 +107,62 @@ TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRows) {
       {"hot", {3.0, 1.0, 0, 0.95, 0.0, 26}},
   };
   const auto& kernels = engine::cuda::EmulatedOpKernels();
-  std::vector<float> keys(padded);
-  std::vector<int32_t> ids(padded);
-  for (const auto& [row_name, row] : rows) {
-    for (const SamplerCase& c : cases) {
-      Sampler host(c.config), device(c.config);
-      std::set<int32_t> chosen;
-      for (int step = 0; step < 6; ++step) {
-        const SampleDraw draw = device.NextDraw();
-        const std::vector<int32_t> penalized(draw.penalized.begin(), draw.penalized.end());
-        std::vector<float> logits = row;  // the kernel penalizes in place
-        int32_t out = -1;
-        engine::cuda::SampleArgs a{};
-        a.logits = logits.data();
-        a.vocab = kVocab;
-        a.padded = padded;
-        a.keys = keys.data();
-        a.ids = ids.data();
-        a.penalized = penalized.data();
-        a.n_penalized =
-            c.config.repetition_penalty != 1.0 ? static_cast<int64_t>(penalized.size()) : 0;
-        a.penalty = static_cast<float>(c.config.repetition_penalty);
-        a.inv_temperature = static_cast<float>(1.0 / c.config.temperature);
-        a.top_k = c.config.top_k;
-        a.top_p = c.config.top_p;
-        a.min_p = c.config.min_p;
-        a.uniform = draw.uniform;
-        a.out = &out;
-        ASSERT_EQ(kernels.sample(a, nullptr), 0);
-        const int32_t on_host = host.Sample(row);
-        ASSERT_EQ(out, on_host) << row_name << ", " << c.name << ", step " << step;
-        device.Record(out);
-        chosen.insert(out);
+  std::vector<float> keys(padded * n_rows);
+  std::vector<int32_t> ids(padded * n_rows);
+  for (const SamplerCase& c : cases) {
+    // Each row its own job: its own seed (hence draws) and generated ids.
+    std::vector<Sampler> host, device;
+    for (size_t r = 0; r < n_rows; ++r) {
+      SamplerConfig config = c.config;
+      config.seed += 100 * r;
+      host.emplace_back(config);
+      device.emplace_back(config);
+    }
+    std::vector<std::set<int32_t>> chosen(n_rows);
+    for (int step = 0; step < 6; ++step) {
+      std::vector<float> logits;  // the rows back to back; the kernel penalizes in place
+      std::vector<int32_t> penalized;
+      std::vector<engine::cuda::SampleRow> params(n_rows);
+      for (size_t r = 0; r < n_rows; ++r) {
+        const SampleDraw draw = device[r].NextDraw();
+        engine::cuda::SampleRow& p = params[r];
+        p.logits_offset = static_cast<int64_t>(logits.size());
+        logits.insert(logits.end(), rows[r].second.begin(), rows[r].second.end());
+        p.penalized_offset = static_cast<int64_t>(penalized.size());
+        p.n_penalized =
+            c.config.repetition_penalty != 1.0 ? static_cast<int64_t>(draw.penalized.size()) : 0;
+        penalized.insert(penalized.end(), draw.penalized.begin(), draw.penalized.end());
+        p.penalty = static_cast<float>(c.config.repetition_penalty);
+        p.inv_temperature = static_cast<float>(1.0 / c.config.temperature);
+        p.top_k = c.config.top_k;
+        p.top_p = c.config.top_p;
+        p.min_p = c.config.min_p;
+        p.uniform = draw.uniform;
       }
-      if (c.config.top_k != 50 || std::string(row_name) != "peaked") {
-        EXPECT_GT(chosen.size(), 1u) << row_name << ", " << c.name << ": draws exercised nothing";
+      penalized.push_back(0);  // never empty
+      std::vector<int32_t> out(n_rows, -1);
+      engine::cuda::SampleRowsArgs a{};
+      a.logits = logits.data();
+      a.vocab = kVocab;
+      a.padded = padded;
+      a.keys = keys.data();
+      a.ids = ids.data();
+      a.rows = params.data();
+      a.penalized = penalized.data();
+      a.out = out.data();
+      a.n_rows = static_cast<int64_t>(n_rows);
+      ASSERT_EQ(kernels.sample_rows(a, nullptr), 0);
+      for (size_t r = 0; r < n_rows; ++r) {
+        const int32_t on_host = host[r].Sample(rows[r].second);
+        ASSERT_EQ(out[r], on_host) << rows[r].first << ", " << c.name << ", step " << step;
+        device[r].Record(out[r]);
+        chosen[r].insert(out[r]);
+      }
+    }
+    for (size_t r = 0; r < n_rows; ++r) {
+      if (c.config.top_k != 50 || std::string(rows[r].first) != "peaked") {
+        EXPECT_GT(chosen[r].size(), 1u)
+            << rows[r].first << ", " << c.name << ": draws exercised nothing";
       }
     }
   }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "golden.h"
 #include "host/common/status.h"
 #include "host/engine/engine.h"
+#include "host/sampling/sampler.h"
 #include "step_runs.h"
 #if ORCD_ADAPTER_TEST_ON_GPU
 #include "device_buffer.h"
@@ -197,6 +199,120 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,
                                            "gptoss-tiny.MXFP4_MOE", "qwen3moe-tiny.Q4_K_M",
                                            "gemma2-tiny.Q4_K_M"),
                          ModelParamName);
+
+// A step's rows sampled on the device, each with its own job's settings and
+// seeded draws, in one launch: every sequence picks the tokens the CPU
+// sampler picks from its solo logits (the device sampler equals the CPU's
+// except within an ulp of a boundary, which these draws do not hit: see
+// cuda_sampler_test.cc). One sequence asks for its logits instead (a job
+// with logprobs) in the same steps: its row comes back while the others are
+// sampled.
+TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  engine::EngineOptions options;
+  options.max_sequences = 4;
+  options.context_length = 64;
+  options.kv_block_tokens = 8;
+  auto e = LoadCudaEngine("qwen2-tiny.Q4_K_M", options);
+  const auto vocab = static_cast<size_t>(e->info().vocab);
+  const auto prompts = RandomPrompts(e->info().vocab, 99, {6, 11, 3, 17});
+  const auto config = [](double temperature, double penalty, int64_t top_k, double top_p,
+                         double min_p, uint64_t seed) {
+    SamplerConfig c;
+    c.temperature = temperature;
+    c.repetition_penalty = penalty;
+    c.top_k = top_k;
+    c.top_p = top_p;
+    c.min_p = min_p;
+    c.seed = seed;
+    return c;
+  };
+  const std::vector<SamplerConfig> configs = {
+      config(0.0, 1.0, 0, 1.0, 0.0, 31),    // greedy (the argmax, ties to the lowest id)
+      config(0.8, 1.3, 40, 0.9, 0.05, 32),  // every filter and a penalty
+      config(1.0, 1.0, 0, 1.0, 0.0, 33),    // plain sampling, on the host: logits back
+      config(1.5, 1.2, 0, 0.95, 0.0, 34),   // hot, with a penalty
+  };
+  constexpr size_t kHostRow = 2;
+  constexpr int kTokens = 8;
+  // Solo, on the host: each sequence alone, its logits sampled by the CPU sampler.
+  std::vector<std::vector<int32_t>> solo(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    Sampler host(configs[i]);
+    const int seq = e->OpenSequence();
+    ASSERT_TRUE(e->Reserve(seq, static_cast<int64_t>(prompts[i].size()) + kTokens));
+    engine::StepPart part{seq, prompts[i], static_cast<int64_t>(prompts[i].size())};
+    std::vector<float> row(vocab);
+    for (int t = 0; t < kTokens; ++t) {
+      const std::span<const float> logits = e->Step({&part, 1});
+      std::copy_n(logits.begin(), vocab, row.begin());
+      solo[i].push_back(host.Sample(row));
+      part = {seq, {&solo[i].back(), 1}, 0};
+    }
+    e->CloseSequence(seq);
+  }
+
+  // Together: the prompts one step each, then decode steps of all four rows;
+  // three rows sampled on the device, the host row's logits back.
+  std::vector<Sampler> samplers;
+  for (const SamplerConfig& c : configs) samplers.emplace_back(c);
+  std::vector<int> seqs;
+  std::vector<std::vector<int32_t>> together(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    seqs.push_back(e->OpenSequence());
+    ASSERT_TRUE(e->Reserve(seqs[i], static_cast<int64_t>(prompts[i].size()) + kTokens));
+    engine::StepPart part{seqs[i], prompts[i], static_cast<int64_t>(prompts[i].size())};
+    engine::SampleRequest request;
+    if (i != kHostRow) {
+      request = engine::SampleRequest::From(samplers[i].NextDraw());
+      part.sample = &request;
+    }
+    const std::span<const float> logits = e->Step({&part, 1});
+    if (i == kHostRow) {
+      std::vector<float> row(logits.begin(), logits.begin() + static_cast<int64_t>(vocab));
+      together[i].push_back(samplers[i].Sample(row));
+    } else {
+      ASSERT_TRUE(logits.empty()) << "a sampled prompt step returned logits";
+      ASSERT_EQ(e->step_sampled().size(), 1u);
+      together[i].push_back(e->step_sampled()[0]);
+      samplers[i].Record(together[i].back());
+    }
+  }
+  for (int t = 1; t < kTokens; ++t) {
+    std::vector<engine::StepPart> parts;
+    std::vector<engine::SampleRequest> requests(prompts.size());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      engine::StepPart part{seqs[i], {&together[i].back(), 1}, 0};
+      if (i != kHostRow) {
+        requests[i] = engine::SampleRequest::From(samplers[i].NextDraw());
+        part.sample = &requests[i];
+      }
+      parts.push_back(part);
+    }
+    const std::span<const float> logits = e->Step(parts);
+    ASSERT_EQ(logits.size(), vocab) << "only the host row's logits come back";
+    const std::span<const int32_t> picked = e->step_sampled();
+    ASSERT_EQ(picked.size(), prompts.size() - 1);
+    size_t k = 0;
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      if (i == kHostRow) {
+        std::vector<float> row(logits.begin(), logits.end());
+        together[i].push_back(samplers[i].Sample(row));
+      } else {
+        together[i].push_back(picked[k++]);
+        samplers[i].Record(together[i].back());
+      }
+    }
+  }
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_EQ(together[i], solo[i]) << "sequence " << i;
+    e->CloseSequence(seqs[i]);
+  }
+  // The draws exercised the distributions: not a constant stream.
+  for (const size_t i : {1, 3})
+    EXPECT_GT(std::set<int32_t>(solo[i].begin(), solo[i].end()).size(), 2u) << "sequence " << i;
+  EXPECT_GT(e->cuda_backend()->graph_replays(), 0u) << "no decode step was replayed";
+}
 
 // What a CUDA step cannot hold is refused before anything runs, and the
 // sequences are as they were.

@@ -174,6 +174,11 @@ int64_t RowCapacity(const BoundPlan& plan) {
   return rows;
 }
 
+// Rows sampled at once at most: a decode step's (a prompt step samples one).
+int64_t SampleRowsCapacity(const BoundPlan& plan) {
+  return std::max<int64_t>(plan.phase(Phase::kDecode).row_capacity, 1);
+}
+
 // The span of the file holding every tensor's data.
 std::pair<const uint8_t*, const uint8_t*> DataRange(const WeightTable& weights) {
   const uint8_t* lo = nullptr;
@@ -205,7 +210,9 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) const {
   const uint64_t vocab = static_cast<uint64_t>(plan.phase(Phase::kDecode).vocab);
   const auto padded = static_cast<uint64_t>(SortPadding(static_cast<int64_t>(vocab)));
   return static_cast<uint64_t>(arena) * 4 + vocab * 4 + MoeFloats(LargestMoe(plan)) * 4 +
-         padded * 8 + GemmOperandHalves(plan, f16_prefill_on_) * 2 +
+         padded * 8 * static_cast<uint64_t>(SampleRowsCapacity(plan)) +
+         static_cast<uint64_t>(SampleRowsCapacity(plan)) * sizeof(SampleRow) +
+         GemmOperandHalves(plan, f16_prefill_on_) * 2 +
          PrefillScratchBytes(PrefillChunkElements(plan, f16_prefill_on_)) +
          static_cast<uint64_t>(RowCapacity(plan)) * 8 +
          static_cast<uint64_t>(Q8Runs(plan)) * sizeof(orcd_q8_x32) +
@@ -307,14 +314,20 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length,
   zero_ids_ = Make(static_cast<uint64_t>(row_capacity_) * 4, &VramUsage::other);
   runtime_->Memset(zero_ids_.get(), 0, zero_ids_.bytes());
   sample_padded_ = SortPadding(plan.phase(Phase::kDecode).vocab);
-  sample_keys_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
-  sample_ids_ = Make(static_cast<uint64_t>(sample_padded_) * 4, &VramUsage::scratch);
+  sample_rows_capacity_ = SampleRowsCapacity(plan);
+  const auto sampled = static_cast<uint64_t>(sample_rows_capacity_);
+  sample_keys_ = Make(static_cast<uint64_t>(sample_padded_) * 4 * sampled, &VramUsage::scratch);
+  sample_ids_ = Make(static_cast<uint64_t>(sample_padded_) * 4 * sampled, &VramUsage::scratch);
+  sample_rows_ = Make(sampled * sizeof(SampleRow), &VramUsage::other);
   penalized_capacity_ = std::max<int64_t>(context_length, 1);
-  penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4, &VramUsage::other);
-  staging_ =
-      PinnedBuffer(*runtime_, step_bytes + 4 + static_cast<uint64_t>(penalized_capacity_) * 4);
+  penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4 * sampled, &VramUsage::other);
+  const uint64_t results_bytes = (sampled * 4 + 7) / 8 * 8;
+  staging_ = PinnedBuffer(*runtime_, step_bytes + results_bytes + sampled * sizeof(SampleRow) +
+                                         static_cast<uint64_t>(penalized_capacity_) * 4 * sampled);
   staged_result_ = reinterpret_cast<int32_t*>(staging_.get<uint8_t>() + step_bytes);
-  staged_penalized_ = staged_result_ + 1;
+  staged_sample_rows_ =
+      reinterpret_cast<SampleRow*>(staging_.get<uint8_t>() + step_bytes + results_bytes);
+  staged_penalized_ = reinterpret_cast<int32_t*>(staged_sample_rows_ + sampled);
   if (const int64_t elements = PrefillChunkElements(plan, f16_prefill_on_); elements > 0) {
     prefill_buffer_ = Make(PrefillScratchBytes(elements), &VramUsage::scratch);
     auto* base = prefill_buffer_.get<uint8_t>();
@@ -433,35 +446,61 @@ int32_t CudaBackend::FinishRunArgmax(int64_t row_offset, int64_t vocab) {
   return ReadToken(out);
 }
 
-int32_t CudaBackend::FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) {
-  const auto n_penalized = static_cast<int64_t>(r.penalized.size());
-  if (n_penalized > penalized_capacity_) {
-    throw Error(ErrorCode::kInvalidArgument, "more penalized tokens than the context holds");
+void CudaBackend::FinishRunSampleRows(std::span<const SampledRow> rows, int64_t vocab,
+                                      std::span<int32_t> out) {
+  const auto n = static_cast<int64_t>(rows.size());
+  if (n == 0) return;
+  if (n > sample_rows_capacity_ || out.size() < rows.size()) {
+    throw Error(ErrorCode::kInternal, "sampling " + std::to_string(n) +
+                                          " rows; the backend takes " +
+                                          std::to_string(sample_rows_capacity_));
   }
-  const bool penalize = r.repetition_penalty != 1.0 && n_penalized > 0;
-  if (penalize) {
-    std::memcpy(staged_penalized_, r.penalized.data(), r.penalized.size_bytes());
-    runtime_->CopyToDevice(penalized_.get(), staged_penalized_, r.penalized.size_bytes());
+  int64_t n_penalized_all = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const SampleRequest& r = rows[static_cast<size_t>(i)].request;
+    const auto n_penalized = static_cast<int64_t>(r.penalized.size());
+    if (n_penalized > penalized_capacity_) {
+      throw Error(ErrorCode::kInvalidArgument, "more penalized tokens than the context holds");
+    }
+    const bool penalize = r.repetition_penalty != 1.0 && n_penalized > 0;
+    SampleRow& row = staged_sample_rows_[i];
+    row.logits_offset = rows[static_cast<size_t>(i)].offset;
+    row.penalized_offset = n_penalized_all;
+    row.n_penalized = penalize ? n_penalized : 0;
+    if (penalize) {
+      std::memcpy(staged_penalized_ + n_penalized_all, r.penalized.data(),
+                  r.penalized.size_bytes());
+      n_penalized_all += n_penalized;
+    }
+    row.penalty = static_cast<float>(r.repetition_penalty);
+    // 1/T past FLT_MAX (T below ~3e-39) is the greedy limit, as on the CPU.
+    const float inv_t = r.temperature > 0.0 ? static_cast<float>(1.0 / r.temperature) : 0.0f;
+    row.inv_temperature = std::isfinite(inv_t) ? inv_t : 0.0f;
+    row.top_k = r.top_k;
+    row.top_p = r.top_p;
+    row.min_p = r.min_p;
+    row.uniform = r.uniform;
   }
-  SampleArgs a{};
-  a.logits = logits_.get<float>() + row_offset;
+  runtime_->CopyToDevice(sample_rows_.get(), staged_sample_rows_,
+                         static_cast<uint64_t>(n) * sizeof(SampleRow));
+  if (n_penalized_all > 0) {
+    runtime_->CopyToDevice(penalized_.get(), staged_penalized_,
+                           static_cast<uint64_t>(n_penalized_all) * 4);
+  }
+  SampleRowsArgs a{};
+  a.logits = logits_.get<float>();
   a.vocab = vocab;
   a.padded = sample_padded_;
   a.keys = sample_keys_.get<float>();
   a.ids = sample_ids_.get<int32_t>();
+  a.rows = sample_rows_.get<SampleRow>();
   a.penalized = penalized_.get<int32_t>();
-  a.n_penalized = penalize ? n_penalized : 0;
-  a.penalty = static_cast<float>(r.repetition_penalty);
-  // 1/T past FLT_MAX (T below ~3e-39) is the greedy limit, as on the CPU.
-  const float inv_t = r.temperature > 0.0 ? static_cast<float>(1.0 / r.temperature) : 0.0f;
-  a.inv_temperature = std::isfinite(inv_t) ? inv_t : 0.0f;
-  a.top_k = r.top_k;
-  a.top_p = r.top_p;
-  a.min_p = r.min_p;
-  a.uniform = r.uniform;
-  a.out = positions_.get<int32_t>();
-  runtime_->Check(kernels().sample(a, stream()), "sample");
-  return ReadToken(a.out);
+  a.out = positions_.get<int32_t>();  // free once the run's kernels are queued
+  a.n_rows = n;
+  runtime_->Check(kernels().sample_rows(a, stream()), "sample");
+  runtime_->CopyToHost(staged_result_, a.out, static_cast<uint64_t>(n) * 4);  // waits
+  staging_in_flight_ = false;
+  std::copy_n(staged_result_, n, out.begin());
 }
 
 int32_t CudaBackend::ReadToken(const int32_t* device_token) {

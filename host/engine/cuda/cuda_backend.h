@@ -146,7 +146,10 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   void FinishRun(float* host_logits, size_t floats) override;
   int32_t FinishRunArgmax(int64_t row_offset, int64_t vocab) override;
   void PaceRun() override { runtime_->Pace(); }
-  int32_t FinishRunSample(int64_t row_offset, int64_t vocab, const SampleRequest& r) override;
+  void FinishRunSampleRows(std::span<const SampledRow> rows, int64_t vocab,
+                           std::span<int32_t> out) override;
+  // Rows one FinishRunSampleRows takes at most (a decode step's rows).
+  int64_t sample_rows_capacity() const { return sample_rows_capacity_; }
   bool ReplayStep(int64_t decode_rows) override;
   bool CaptureStep(int64_t decode_rows) override;
   void EndCaptureStep() override;
@@ -165,8 +168,9 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   DeviceBuffer arena_, logits_, positions_, moe_buffer_, gemm_operand_, zero_ids_;
   // A run's values on the device, [StepValues][tokens: row_capacity_][rows:
   // row_capacity_][tables: table_capacity_], and their pinned staging, the
-  // same then [result token][penalized tokens: penalized_capacity_]: three
-  // copies in per run, one token out.
+  // same then [result tokens: sample_rows_capacity_][SampleRow: as many]
+  // [penalized tokens: penalized_capacity_ per sampled row]: three copies in
+  // per run (two more to sample), the tokens out.
   DeviceBuffer step_block_;
   uint64_t rows_offset_ = 0, tables_offset_ = 0;
   int64_t table_capacity_ = 1;
@@ -175,14 +179,16 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   bool next_rows_set_ = false;
   PinnedBuffer staging_;
   int32_t* staged_result_ = nullptr;
+  SampleRow* staged_sample_rows_ = nullptr;
   int32_t* staged_penalized_ = nullptr;
   bool staging_in_flight_ = false;  // a run's copy in may still be queued
   // The run's chosen token, through the staging (ends the run: waits).
   int32_t ReadToken(const int32_t* device_token);
-  DeviceBuffer sample_keys_, sample_ids_, penalized_, q8_, attention_partial_, prefill_buffer_;
+  DeviceBuffer sample_keys_, sample_ids_, sample_rows_, penalized_, q8_, attention_partial_,
+      prefill_buffer_;
   PrefillScratch prefill_;
   bool f16_prefill_on_ = true;
-  int64_t sample_padded_ = 0, penalized_capacity_ = 0;
+  int64_t sample_padded_ = 0, penalized_capacity_ = 0, sample_rows_capacity_ = 1;
   MoeScratch moe_;
   int64_t row_capacity_ = 0;
   int64_t q8_capacity_ = 0;

@@ -109,7 +109,8 @@ struct MoeRouteArgs {
   bool normalize;
 };
 
-// The device sampler (kernels/sampler.cuh). logits are modified (penalty).
+// The device sampler (kernels/sampler.cuh), one CTA per row. A row's
+// parameters and its scratch: logits are modified (penalty).
 struct SampleArgs {
   float* logits;  // [vocab]
   int64_t vocab;
@@ -124,6 +125,29 @@ struct SampleArgs {
   double top_p, min_p;    // 1 / 0 = off
   double uniform;         // [0, 1), the job's seeded draw
   int32_t* out;
+};
+
+// One row of a sampling launch, in device memory: its SampleArgs without the
+// buffers, which are offsets into SampleRowsArgs' (row r uses keys/ids
+// [r * padded, +padded)).
+struct SampleRow {
+  int64_t logits_offset;     // floats into SampleRowsArgs::logits
+  int64_t penalized_offset;  // ids into SampleRowsArgs::penalized
+  int64_t n_penalized;
+  float penalty, inv_temperature;
+  int64_t top_k;
+  double top_p, min_p, uniform;
+};
+
+struct SampleRowsArgs {
+  float* logits;
+  int64_t vocab, padded;
+  float* keys;   // [rows][padded] scratch
+  int32_t* ids;  // [rows][padded] scratch
+  const SampleRow* rows;
+  const int32_t* penalized;
+  int32_t* out;  // [rows]: each row's chosen id
+  int64_t n_rows;
 };
 
 // Each returns 0, or the runtime's error number for a failed launch.
@@ -193,7 +217,9 @@ struct OpKernels {
   // for the plugins' matvec_q8: rows * cols / 32 runs, row-major.
   int (*quantize_q8)(const float* x, int64_t x_stride, int64_t rows, int64_t cols, orcd_q8_x32* out,
                      void* stream);
-  int (*sample)(const SampleArgs& a, void* stream);
+  // Samples each of a.n_rows rows in parallel (one CTA each, the same
+  // arithmetic whatever the number of rows).
+  int (*sample_rows)(const SampleRowsArgs& a, void* stream);
   // *out = the index of the largest of x[0..n) (ties: the lowest).
   // out = the index of x's largest value (ties: the lowest), 0 < n < 2^31,
   // through kArgmaxPartsMax partial results in `scratch`.

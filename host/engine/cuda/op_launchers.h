@@ -176,8 +176,10 @@ inline int QuantizeQ8(const float* x, int64_t x_stride, int64_t rows, int64_t co
   (x, x_stride, out, cols / 32, runs);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
-inline int Sample(const SampleArgs& a, void* stream) {
-  ORCD_KERNEL(1, kSamplerThreads, Stream(stream), sample_kernel)(a);
+inline int SampleRows(const SampleRowsArgs& a, void* stream) {
+  if (a.n_rows <= 0) return 0;
+  ORCD_KERNEL(static_cast<unsigned>(a.n_rows), kSamplerThreads, Stream(stream), sample_rows_kernel)
+  (a);
   return static_cast<int>(ORCD_LAUNCH_RESULT());
 }
 inline const char* ErrorName(int e) { return cudaGetErrorName(static_cast<cudaError_t>(e)); }
@@ -187,7 +189,7 @@ constexpr OpKernels MakeOpKernels(const char* name) {
       name,         &Add,        &Mul,       &Glu,          &SwigluQ8,       &Gelu,
       &AddBias,     &Softcap,    &Scale,     &Positions,    &RmsNorm,        &AddRmsNorm,
       &LayerNorm,   &Rope,       &Attention, &DenseGetRows, &DenseMatvecIds, &MoeRoute,
-      &MoeActivate, &MoeCombine, &ToHalf,    &QuantizeQ8,   &Sample,         &Argmax,
+      &MoeActivate, &MoeCombine, &ToHalf,    &QuantizeQ8,   &SampleRows,     &Argmax,
       &ErrorName};
 }
 

@@ -4,7 +4,8 @@
 // top-p, min-p, then the pick for a uniform draw the host makes from the job's
 // seeded generator. Only the chosen id crosses to the host.
 //
-// One CTA. Only the candidates are sorted: the scaled logits within
+// One CTA per row (rows are independent: a row's pick is the same alone or
+// among others). Only the candidates are sorted: the scaled logits within
 // ln(vocab) + 26 ln 2 nats of the largest (candidate_nats), compacted into
 // global scratch and bitonic-sorted; the rest enter the sums as one tail term
 // (under 2^-26 of the mass). On a trained model's peaked rows that is
@@ -191,7 +192,8 @@ __device__ __forceinline__ Candidates sort_candidates(const SampleArgs& a, float
   return c;
 }
 
-__global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
+// Samples one row with the whole CTA; thread 0 writes *a.out.
+__device__ __forceinline__ void sample_row(const SampleArgs& a) {
   __shared__ double part[kSamplerThreads];
   __shared__ int64_t slots[kSamplerThreads];
   const int64_t n = a.vocab;
@@ -292,6 +294,27 @@ __global__ void __launch_bounds__(kSamplerThreads) sample_kernel(SampleArgs a) {
   }
   pick = block_min_index(slots, pick);
   if (threadIdx.x == 0) *a.out = ids[pick == INT64_MAX ? count - 1 : pick];
+}
+
+__global__ void __launch_bounds__(kSamplerThreads) sample_rows_kernel(SampleRowsArgs b) {
+  const int64_t r = blockIdx.x;
+  const SampleRow& row = b.rows[r];
+  SampleArgs a;
+  a.logits = b.logits + row.logits_offset;
+  a.vocab = b.vocab;
+  a.padded = b.padded;
+  a.keys = b.keys + r * b.padded;
+  a.ids = b.ids + r * b.padded;
+  a.penalized = b.penalized + row.penalized_offset;
+  a.n_penalized = row.n_penalized;
+  a.penalty = row.penalty;
+  a.inv_temperature = row.inv_temperature;
+  a.top_k = row.top_k;
+  a.top_p = row.top_p;
+  a.min_p = row.min_p;
+  a.uniform = row.uniform;
+  a.out = b.out + r;
+  sample_row(a);
 }
 
 }  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT
