@@ -10,6 +10,9 @@ packages=(
   curl python3 clang-format
   libsystemd-dev  # sd_notify: orcd-host under a Type=notify systemd unit
   file lintian    # scripts/package-test.sh: dpkg-shlibdeps (through CPack) and lintian
+  # Structured output's checks: the JSON Schema test suite's instances, and
+  # an independent validator of sampled outputs.
+  json-schema-test-suite python3-jsonschema
 )
 # The OpenAI-client test runs the `openai` npm package: node and npm from
 # Debian unless the machine already has them.

@@ -1,0 +1,51 @@
+// One job's constrained decoding: which tokens may come next so that the
+// output stays a prefix of a sentence of its grammar, and the end only
+// where the grammar can end. The allowed set of a matcher state is computed
+// by walking the vocabulary's trie once and kept (a job inside a JSON
+// string, or at the same place of the next array item, meets the same
+// state again: the walk is skipped).
+#ifndef ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_
+#define ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "host/structured/grammar.h"
+#include "host/structured/grammar_matcher.h"
+#include "host/structured/token_trie.h"
+
+namespace orcd::structured {
+
+class TokenConstraint {
+ public:
+  // `trie` must outlive the constraint.
+  TokenConstraint(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie);
+
+  // Sets the logits of every token that may not come next to -infinity.
+  // Throws Error(kInternal) when no token may (a vocabulary without the
+  // bytes the grammar needs).
+  void Mask(std::span<float> logits);
+  // Whether `token` may come next.
+  bool Allows(TokenId token);
+  // Moves past `token` (which Mask allowed; an end token ends nothing here).
+  void Accept(TokenId token);
+  // The output is a whole sentence and nothing may follow: only an end.
+  bool Finished() const { return matcher_.CanEnd() && !matcher_.CanContinue(); }
+
+ private:
+  // Bits of the tokens allowed in the current state (end tokens included
+  // when it can end), computed once per state.
+  const std::vector<uint64_t>& Allowed();
+  void Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) const;
+
+  const TokenTrie& trie_;
+  GrammarMatcher matcher_;
+  std::map<std::vector<uint32_t>, std::vector<uint64_t>> allowed_;  // by matcher state
+};
+
+}  // namespace orcd::structured
+
+#endif  // ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_

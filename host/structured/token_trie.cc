@@ -1,0 +1,55 @@
+#include "host/structured/token_trie.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace orcd::structured {
+
+TokenTrie::TokenTrie(const Tokenizer& tokenizer)
+    : end_ids_(tokenizer.end_of_generation_ids()), vocab_size_(tokenizer.vocab_size()) {
+  std::vector<std::pair<std::string, TokenId>> pieces;
+  pieces_.resize(vocab_size_);
+  for (size_t i = 0; i < vocab_size_; ++i) {
+    const auto id = static_cast<TokenId>(i);
+    const TokenType type = tokenizer.token_type(id);
+    if (type != TokenType::kNormal && type != TokenType::kUserDefined && type != TokenType::kByte)
+      continue;
+    std::string piece = tokenizer.TokenToPiece(id);
+    if (piece.empty()) continue;
+    pieces_[i] = piece;
+    pieces.emplace_back(std::move(piece), id);
+  }
+  std::sort(pieces.begin(), pieces.end());
+  // Breadth-first over ranges of the sorted pieces that share `depth` bytes,
+  // so that each node's children are contiguous.
+  struct Pending {
+    uint32_t node;
+    size_t begin, end, depth;
+  };
+  nodes_.emplace_back();
+  std::vector<Pending> queue = {{kRoot, 0, pieces.size(), 0}};
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const Pending p = queue[q];
+    size_t i = p.begin;
+    Node& node = nodes_[p.node];
+    node.first_token = static_cast<uint32_t>(tokens_.size());
+    for (; i < p.end && pieces[i].first.size() == p.depth; ++i) tokens_.push_back(pieces[i].second);
+    node.tokens = static_cast<uint32_t>(tokens_.size()) - node.first_token;
+    node.first_child = static_cast<uint32_t>(child_bytes_.size());
+    while (i < p.end) {
+      const auto byte = static_cast<uint8_t>(pieces[i].first[p.depth]);
+      size_t j = i;
+      while (j < p.end && static_cast<uint8_t>(pieces[j].first[p.depth]) == byte) ++j;
+      const auto child = static_cast<uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+      child_bytes_.push_back(byte);
+      child_nodes_.push_back(child);
+      queue.push_back({child, i, j, p.depth + 1});
+      i = j;
+    }
+    nodes_[p.node].children = static_cast<uint32_t>(child_bytes_.size()) - nodes_[p.node].first_child;
+  }
+}
+
+}  // namespace orcd::structured

@@ -1,0 +1,156 @@
+// The JSON Schema compiler's grammars, keyword by keyword: what a compact
+// instance may be, and the keywords it refuses by name. (The JSON Schema
+// Test Suite's instances: json_schema_suite_test.cc.)
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include <Poco/JSON/ParseHandler.h>
+#include <Poco/JSON/Parser.h>
+
+#include "host/common/status.h"
+#include "host/structured/grammar_matcher.h"
+#include "host/structured/json_schema_grammar.h"
+
+namespace orcd::structured {
+namespace {
+
+// As a request carries it: a member of an object (also `true` / `false`).
+std::shared_ptr<const Grammar> Compile(const std::string& schema) {
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  const Poco::Dynamic::Var request = parser.parse(R"({"schema":)" + schema + "}");
+  return JsonSchemaGrammar(request.extract<Poco::JSON::Object::Ptr>()->get("schema"));
+}
+
+bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
+  GrammarMatcher m(g);
+  return m.AcceptBytes(text) && m.CanEnd();
+}
+
+std::string Refusal(const std::string& schema) {
+  try {
+    Compile(schema);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    return e.what();
+  }
+  return "(compiled)";
+}
+
+TEST(JsonSchemaGrammar, ObjectsKeepTheSchemasOrderRequiredAndExtras) {
+  const auto g = Compile(R"({"type":"object","properties":{"name":{"type":"string"},
+      "age":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}}},
+      "required":["name","tags"],"additionalProperties":false})");
+  EXPECT_TRUE(Matches(g, R"({"name":"Ann","tags":[]})"));
+  EXPECT_TRUE(Matches(g, R"({"name":"Ann","age":41,"tags":["a","b"]})"));
+  EXPECT_FALSE(Matches(g, R"({"name":"Ann"})")) << "a required property missing";
+  EXPECT_FALSE(Matches(g, R"({"tags":[],"name":"Ann"})")) << "out of the schema's order";
+  EXPECT_FALSE(Matches(g, R"({"name":"Ann","tags":[],"x":1})")) << "additionalProperties false";
+  EXPECT_FALSE(Matches(g, R"({"name":"Ann","age":4.5,"tags":[]})"));
+  EXPECT_FALSE(Matches(g, R"({ "name":"Ann","tags":[]})")) << "compact: no whitespace";
+
+  const auto open = Compile(R"({"properties":{"a":{"type":"boolean"}}})");
+  EXPECT_TRUE(Matches(open, R"({})"));
+  EXPECT_TRUE(Matches(open, R"({"a":true,"b":[1,{"c":null}]})")) << "extras after the listed";
+  EXPECT_TRUE(Matches(open, R"("not an object")")) << "no type: any type, keywords per type";
+}
+
+TEST(JsonSchemaGrammar, IntegerRangesAdmitExactlyTheirIntegers) {
+  for (const auto& [lo, hi] : {std::pair{-123, 4567}, std::pair{0, 0}, std::pair{7, 19},
+                               std::pair{-50, -3}, std::pair{100, 999}, std::pair{-9, 10}}) {
+    const auto g = Compile(R"({"type":"integer","minimum":)" + std::to_string(lo) +
+                           R"(,"maximum":)" + std::to_string(hi) + "}");
+    for (int v = -200; v <= 5000; ++v)
+      ASSERT_EQ(Matches(g, std::to_string(v)), v >= lo && v <= hi) << v << " in [" << lo << ", " << hi << "]";
+    EXPECT_FALSE(Matches(g, "-0" + std::to_string(std::max(lo, 1)))) << "leading zeros";
+  }
+  const auto at_least = Compile(R"({"type":"integer","minimum":-15})");
+  for (int v = -100; v <= 100000; v += 7) ASSERT_EQ(Matches(at_least, std::to_string(v)), v >= -15) << v;
+  EXPECT_TRUE(Matches(at_least, "123456789012345"));
+  const auto at_most = Compile(R"({"type":"integer","maximum":42})");
+  for (int v = -100000; v <= 100; v += 3) ASSERT_EQ(Matches(at_most, std::to_string(v)), v <= 42) << v;
+}
+
+TEST(JsonSchemaGrammar, StringLengthsCountCharactersNotBytes) {
+  const auto g = Compile(R"({"type":"string","minLength":2,"maxLength":3})");
+  EXPECT_FALSE(Matches(g, R"("a")"));
+  EXPECT_TRUE(Matches(g, R"("ab")"));
+  EXPECT_TRUE(Matches(g, "\"h\xC3\xA9\xE2\x82\xAC\""));  // h, e-acute, euro: 3 characters
+  EXPECT_TRUE(Matches(g, R"("a\"\u00e9")")) << "escapes count as one character";
+  EXPECT_FALSE(Matches(g, R"("abcd")"));
+  EXPECT_FALSE(Matches(g, "\"a\nb\"")) << "a raw control character";
+  EXPECT_FALSE(Matches(g, "\"a\xFF\"")) << "not UTF-8";
+}
+
+TEST(JsonSchemaGrammar, FormatsEnumsConstsAndRecursiveReferences) {
+  const auto date = Compile(R"({"type":"string","format":"date"})");
+  EXPECT_TRUE(Matches(date, R"("2026-11-28")"));
+  EXPECT_FALSE(Matches(date, R"("2026-13-01")"));
+  const auto stamp = Compile(R"({"type":"string","format":"date-time"})");
+  EXPECT_TRUE(Matches(stamp, R"("2026-11-28T10:51:32.5Z")"));
+  EXPECT_TRUE(Matches(stamp, R"("2026-11-28T23:59:00+05:30")"));
+  const auto uuid = Compile(R"({"format":"uuid","type":"string"})");
+  EXPECT_TRUE(Matches(uuid, R"("123e4567-e89b-12d3-a456-426614174000")"));
+  const auto email = Compile(R"({"type":"string","format":"email"})");
+  EXPECT_TRUE(Matches(email, R"("first.last+tag@mail.example.org")"));
+  EXPECT_FALSE(Matches(email, R"("no-at-sign.example.org")"));
+
+  const auto colors = Compile(R"({"enum":["red","green",3,null,{"k":[1]}]})");
+  for (const char* ok : {R"("red")", R"("green")", "3", "null", R"({"k":[1]})"})
+    EXPECT_TRUE(Matches(colors, ok)) << ok;
+  EXPECT_FALSE(Matches(colors, R"("blue")"));
+  EXPECT_TRUE(Matches(Compile(R"({"const":"x"})"), R"("x")"));
+
+  const auto tree = Compile(R"({"$defs":{"node":{"type":"object","properties":{
+      "v":{"type":"integer"},"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}},
+      "required":["v"],"additionalProperties":false}},"$ref":"#/$defs/node"})");
+  EXPECT_TRUE(Matches(tree, R"({"v":1,"kids":[{"v":2},{"v":3,"kids":[{"v":4}]}]})"));
+  EXPECT_FALSE(Matches(tree, R"({"v":1,"kids":[{"w":2}]})"));
+
+  const auto either = Compile(R"({"anyOf":[{"type":"integer"},{"type":"array","maxItems":1}]})");
+  EXPECT_TRUE(Matches(either, "12"));
+  EXPECT_TRUE(Matches(either, "[true]"));
+  EXPECT_FALSE(Matches(either, "[1,2]"));
+}
+
+TEST(JsonSchemaGrammar, ArraysCountTheirItemsAndTuples) {
+  const auto g = Compile(R"({"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":3})");
+  EXPECT_FALSE(Matches(g, "[true]"));
+  EXPECT_TRUE(Matches(g, "[true,false]"));
+  EXPECT_TRUE(Matches(g, "[true,false,true]"));
+  EXPECT_FALSE(Matches(g, "[true,false,true,true]"));
+  const auto tuple = Compile(R"({"prefixItems":[{"type":"integer"},{"type":"string"}],"items":false})");
+  EXPECT_TRUE(Matches(tuple, "[]"));
+  EXPECT_TRUE(Matches(tuple, "[1]"));
+  EXPECT_TRUE(Matches(tuple, R"([1,"a"])"));
+  EXPECT_FALSE(Matches(tuple, R"([1,"a",2])"));
+  EXPECT_FALSE(Matches(tuple, R"(["a"])"));
+}
+
+TEST(JsonSchemaGrammar, WhatItCannotHonourIsRefusedByName) {
+  for (const auto& [schema, keyword] :
+       {std::pair{R"({"type":"string","pattern":"^a+$"})", "pattern"},
+        std::pair{R"({"type":"array","uniqueItems":true})", "uniqueItems"},
+        std::pair{R"({"not":{"type":"string"}})", "not"},
+        std::pair{R"({"type":"number","multipleOf":2})", "multipleOf"},
+        std::pair{R"({"type":"number","minimum":0.5})", "minimum"},
+        std::pair{R"({"type":"string","format":"hostname"})", "format"},
+        std::pair{R"({"$ref":"http://example.com/s.json"})", "$ref"},
+        std::pair{R"({"patternProperties":{"^x":{}}})", "patternProperties"},
+        std::pair{R"(false)", "false"}}) {
+    const std::string why = Refusal(schema);
+    EXPECT_NE(why.find("'" + std::string(keyword) + "'"), std::string::npos) << schema << ": " << why;
+  }
+}
+
+TEST(JsonSchemaGrammar, JsonObjectModeIsAnyObject) {
+  const auto g = JsonObjectGrammar();
+  EXPECT_TRUE(Matches(g, R"({"a":[1,2.5e-3,"x",{"b":null}],"c":false})"));
+  EXPECT_TRUE(Matches(g, "{}"));
+  EXPECT_FALSE(Matches(g, "[1]"));
+  EXPECT_FALSE(Matches(g, R"({"a":01})"));
+}
+
+}  // namespace
+}  // namespace orcd::structured
