@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct ModelFacts {
   std::string cuda_runtime_version;
 };
 
+namespace structured {
+class Grammar;
+}
+
 struct GenerationInput {
   std::string prompt;  // already templated when it came through /v1/chat
   // Encode with the vocabulary's BOS/EOS rule. False for a prompt a chat
@@ -62,6 +67,10 @@ struct GenerationInput {
   // Log-probabilities of each generated token and of this many alternatives
   // (0 .. kMaxTopLogprobs) through GenerationObserver::OnLogprobs; -1: none.
   int top_logprobs = -1;
+  // Structured output: the output is a sentence of this grammar (a JSON
+  // schema's compact instances), every token drawn from those that keep it
+  // one, the end only where it can end. Null: free text.
+  std::shared_ptr<const structured::Grammar> grammar;
 };
 
 // Receives a job's output; called on the generating thread.

@@ -2,11 +2,13 @@
 
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "host/common/status.h"
 #include "host/generation/stop_matcher.h"
 #include "host/sampling/sampler.h"
 #include "host/sampling/token_logprobs.h"
+#include "host/structured/token_constraint.h"
 #include "host/tokenizer/streaming_detokenizer.h"
 
 namespace orcd {
@@ -109,11 +111,21 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   // id per step, not the logits; logprobs and OpenAI's logit adjustments
   // need the logits row on the host.
   const SamplerConfig sampler_config = ToSamplerConfig(input.sampling);
-  const bool host_logits = input.top_logprobs >= 0 || sampler_config.adjustments.active();
+  const bool host_logits =
+      input.top_logprobs >= 0 || sampler_config.adjustments.active() || input.grammar != nullptr;
   const bool greedy =
       !host_logits && input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
   const bool on_device = !greedy && !host_logits && model.SamplesOnDevice();
   Sampler sampler(sampler_config);
+  // Structured output: each token drawn from those the grammar allows (the
+  // others' logits set to -inf before the sampler's filters).
+  std::optional<structured::TokenConstraint> constraint;
+  std::vector<float> masked;
+  if (input.grammar) {
+    if (options.token_trie == nullptr)
+      throw Error(ErrorCode::kInternal, "a job with a grammar needs the vocabulary's trie");
+    constraint.emplace(input.grammar, *options.token_trie);
+  }
   // The model's logits row, read in place: valid until the next model call.
   std::span<const float> logits;
   int32_t next_token = -1;  // greedy / on_device: already chosen by the model
@@ -167,12 +179,20 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       result.stop_reason = "timeout";
       break;
     }
-    const int32_t token = greedy || on_device ? next_token : sampler.Sample(logits);
+    int32_t token = next_token;
+    if (constraint) {
+      masked.assign(logits.begin(), logits.end());
+      constraint->Mask(masked);
+      token = sampler.Sample(masked);
+    } else if (!greedy && !on_device) {
+      token = sampler.Sample(logits);
+    }
     if (on_device) sampler.Record(token);
     if (tokenizer.IsEndOfGeneration(token)) {
       result.stop_reason = "eos";
       break;
     }
+    if (constraint) constraint->Accept(token);
     std::string text = stops.Push(detokenizer.Push(token));
     ++index;
     ++result.tokens_out;
@@ -184,13 +204,16 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     // whatever text is still held back.
     if (stops.stopped()) {
       result.stop_reason = "stop";
+    } else if (constraint && constraint->Finished()) {
+      result.stop_reason = "eos";  // the grammar's sentence is whole: only an end may follow
     } else if (result.tokens_out >= input.max_tokens) {
       result.stop_reason = "max_tokens";
     } else if (model.position() >= model.context_length()) {
       // The token just sampled needs a KV position of its own to be evaluated.
       result.stop_reason = "context_full";
     }
-    if (result.stop_reason == "max_tokens" || result.stop_reason == "context_full") {
+    if (result.stop_reason == "max_tokens" || result.stop_reason == "context_full" ||
+        result.stop_reason == "eos") {
       text += stops.Push(detokenizer.Flush());
       if (stops.stopped()) {
         result.stop_reason = "stop";

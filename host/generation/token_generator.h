@@ -47,10 +47,16 @@ class LogitSource {
   virtual double queued_ms() const { return -1; }
 };
 
+namespace structured {
+class TokenTrie;
+}
+
 struct GeneratorOptions {
   // Sleeps this long after each token (ORCD_DEBUG_TOKEN_DELAY_MS): makes the
   // timing of cancel/timeout/busy tests deterministic on any machine.
   std::chrono::milliseconds debug_token_delay{0};
+  // The model's vocabulary as a trie: needed by jobs with a grammar.
+  const structured::TokenTrie* token_trie = nullptr;
 };
 
 // Runs to completion. Throws orcd::Error only from the model; the caller turns

@@ -173,6 +173,7 @@ void ExecuteHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.sampling = req.sampling;
   input.stop = req.stop;
   input.cache_salt = req.cache_salt;
+  input.grammar = req.grammar;
   input.deadline = *deadline;
   SseObserver observer(sse, *ticket, request);
   const GenerationResult result = RunJob(state_, req.job_id, std::move(input), observer,

@@ -33,14 +33,17 @@ std::variant<ExecuteRequest, ValidationError> ParseExecuteRequest(const std::str
   return Validated<ExecuteRequest>([&] {
     auto obj = ParseJsonObject(body);
     static const std::set<std::string> kKnown = {
-        "job_id", "prompt", "max_tokens", "temperature", "top_p", "top_k", "repetition_penalty",
-        "min_p",  "stop",   "seed",       "cache_salt"};
+        "job_id", "prompt", "max_tokens",         "temperature",
+        "top_p",  "top_k",  "repetition_penalty", "min_p",
+        "stop",   "seed",   "cache_salt",         "json_schema"};
     ExecuteRequest r;
     for (const auto& [name, value] : *obj) {
       if (!kKnown.count(name)) r.unknown_fields.push_back(name);
     }
     if (!obj->has("job_id")) FailField("job_id", "is required");
     r.job_id = StringField(obj->get("job_id"), "job_id");
+    if (obj->has("json_schema") && !obj->get("json_schema").isEmpty())
+      r.grammar = SchemaGrammar(obj->get("json_schema"), "json_schema");
     if (obj->has("cache_salt")) {
       r.cache_salt = StringField(obj->get("cache_salt"), "cache_salt");
       if (r.cache_salt.size() > 256) FailField("cache_salt", "must be at most 256 characters");

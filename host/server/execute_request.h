@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -14,6 +15,10 @@
 
 namespace orcd {
 
+namespace structured {
+class Grammar;
+}
+
 struct ExecuteRequest {
   std::string job_id;
   std::string prompt;
@@ -21,6 +26,9 @@ struct ExecuteRequest {
   SamplingParams sampling;
   std::vector<std::string> stop;
   std::string cache_salt;  // prefix caching: shared only under the same salt
+  // json_schema: structured output, the output held to the schema's compact
+  // instances (null: free text).
+  std::shared_ptr<const structured::Grammar> grammar;
   // Fields this worker does not know (a newer pool manager's): ignored, so
   // that a rolling upgrade does not fail requests; the handler logs their
   // names at debug and counts them.

@@ -135,6 +135,19 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.stop = req.stop;
   input.cache_salt = req.cache_salt;
   input.top_logprobs = req.top_logprobs;
+  input.grammar = req.grammar;
+  if (input.grammar && (output_format == ChatOutputFormat::kHarmony || req.tools_enabled)) {
+    // The grammar holds the whole output: a reasoning channel or a tool
+    // call would have no place in it.
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "invalid_request",
+                    output_format == ChatOutputFormat::kHarmony
+                        ? "response_format json is not supported with this model's chat format "
+                          "(harmony: the answer follows a reasoning channel) yet"
+                        : "response_format json together with tools is not supported yet",
+                    "response_format");
+    return;
+  }
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",

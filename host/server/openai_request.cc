@@ -11,6 +11,7 @@
 #include "host/sampling/token_logprobs.h"
 #include "host/server/openai_chat_request.h"
 #include "host/server/request_validation.h"
+#include "host/structured/json_schema_grammar.h"
 
 namespace orcd {
 namespace {
@@ -39,13 +40,29 @@ void RefuseUnsupported(const Poco::JSON::Object::Ptr& o, bool chat) {
     if (Present(o, "suffix") && !StringField(o->get("suffix"), "suffix").empty())
       Unsupported("suffix", "suffix (insertion)");
   }
-  if (Present(o, "response_format")) {
-    const Poco::JSON::Object::Ptr format = o->getObject("response_format");
-    if (!format || !format->has("type") || !format->get("type").isString())
-      FailField("response_format", "must be an object with a string type");
-    const std::string type = format->getValue<std::string>("type");
-    if (type != "text") Unsupported("response_format", "response_format " + type);
-  }
+}
+
+// response_format: text (free), json_object (any JSON object) or
+// json_schema ({name, schema, strict}: the schema's instances; strict or not,
+// the output is held to the schema).
+std::shared_ptr<const structured::Grammar> ParseResponseFormat(const Poco::JSON::Object::Ptr& o) {
+  if (!Present(o, "response_format")) return nullptr;
+  const Poco::JSON::Object::Ptr format = o->getObject("response_format");
+  if (!format || !format->has("type") || !format->get("type").isString())
+    FailField("response_format", "must be an object with a string type");
+  const std::string type = format->getValue<std::string>("type");
+  if (type == "text") return nullptr;
+  if (type == "json_object") return structured::JsonObjectGrammar();
+  if (type != "json_schema")
+    FailField("response_format.type", "must be text, json_object or json_schema");
+  const Poco::JSON::Object::Ptr spec = format->getObject("json_schema");
+  if (!spec) FailField("response_format.json_schema", "must be an object with a schema");
+  if (spec->has("name") && !spec->get("name").isString())
+    FailField("response_format.json_schema.name", "must be a string");
+  if (spec->has("strict") && !spec->get("strict").isEmpty())
+    BoolField(spec->get("strict"), "response_format.json_schema.strict");
+  if (!spec->has("schema")) FailField("response_format.json_schema.schema", "is required");
+  return SchemaGrammar(spec->get("schema"), "response_format.json_schema.schema");
 }
 
 // Chat: logprobs (bool) + top_logprobs (0-20, only with logprobs);
@@ -106,6 +123,7 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       if (r.cache_salt.size() > 256) FailField("cache_salt", "must be at most 256 characters");
     }
     RefuseUnsupported(o, chat);
+    r.grammar = ParseResponseFormat(o);
     if (Present(o, "stream_options")) {
       const Poco::JSON::Object::Ptr options = o->getObject("stream_options");
       if (!options) FailField("stream_options", "must be an object");

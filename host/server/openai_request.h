@@ -1,7 +1,7 @@
 // Parsing of OpenAI completion / chat completion requests into a job.
 // Unknown fields are ignored (clients send many: user, metadata, ...); known
 // ones are validated, and those that would change the result in a way this
-// worker does not implement (response_format json, echo, best_of, suffix)
+// worker does not implement (echo, best_of, suffix)
 // are refused naming the field, rather than silently not honoured.
 #ifndef ORCD_HOST_SERVER_OPENAI_REQUEST_H_
 #define ORCD_HOST_SERVER_OPENAI_REQUEST_H_
@@ -31,6 +31,8 @@ struct OpenAiRequest {
   // -1: no logprobs.
   int top_logprobs = -1;
   int n = 1;  // choices, each its own sequence (1 .. kMaxChoices)
+  // response_format json_object / json_schema: the output's grammar.
+  std::shared_ptr<const structured::Grammar> grammar;
 };
 
 // The most choices one request may ask for (n): each is a sequence of its own.

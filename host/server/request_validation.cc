@@ -1,9 +1,13 @@
 #include "host/server/request_validation.h"
 
+#include <Poco/JSON/ParseHandler.h>
 #include <Poco/JSON/Parser.h>
 
 #include <cmath>
 #include <random>
+
+#include "host/common/status.h"
+#include "host/structured/json_schema_grammar.h"
 
 namespace orcd {
 namespace {
@@ -63,7 +67,8 @@ std::string WidenOutOfRangeIntegers(const std::string& json) {
 Poco::JSON::Object::Ptr ParseJsonObject(const std::string& body) {
   Var parsed;
   try {
-    parsed = Poco::JSON::Parser().parse(WidenOutOfRangeIntegers(body));
+    Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(/*preserveObjectOrder=*/true));
+    parsed = parser.parse(WidenOutOfRangeIntegers(body));
   } catch (const Poco::Exception& e) {
     FailField("", "body is not valid JSON: " + e.displayText().substr(0, 200));
   }
@@ -118,6 +123,15 @@ bool BoolField(const Var& v, const std::string& field) {
 uint64_t DrawSeed() {
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+std::shared_ptr<const structured::Grammar> SchemaGrammar(const Poco::Dynamic::Var& schema,
+                                                         const std::string& field) {
+  try {
+    return structured::JsonSchemaGrammar(schema);
+  } catch (const Error& e) {
+    FailField(field, e.what());
+  }
 }
 
 }  // namespace orcd

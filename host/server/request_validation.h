@@ -10,12 +10,17 @@
 #include <Poco/JSON/Object.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 
 #include "host/server/execute_request.h"
 
 namespace orcd {
+
+namespace structured {
+class Grammar;
+}
 
 struct InvalidRequest {
   ValidationError error;
@@ -32,6 +37,8 @@ struct InvalidRequest {
 std::string WidenOutOfRangeIntegers(const std::string& json);
 
 // The body as a JSON object; throws InvalidRequest (field "") otherwise.
+// Objects keep their members' order (a JSON schema's properties order is
+// the order of the structured output's properties).
 Poco::JSON::Object::Ptr ParseJsonObject(const std::string& body);
 
 // Typed readers: throw InvalidRequest naming `field` on a wrong type or range.
@@ -41,6 +48,10 @@ int64_t IntegerField(const Poco::Dynamic::Var& v, const std::string& field, int6
 uint64_t SeedField(const Poco::Dynamic::Var& v, const std::string& field);  // 0 .. 2^64-1
 std::string StringField(const Poco::Dynamic::Var& v, const std::string& field);
 bool BoolField(const Poco::Dynamic::Var& v, const std::string& field);
+// A JSON schema compiled for structured output; throws InvalidRequest naming
+// `field` and the keyword it cannot honour.
+std::shared_ptr<const structured::Grammar> SchemaGrammar(const Poco::Dynamic::Var& schema,
+                                                         const std::string& field);
 
 // Runs a parser that refuses through FailField: its request, or the error
 // (a JSON type the parser's checks did not foresee becomes one too).

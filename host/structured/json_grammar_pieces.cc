@@ -60,10 +60,18 @@ JsonGrammarPieces::Symbol JsonGrammarPieces::StringChar() {
   ByteSet hex;
   for (const char c : std::string("0123456789abcdefABCDEF")) hex.set(static_cast<uint8_t>(c));
   const Symbol h = b_.Bytes(hex);
+  // Well-formed UTF-8 only (Unicode's table 3-7: no overlong forms, no
+  // surrogates): a detokenizer would show anything else as U+FFFD, and the
+  // text would no longer be what the grammar counted.
   return Lazy(char_, {{b_.Bytes(plain)},
                       {b_.Range(0xC2, 0xDF), cont},
-                      {b_.Range(0xE0, 0xEF), cont, cont},
-                      {b_.Range(0xF0, 0xF4), cont, cont, cont},
+                      {b_.Byte(0xE0), b_.Range(0xA0, 0xBF), cont},
+                      {b_.Range(0xE1, 0xEC), cont, cont},
+                      {b_.Byte(0xED), b_.Range(0x80, 0x9F), cont},
+                      {b_.Range(0xEE, 0xEF), cont, cont},
+                      {b_.Byte(0xF0), b_.Range(0x90, 0xBF), cont, cont},
+                      {b_.Range(0xF1, 0xF3), cont, cont, cont},
+                      {b_.Byte(0xF4), b_.Range(0x80, 0x8F), cont, cont},
                       {b_.Byte('\\'), b_.Bytes(escaped)},
                       {b_.Byte('\\'), b_.Byte('u'), h, h, h, h}});
 }
@@ -77,7 +85,8 @@ JsonGrammarPieces::Symbol JsonGrammarPieces::String() {
 JsonGrammarPieces::Symbol JsonGrammarPieces::Number() {
   if (number_) return *number_;
   const Symbol digits = b_.Star({Digit()});
-  const Symbol integer = GrammarBuilder::Ref(b_.AddRule({{b_.Byte('0')}, {b_.Range('1', '9'), digits}}));
+  const Symbol integer =
+      GrammarBuilder::Ref(b_.AddRule({{b_.Byte('0')}, {b_.Range('1', '9'), digits}}));
   const Symbol fraction = b_.Optional({b_.Byte('.'), Digit(), digits});
   ByteSet e;
   e.set('e');
@@ -203,9 +212,9 @@ JsonGrammarPieces::Symbol JsonGrammarPieces::Format(const std::string& name) {
   const Sequence date = [&] {
     const Symbol month = GrammarBuilder::Ref(
         b_.AddRule({two(b_.Byte('0'), b_.Range('1', '9')), two(b_.Byte('1'), b_.Range('0', '2'))}));
-    const Symbol day = GrammarBuilder::Ref(b_.AddRule({two(b_.Byte('0'), b_.Range('1', '9')),
-                                                      two(b_.Range('1', '2'), Digit()),
-                                                      two(b_.Byte('3'), b_.Range('0', '1'))}));
+    const Symbol day = GrammarBuilder::Ref(
+        b_.AddRule({two(b_.Byte('0'), b_.Range('1', '9')), two(b_.Range('1', '2'), Digit()),
+                    two(b_.Byte('3'), b_.Range('0', '1'))}));
     return Sequence{Digit(), Digit(), Digit(), Digit(), b_.Byte('-'), month, b_.Byte('-'), day};
   }();
   const auto time = [&] {
@@ -217,8 +226,10 @@ JsonGrammarPieces::Symbol JsonGrammarPieces::Format(const std::string& name) {
     sign.set('-');
     const Symbol zone = GrammarBuilder::Ref(
         b_.AddRule({{b_.Byte('Z')}, {b_.Bytes(sign), hour, b_.Byte(':'), minute}}));
-    return Sequence{hour,   b_.Byte(':'), minute, b_.Byte(':'), minute,
-                    b_.Optional({b_.Byte('.'), Digit(), b_.Star({Digit()})}), zone};
+    return Sequence{hour,   b_.Byte(':'),
+                    minute, b_.Byte(':'),
+                    minute, b_.Optional({b_.Byte('.'), Digit(), b_.Star({Digit()})}),
+                    zone};
   };
   Sequence inside;
   if (name == "date") {
@@ -241,12 +252,14 @@ JsonGrammarPieces::Symbol JsonGrammarPieces::Format(const std::string& name) {
     for (int c = '0'; c <= '9'; ++c) atext.set(static_cast<size_t>(c));
     ByteSet alnum = atext;
     for (const char c : std::string("!#$%&'*+/=?^_`{|}~-")) atext.set(static_cast<uint8_t>(c));
-    const Symbol word = GrammarBuilder::Ref(b_.AddRule({{b_.Bytes(atext), b_.Star({b_.Bytes(atext)})}}));
+    const Symbol word =
+        GrammarBuilder::Ref(b_.AddRule({{b_.Bytes(atext), b_.Star({b_.Bytes(atext)})}}));
     const Symbol an = b_.Bytes(alnum);
-    const Symbol label = GrammarBuilder::Ref(b_.AddRule(
-        {{an, b_.Star({an}), b_.Star({b_.Byte('-'), b_.Star({b_.Byte('-')}), an, b_.Star({an})})}}));
-    inside = {word, b_.Star({b_.Byte('.'), word}), b_.Byte('@'), label, b_.Byte('.'), label,
-              b_.Star({b_.Byte('.'), label})};
+    const Symbol label = GrammarBuilder::Ref(
+        b_.AddRule({{an, b_.Star({an}),
+                     b_.Star({b_.Byte('-'), b_.Star({b_.Byte('-')}), an, b_.Star({an})})}}));
+    inside = {word,  b_.Star({b_.Byte('.'), word}), b_.Byte('@'), label, b_.Byte('.'),
+              label, b_.Star({b_.Byte('.'), label})};
   } else {
     throw Error(ErrorCode::kInvalidArgument,
                 "JSON schema keyword 'format' '" + name +

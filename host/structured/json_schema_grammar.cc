@@ -32,17 +32,17 @@ using Symbol = GrammarBuilder::Symbol;
 
 // Keywords that describe without constraining.
 const std::set<std::string>& Annotations() {
-  static const std::set<std::string> names = {
-      "title",    "description", "default",  "examples",   "$schema",     "$id",
-      "id",       "$comment",    "deprecated", "readOnly", "writeOnly",   "$defs",
-      "definitions", "strict",   "name"};
+  static const std::set<std::string> names = {"title",       "description", "default",   "examples",
+                                              "$schema",     "$id",         "id",        "$comment",
+                                              "deprecated",  "readOnly",    "writeOnly", "$defs",
+                                              "definitions", "strict",      "name"};
   return names;
 }
 
 // What each instance type's keywords are.
 const std::map<std::string, std::string>& KeywordTypes() {
   static const std::map<std::string, std::string> types = {
-      {"properties", "object"}, {"required", "object"},  {"additionalProperties", "object"},
+      {"properties", "object"}, {"required", "object"},   {"additionalProperties", "object"},
       {"items", "array"},       {"prefixItems", "array"}, {"additionalItems", "array"},
       {"minItems", "array"},    {"maxItems", "array"},    {"minLength", "string"},
       {"maxLength", "string"},  {"format", "string"},     {"pattern", "string"},
@@ -51,7 +51,7 @@ const std::map<std::string, std::string>& KeywordTypes() {
 }
 
 const std::vector<std::string>& AllTypes() {
-  static const std::vector<std::string> types = {"object", "array",   "string", "number",
+  static const std::vector<std::string> types = {"object",  "array",   "string", "number",
                                                  "integer", "boolean", "null"};
   return types;
 }
@@ -82,8 +82,8 @@ bool OfType(const Var& v, const std::string& type) {
 int64_t CountField(const Object& s, const std::string& key) {
   const Var v = s->get(key);
   if (v.isString() || v.isBoolean() || !v.isNumeric() || v.convert<double>() < 0 ||
-      v.convert<double>() > 1e6 || v.convert<double>() != std::floor(v.convert<double>())) {
-    Refuse(key, "must be a whole number from 0 to 1000000");
+      v.convert<double>() > 10000 || v.convert<double>() != std::floor(v.convert<double>())) {
+    Refuse(key, "must be a whole number from 0 to 10000 (the grammar holds a rule per count)");
   }
   return static_cast<int64_t>(v.convert<double>());
 }
@@ -146,7 +146,8 @@ class Compiler {
       alternatives.push_back({Typed(o, t, depth)});
     }
     if (alternatives.empty()) Refuse("type", "admits no instance");
-    return alternatives.size() == 1 ? alternatives[0][0] : GrammarBuilder::Ref(b_.AddRule(alternatives));
+    return alternatives.size() == 1 ? alternatives[0][0]
+                                    : GrammarBuilder::Ref(b_.AddRule(alternatives));
   }
 
   Symbol Typed(const Object& o, const std::string& type, int depth) {
@@ -174,7 +175,8 @@ class Compiler {
 
   Var Resolve(const std::string& ref) const {
     if (ref == "#") return root_;
-    if (ref.rfind("#/", 0) != 0) Refuse("$ref", "'" + ref + "': only references within the schema (#/...) are supported");
+    if (ref.rfind("#/", 0) != 0)
+      Refuse("$ref", "'" + ref + "': only references within the schema (#/...) are supported");
     Var at = root_;
     size_t begin = 2;
     while (begin <= ref.size()) {
@@ -212,7 +214,8 @@ class Compiler {
         bool ok = false;
         if (t.isString()) ok = OfType(v, t.extract<std::string>());
         if (IsArray(t))
-          for (const Var& each : *t.extract<Array>()) ok = ok || OfType(v, each.convert<std::string>());
+          for (const Var& each : *t.extract<Array>())
+            ok = ok || OfType(v, each.convert<std::string>());
         if (!ok) continue;
       }
       const std::string text = CompactJson(v);
@@ -229,7 +232,8 @@ class Compiler {
       if (k != key && !Annotations().count(k)) Refuse(key, "beside '" + k + "' is not supported");
     }
     const Var list = o->get(key);
-    if (!IsArray(list) || list.extract<Array>()->size() == 0) Refuse(key, "must be a non-empty array");
+    if (!IsArray(list) || list.extract<Array>()->size() == 0)
+      Refuse(key, "must be a non-empty array");
     // oneOf is taken as anyOf: an instance valid under two branches is not
     // refused (the branches of schemas in practice do not overlap).
     std::vector<Sequence> alternatives;
@@ -273,8 +277,10 @@ class Compiler {
         } else if (key == "additionalProperties" && value.isBoolean()) {
           closed = closed || !value.convert<bool>();
         } else {
-          Refuse("allOf", "takes object schemas of properties, required and "
-                          "additionalProperties: false only (found '" + key + "')");
+          Refuse("allOf",
+                 "takes object schemas of properties, required and "
+                 "additionalProperties: false only (found '" +
+                     key + "')");
         }
       }
     }
@@ -297,7 +303,8 @@ class Compiler {
       const Var p = o->get("properties");
       if (!IsObject(p)) Refuse("properties", "must be an object");
       const Object list = p.extract<Object>();
-      for (const std::string& name : list->getNames()) props.push_back({name, list->get(name), false});
+      for (const std::string& name : list->getNames())
+        props.push_back({name, list->get(name), false});
     }
     if (Has(o, "required")) {
       const Var r = o->get("required");
@@ -381,7 +388,8 @@ class Compiler {
     if (Has(o, "prefixItems")) {
       add_prefix(o->get("prefixItems"), "prefixItems");
       if (Has(o, "items")) rest = o->get("items");
-      if (Has(o, "additionalItems")) Refuse("additionalItems", "beside prefixItems is not supported");
+      if (Has(o, "additionalItems"))
+        Refuse("additionalItems", "beside prefixItems is not supported");
     } else if (Has(o, "items") && IsArray(o->get("items"))) {
       add_prefix(o->get("items"), "items");  // draft 4's tuple form
       if (Has(o, "additionalItems")) rest = o->get("additionalItems");
@@ -444,8 +452,8 @@ class Compiler {
     const int64_t max = Has(o, "maxLength") ? CountField(o, "maxLength") : -1;
     if (max >= 0 && min > max) Refuse("minLength", "exceeds maxLength");
     if (min == 0 && max < 0) return pieces_.String();
-    return GrammarBuilder::Ref(b_.AddRule(
-        {{b_.Byte('"'), b_.Repeat({pieces_.StringChar()}, min, max), b_.Byte('"')}}));
+    return GrammarBuilder::Ref(
+        b_.AddRule({{b_.Byte('"'), b_.Repeat({pieces_.StringChar()}, min, max), b_.Byte('"')}}));
   }
 
   Symbol IntegerOf(const Object& o) {

@@ -48,7 +48,8 @@ TokenTrie::TokenTrie(const Tokenizer& tokenizer)
       queue.push_back({child, i, j, p.depth + 1});
       i = j;
     }
-    nodes_[p.node].children = static_cast<uint32_t>(child_bytes_.size()) - nodes_[p.node].first_child;
+    nodes_[p.node].children =
+        static_cast<uint32_t>(child_bytes_.size()) - nodes_[p.node].first_child;
   }
 }
 

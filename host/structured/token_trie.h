@@ -36,7 +36,7 @@ class TokenTrie {
   const std::string& piece(TokenId id) const {
     static const std::string kNone;
     return id >= 0 && static_cast<size_t>(id) < pieces_.size() ? pieces_[static_cast<size_t>(id)]
-                                                                 : kNone;
+                                                               : kNone;
   }
   const std::vector<TokenId>& end_ids() const { return end_ids_; }
   size_t nodes() const { return nodes_.size(); }

@@ -154,7 +154,6 @@ TEST(OpenAi, UnsupportedFieldsAreRefusedByName) {
   auto w = StartQwen();
   const std::string chat = R"("messages":[{"role":"user","content":"Hi"}],"max_tokens":2)";
   const std::pair<const char*, const char*> refused[] = {
-      {"/v1/chat/completions", R"("response_format":{"type":"json_object"})"},
       {"/v1/completions", R"("echo":true)"},
       {"/v1/completions", R"("best_of":3)"},
       {"/v1/completions", R"("suffix":"end")"},
@@ -174,7 +173,8 @@ TEST(OpenAi, UnsupportedFieldsAreRefusedByName) {
   for (const char* field :
        {R"("logprobs":false)", R"("n":1)", R"("presence_penalty":0.5)", R"("logit_bias":{})",
         R"("frequency_penalty":-1)", R"("logit_bias":{"15":-100})", R"("logprobs":true)",
-        R"("response_format":{"type":"text"})", R"("user":"u-17")", R"("metadata":{"a":"b"})"}) {
+        R"("response_format":{"type":"text"})", R"("user":"u-17")", R"("metadata":{"a":"b"})",
+        R"("response_format":{"type":"json_object"})"}) {
     HttpResponse r = HttpPost(w->port(), "/v1/chat/completions", "{" + chat + "," + field + "}");
     EXPECT_EQ(r.status, 200) << field << ": " << r.body;
   }
@@ -390,6 +390,54 @@ TEST(OpenAi, InvalidRequestIsAnOpenAiError) {
   Json e = Parse(r.body)->getObject("error");
   EXPECT_EQ(e->getValue<std::string>("type"), "invalid_request_error");
   EXPECT_EQ(e->getValue<std::string>("param"), "messages");
+}
+
+// response_format json_schema: the answer is an instance of the schema,
+// its properties in the schema's order, streamed or not; a schema the worker
+// cannot honour is a 400 naming the keyword.
+TEST(OpenAi, ResponseFormatHoldsTheAnswerToTheSchema) {
+  auto w = StartQwen();
+  const std::string format = R"("response_format":{"type":"json_schema","json_schema":{
+      "name":"person","strict":true,"schema":{"type":"object","properties":{
+      "name":{"type":"string","maxLength":10},"age":{"type":"integer","minimum":0,"maximum":99},
+      "pets":{"type":"array","items":{"enum":["cat","dog"]},"maxItems":2}},
+      "required":["name","age","pets"],"additionalProperties":false}}})";
+  for (int seed = 0; seed < 4; ++seed) {
+    const std::string body = R"({"messages":[{"role":"user","content":"Describe a person."}],
+        "max_tokens":200,"temperature":1,"seed":)" +
+                             std::to_string(seed) + "," + format + "}";
+    HttpResponse r = HttpPost(w->port(), "/v1/chat/completions", body);
+    ASSERT_EQ(r.status, 200) << r.body;
+    Json choice = Parse(r.body)->getArray("choices")->getObject(0);
+    EXPECT_EQ(choice->getValue<std::string>("finish_reason"), "stop");
+    const std::string content = choice->getObject("message")->getValue<std::string>("content");
+    Json person = Parse(content);
+    EXPECT_TRUE(person->has("name") && person->has("age") && person->has("pets")) << content;
+    EXPECT_EQ(content.rfind(R"({"name":")", 0), 0u) << "the schema's order: " << content;
+    EXPECT_LE(person->getValue<int>("age"), 99);
+
+    HttpResponse streamed = HttpPost(w->port(), "/v1/chat/completions",
+                                     body.substr(0, body.size() - 1) + R"(,"stream":true})");
+    ASSERT_EQ(streamed.status, 200);
+    std::string joined;
+    for (size_t at = 0; (at = streamed.body.find("data: {", at)) != std::string::npos; ++at) {
+      const size_t end = streamed.body.find('\n', at);
+      Json chunk = Parse(streamed.body.substr(at + 6, end - at - 6));
+      Json delta = chunk->getArray("choices")->getObject(0)->getObject("delta");
+      if (delta && delta->has("content")) joined += delta->getValue<std::string>("content");
+    }
+    EXPECT_EQ(joined, content) << "streamed and whole answers differ (seed " << seed << ")";
+  }
+
+  HttpResponse refused =
+      HttpPost(w->port(), "/v1/completions",
+               R"({"prompt":"x","response_format":{"type":"json_schema","json_schema":{"name":"s",
+          "schema":{"type":"array","uniqueItems":true}}}})");
+  ASSERT_EQ(refused.status, 400) << refused.body;
+  Json e = Parse(refused.body)->getObject("error");
+  EXPECT_EQ(e->getValue<std::string>("param"), "response_format.json_schema.schema");
+  EXPECT_NE(e->getValue<std::string>("message").find("'uniqueItems'"), std::string::npos)
+      << refused.body;
 }
 
 }  // namespace

@@ -147,5 +147,19 @@ TEST(ExecuteRequest, Utf8Counting) {
   EXPECT_EQ(CountUtf8CodePoints("\xff"), std::nullopt);
 }
 
+// json_schema: compiled at validation, so a schema it cannot honour is a
+// 400 naming the field and the keyword, before the job queues.
+TEST(ExecuteRequest, JsonSchemaCompilesOrIsRefusedByKeyword) {
+  const ExecuteRequest r = Ok(R"({"job_id":"j","prompt":"x","json_schema":{"type":"object",
+      "properties":{"a":{"type":"integer"}},"required":["a"]}})");
+  ASSERT_NE(r.grammar, nullptr);
+  EXPECT_TRUE(r.unknown_fields.empty());
+  EXPECT_EQ(Ok(R"({"job_id":"j","prompt":"x"})").grammar, nullptr);
+  const ValidationError e =
+      Bad(R"({"job_id":"j","prompt":"x","json_schema":{"type":"string","pattern":"a+"}})");
+  EXPECT_EQ(e.field, "json_schema");
+  EXPECT_NE(e.message.find("'pattern'"), std::string::npos) << e.message;
+}
+
 }  // namespace
 }  // namespace orcd

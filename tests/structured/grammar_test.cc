@@ -22,7 +22,8 @@ std::shared_ptr<const Grammar> Parens() {
   GrammarBuilder b;
   const uint32_t item = b.Declare();
   const auto inner = b.Star({GrammarBuilder::Ref(item)});
-  b.Define(item, {{b.Range('0', '9')}, {b.Byte('('), GrammarBuilder::Ref(item), inner, b.Byte(')')}});
+  b.Define(item,
+           {{b.Range('0', '9')}, {b.Byte('('), GrammarBuilder::Ref(item), inner, b.Byte(')')}});
   return std::make_shared<const Grammar>(b.Build(item));
 }
 
@@ -48,7 +49,8 @@ TEST(Grammar, MatchesNestedRecursionAndRefusesWhatItCannotEnd) {
 TEST(Grammar, LongRepetitionDoesNotGrowTheStacks) {
   GrammarBuilder b;
   const auto digits = b.Star({b.Range('0', '9')});
-  const auto g = std::make_shared<const Grammar>(b.Build(b.AddRule({{b.Byte('['), digits, b.Byte(']')}})));
+  const auto g =
+      std::make_shared<const Grammar>(b.Build(b.AddRule({{b.Byte('['), digits, b.Byte(']')}})));
   GrammarMatcher m(g);
   ASSERT_TRUE(m.Accept('['));
   const size_t key = m.Key().size();

@@ -62,14 +62,17 @@ TEST(JsonSchemaGrammar, IntegerRangesAdmitExactlyTheirIntegers) {
     const auto g = Compile(R"({"type":"integer","minimum":)" + std::to_string(lo) +
                            R"(,"maximum":)" + std::to_string(hi) + "}");
     for (int v = -200; v <= 5000; ++v)
-      ASSERT_EQ(Matches(g, std::to_string(v)), v >= lo && v <= hi) << v << " in [" << lo << ", " << hi << "]";
+      ASSERT_EQ(Matches(g, std::to_string(v)), v >= lo && v <= hi)
+          << v << " in [" << lo << ", " << hi << "]";
     EXPECT_FALSE(Matches(g, "-0" + std::to_string(std::max(lo, 1)))) << "leading zeros";
   }
   const auto at_least = Compile(R"({"type":"integer","minimum":-15})");
-  for (int v = -100; v <= 100000; v += 7) ASSERT_EQ(Matches(at_least, std::to_string(v)), v >= -15) << v;
+  for (int v = -100; v <= 100000; v += 7)
+    ASSERT_EQ(Matches(at_least, std::to_string(v)), v >= -15) << v;
   EXPECT_TRUE(Matches(at_least, "123456789012345"));
   const auto at_most = Compile(R"({"type":"integer","maximum":42})");
-  for (int v = -100000; v <= 100; v += 3) ASSERT_EQ(Matches(at_most, std::to_string(v)), v <= 42) << v;
+  for (int v = -100000; v <= 100; v += 3)
+    ASSERT_EQ(Matches(at_most, std::to_string(v)), v <= 42) << v;
 }
 
 TEST(JsonSchemaGrammar, StringLengthsCountCharactersNotBytes) {
@@ -81,6 +84,8 @@ TEST(JsonSchemaGrammar, StringLengthsCountCharactersNotBytes) {
   EXPECT_FALSE(Matches(g, R"("abcd")"));
   EXPECT_FALSE(Matches(g, "\"a\nb\"")) << "a raw control character";
   EXPECT_FALSE(Matches(g, "\"a\xFF\"")) << "not UTF-8";
+  EXPECT_FALSE(Matches(g, "\"a\xE0\x80\x80\"")) << "an overlong form";
+  EXPECT_FALSE(Matches(g, "\"a\xED\xA0\x80\"")) << "a surrogate";
 }
 
 TEST(JsonSchemaGrammar, FormatsEnumsConstsAndRecursiveReferences) {
@@ -115,12 +120,14 @@ TEST(JsonSchemaGrammar, FormatsEnumsConstsAndRecursiveReferences) {
 }
 
 TEST(JsonSchemaGrammar, ArraysCountTheirItemsAndTuples) {
-  const auto g = Compile(R"({"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":3})");
+  const auto g =
+      Compile(R"({"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":3})");
   EXPECT_FALSE(Matches(g, "[true]"));
   EXPECT_TRUE(Matches(g, "[true,false]"));
   EXPECT_TRUE(Matches(g, "[true,false,true]"));
   EXPECT_FALSE(Matches(g, "[true,false,true,true]"));
-  const auto tuple = Compile(R"({"prefixItems":[{"type":"integer"},{"type":"string"}],"items":false})");
+  const auto tuple =
+      Compile(R"({"prefixItems":[{"type":"integer"},{"type":"string"}],"items":false})");
   EXPECT_TRUE(Matches(tuple, "[]"));
   EXPECT_TRUE(Matches(tuple, "[1]"));
   EXPECT_TRUE(Matches(tuple, R"([1,"a"])"));
@@ -140,7 +147,8 @@ TEST(JsonSchemaGrammar, WhatItCannotHonourIsRefusedByName) {
         std::pair{R"({"patternProperties":{"^x":{}}})", "patternProperties"},
         std::pair{R"(false)", "false"}}) {
     const std::string why = Refusal(schema);
-    EXPECT_NE(why.find("'" + std::string(keyword) + "'"), std::string::npos) << schema << ": " << why;
+    EXPECT_NE(why.find("'" + std::string(keyword) + "'"), std::string::npos)
+        << schema << ": " << why;
   }
 }
 

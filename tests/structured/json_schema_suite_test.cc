@@ -111,7 +111,8 @@ std::vector<std::string> Writings(const Var& data, Var schema, const Var& root, 
       } else if (s->has("additionalProperties") && IsObject(s->get("additionalProperties"))) {
         sub = s->get("additionalProperties");
       }
-      out += (i ? "," : "") + JsonQuote(keys[i]) + ":" + Writings(d->get(keys[i]), sub, root, depth + 1)[0];
+      out += (i ? "," : "") + JsonQuote(keys[i]) + ":" +
+             Writings(d->get(keys[i]), sub, root, depth + 1)[0];
     }
     return {out + "}"};
   }
@@ -190,7 +191,8 @@ TEST(JsonSchemaSuite, ValidInstancesOfSupportedSchemasPassTheGrammarAndTheTokenM
 
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(kSuite))
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   int groups = 0, supported = 0, instances = 0, masked = 0, invalid_refused = 0, invalid = 0;
   std::map<std::string, int> skipped;
@@ -211,7 +213,8 @@ TEST(JsonSchemaSuite, ValidInstancesOfSupportedSchemasPassTheGrammarAndTheTokenM
         continue;
       }
       ++supported;
-      const std::string where = file.filename().string() + ": " + group->getValue<std::string>("description");
+      const std::string where =
+          file.filename().string() + ": " + group->getValue<std::string>("description");
       const Var tests = group->get("tests");
       for (const Var& test_var : *tests.extract<Array>()) {
         const Object test = test_var.extract<Object>();
@@ -226,21 +229,23 @@ TEST(JsonSchemaSuite, ValidInstancesOfSupportedSchemasPassTheGrammarAndTheTokenM
           continue;
         }
         ++instances;
-        ASSERT_FALSE(accepted.empty()) << where << " / " << test->getValue<std::string>("description")
-                                       << ": " << writings[0] << " refused";
+        ASSERT_FALSE(accepted.empty())
+            << where << " / " << test->getValue<std::string>("description") << ": " << writings[0]
+            << " refused";
         for (const Vocab& v : vocabs) {
           const std::vector<TokenId> ids = LongestFirst(*v.trie, accepted);
           ASSERT_FALSE(ids.empty()) << v.name << " cannot spell " << accepted;
           TokenConstraint constraint(grammar, *v.trie);
           for (const TokenId id : ids) {
             ASSERT_TRUE(constraint.Allows(id))
-                << v.name << ", " << where << ": token '" << v.trie->piece(id) << "' of " << accepted
-                << " masked out";
+                << v.name << ", " << where << ": token '" << v.trie->piece(id) << "' of "
+                << accepted << " masked out";
             constraint.Accept(id);
             ++masked;
           }
           ASSERT_FALSE(v.trie->end_ids().empty());
-          EXPECT_TRUE(constraint.Allows(v.trie->end_ids()[0])) << v.name << ": no end after " << accepted;
+          EXPECT_TRUE(constraint.Allows(v.trie->end_ids()[0]))
+              << v.name << ": no end after " << accepted;
         }
       }
     }
