@@ -181,9 +181,15 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     }
     int32_t token = next_token;
     if (constraint) {
-      masked.assign(logits.begin(), logits.end());
-      constraint->Mask(masked);
-      token = sampler.Sample(masked);
+      // The pick is checked against the grammar (a few bytes matched); only
+      // a refused pick computes the mask and picks again.
+      token = sampler.SampleAllowed(
+          logits, [&](int32_t t) { return constraint->Allows(t); },
+          [&] {
+            masked.assign(logits.begin(), logits.end());
+            constraint->Mask(masked);
+            return std::span<const float>(masked);
+          });
     } else if (!greedy && !on_device) {
       token = sampler.Sample(logits);
     }

@@ -62,6 +62,15 @@ int32_t Sampler::Sample(std::span<const float> logits) {
   return token;
 }
 
+int32_t Sampler::SampleAllowed(std::span<const float> logits,
+                               const std::function<bool(int32_t)>& allows,
+                               const std::function<std::span<const float>()>& masked) {
+  int32_t token = Choose(adjuster_.Apply(logits));
+  if (!allows(token)) token = Choose(adjuster_.Apply(masked()));
+  Record(token);
+  return token;
+}
+
 void Sampler::PenalizeInto(std::span<const float> logits, float inv_t, bool scale) {
   // Repetition penalty (llama.cpp/CTRL form): shrink positive logits, grow
   // negative ones, so a penalised token always becomes less likely.

@@ -18,6 +18,7 @@
 #define ORCD_HOST_SAMPLING_SAMPLER_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <span>
@@ -69,6 +70,13 @@ class Sampler {
   // Picks the next token from `logits` (left as they are) and records it in
   // the history the repetition penalty reads.
   int32_t Sample(std::span<const float> logits);
+  // Structured output: picks as Sample does and, when `allows` refuses the
+  // pick, picks again from `masked()` (the logits with every refused token at
+  // -inf), a second draw. Greedy, the result is the allowed argmax either
+  // way; sampling, the filters act on the whole distribution first
+  // (llama.cpp's grammar order), and a refusal costs one masked pick.
+  int32_t SampleAllowed(std::span<const float> logits, const std::function<bool(int32_t)>& allows,
+                        const std::function<std::span<const float>()>& masked);
   // Forgets the history (a new job).
   void Reset(uint64_t seed);
 

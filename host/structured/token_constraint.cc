@@ -50,8 +50,17 @@ const std::vector<uint64_t>& TokenConstraint::Allowed() {
   return allowed_.emplace(std::move(key), std::move(bits)).first->second;
 }
 
-bool TokenConstraint::Allows(TokenId token) {
+bool TokenConstraint::MaskAllows(TokenId token) {
   return token >= 0 && static_cast<size_t>(token) < trie_.vocab_size() && Test(Allowed(), token);
+}
+
+bool TokenConstraint::Allows(TokenId token) const {
+  if (std::find(trie_.end_ids().begin(), trie_.end_ids().end(), token) != trie_.end_ids().end())
+    return matcher_.CanEnd();
+  const std::string& piece = trie_.piece(token);
+  if (piece.empty()) return false;  // control, unknown and unused tokens
+  GrammarMatcher next = matcher_;
+  return next.AcceptBytes(piece);
 }
 
 void TokenConstraint::Mask(std::span<float> logits) {

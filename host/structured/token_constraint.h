@@ -28,8 +28,11 @@ class TokenConstraint {
   // Throws Error(kInternal) when no token may (a vocabulary without the
   // bytes the grammar needs).
   void Mask(std::span<float> logits);
-  // Whether `token` may come next.
-  bool Allows(TokenId token);
+  // Whether `token` may come next: its bytes matched from the current
+  // state (cheap: no mask), or the end where the output may end.
+  bool Allows(TokenId token) const;
+  // The same answer read from the mask (computing it for this state).
+  bool MaskAllows(TokenId token);
   // Moves past `token` (which Mask allowed; an end token ends nothing here).
   void Accept(TokenId token);
   // The output is a whole sentence and nothing may follow: only an end.

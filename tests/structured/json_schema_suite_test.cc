@@ -8,6 +8,7 @@
 // Groups using other keywords are counted by the keyword refused.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -186,8 +187,16 @@ TEST(JsonSchemaSuite, ValidInstancesOfSupportedSchemasPassTheGrammarAndTheTokenM
     std::unique_ptr<TokenTrie> trie;
   };
   std::vector<Vocab> vocabs;
-  for (const char* name : {"qwen2", "phi-3", "gpt-oss"})
-    vocabs.push_back({name, std::make_unique<TokenTrie>(testing::VocabTokenizerFor(name))});
+  for (const char* name : {"qwen2", "phi-3", "gpt-oss"}) {
+    const Tokenizer& tokenizer = testing::VocabTokenizerFor(name);
+    const auto start = std::chrono::steady_clock::now();
+    vocabs.push_back({name, std::make_unique<TokenTrie>(tokenizer)});
+    std::cout << name << ": trie of " << tokenizer.vocab_size() << " tokens, "
+              << vocabs.back().trie->nodes() << " nodes, built in "
+              << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count()
+              << " ms\n";
+  }
 
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(kSuite))
@@ -237,14 +246,24 @@ TEST(JsonSchemaSuite, ValidInstancesOfSupportedSchemasPassTheGrammarAndTheTokenM
           ASSERT_FALSE(ids.empty()) << v.name << " cannot spell " << accepted;
           TokenConstraint constraint(grammar, *v.trie);
           for (const TokenId id : ids) {
-            ASSERT_TRUE(constraint.Allows(id))
+            ASSERT_TRUE(constraint.Allows(id)) << v.name << ": " << v.trie->piece(id);
+            ASSERT_TRUE(constraint.MaskAllows(id))
                 << v.name << ", " << where << ": token '" << v.trie->piece(id) << "' of "
                 << accepted << " masked out";
+            // The sampler's quick check and the mask agree on other tokens too.
+            for (size_t k = 0; k < 48; ++k) {
+              const auto other =
+                  static_cast<TokenId>((id * 7919u + k * 104729u) % v.trie->vocab_size());
+              ASSERT_EQ(constraint.Allows(other), constraint.MaskAllows(other))
+                  << v.name << ": token '" << v.trie->piece(other) << "' after part of "
+                  << accepted;
+            }
             constraint.Accept(id);
             ++masked;
           }
           ASSERT_FALSE(v.trie->end_ids().empty());
-          EXPECT_TRUE(constraint.Allows(v.trie->end_ids()[0]))
+          EXPECT_TRUE(constraint.Allows(v.trie->end_ids()[0]) &&
+                      constraint.MaskAllows(v.trie->end_ids()[0]))
               << v.name << ": no end after " << accepted;
         }
       }

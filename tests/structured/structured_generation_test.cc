@@ -67,7 +67,7 @@ std::shared_ptr<const structured::Grammar> Compile(const std::string& schema) {
 }
 
 GenerationResult Generate(InferenceService& service, const std::string& schema, uint64_t seed,
-                     std::string& text) {
+                          std::string& text) {
   GenerationInput in;
   in.prompt = "Write the record as JSON:";
   in.max_tokens = 400;
@@ -114,8 +114,8 @@ TEST_P(StructuredGeneration, SampledOutputsEndByThemselvesAndValidateAgainstThei
     for (int i = 0; i < kPerSchema; ++i) {
       std::string text;
       const GenerationResult r = Generate(*l.service, Schemas()[s], 1000 * s + i, text);
-      ASSERT_EQ(r.stop_reason, "eos") << "schema " << s << ", seed " << i << ": " << text << " "
-                                      << r.error_message;
+      ASSERT_EQ(r.stop_reason, "eos")
+          << "schema " << s << ", seed " << i << ": " << text << " " << r.error_message;
       distinct.insert(text);
       // One line per output: its schema's index and the text as a JSON string.
       std::string quoted = "\"";
