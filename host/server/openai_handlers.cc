@@ -21,6 +21,7 @@
 #include "host/server/openai_chat_output.h"
 #include "host/server/openai_choice_observer.h"
 #include "host/server/openai_request.h"
+#include "host/structured/tool_call_grammar.h"
 
 namespace orcd {
 namespace {
@@ -136,7 +137,7 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.cache_salt = req.cache_salt;
   input.top_logprobs = req.top_logprobs;
   input.grammar = req.grammar;
-  if (input.grammar && (output_format == ChatOutputFormat::kHarmony || req.tools_enabled)) {
+  if (req.grammar && (output_format == ChatOutputFormat::kHarmony || req.tools_enabled)) {
     // The grammar holds the whole output: a reasoning channel or a tool
     // call would have no place in it.
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
@@ -147,6 +148,18 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                         : "response_format json together with tools is not supported yet",
                     "response_format");
     return;
+  }
+  // tool_choice "required" / a named function: the reply is one call, in
+  // the format's own text, its arguments an instance of the parameters
+  // schema. Formats whose calls are marked by control tokens (harmony,
+  // [TOOL_CALLS]) are not held to it yet: the tools are offered as "auto".
+  if (!req.forced_tools.empty()) {
+    if (const std::optional<ToolCallMarkup> markup = ToolCallMarkupOf(output_format)) {
+      input.grammar =
+          structured::ToolCallGrammar({std::string(markup->open), std::string(markup->close),
+                                       std::string(markup->arguments_key)},
+                                      req.forced_tools);
+    }
   }
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {

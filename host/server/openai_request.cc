@@ -65,6 +65,35 @@ std::shared_ptr<const structured::Grammar> ParseResponseFormat(const Poco::JSON:
   return SchemaGrammar(spec->get("schema"), "response_format.json_schema.schema");
 }
 
+// tool_choice "required" or {"type": "function", "function": {"name"}}
+// (ParseChatFields checked their shapes): the offered functions one of which
+// the reply must call, each parameters schema compiled once to refuse what
+// constrained decoding cannot honour.
+std::vector<structured::ToolSchema> ForcedTools(const Poco::JSON::Object::Ptr& o) {
+  if (!Present(o, "tool_choice") || !Present(o, "tools")) return {};
+  const Var choice = o->get("tool_choice");
+  std::string only;
+  if (choice.isString()) {
+    if (choice.convert<std::string>() != "required") return {};
+  } else {
+    only = o->getObject("tool_choice")->getObject("function")->getValue<std::string>("name");
+  }
+  std::vector<structured::ToolSchema> out;
+  const Poco::JSON::Array::Ptr tools = o->getArray("tools");
+  for (unsigned i = 0; tools && i < tools->size(); ++i) {
+    const Poco::JSON::Object::Ptr function = tools->getObject(i)->getObject("function");
+    structured::ToolSchema tool;
+    tool.name = function->getValue<std::string>("name");
+    if (!only.empty() && tool.name != only) continue;
+    if (function->has("parameters") && !function->get("parameters").isEmpty()) {
+      tool.parameters = function->get("parameters");
+      SchemaGrammar(tool.parameters, "tools[" + std::to_string(i) + "].function.parameters");
+    }
+    out.push_back(std::move(tool));
+  }
+  return out;
+}
+
 // Chat: logprobs (bool) + top_logprobs (0-20, only with logprobs);
 // completions: logprobs (0-5 alternatives). -1: none asked.
 int ParseLogprobs(const Poco::JSON::Object::Ptr& o, bool chat) {
@@ -136,6 +165,7 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       ParsedChatFields fields = ParseChatFields(body);
       r.chat_request = std::move(fields.request);
       r.tools_enabled = fields.tools_enabled;
+      if (r.tools_enabled) r.forced_tools = ForcedTools(o);
     } else {
       if (!Present(o, "prompt") || !o->get("prompt").isString())
         FailField("prompt", "must be a string");

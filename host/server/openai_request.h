@@ -12,6 +12,7 @@
 
 #include "host/generation/inference_service.h"
 #include "host/server/execute_request.h"
+#include "host/structured/tool_call_grammar.h"
 
 namespace orcd {
 
@@ -33,6 +34,9 @@ struct OpenAiRequest {
   int n = 1;  // choices, each its own sequence (1 .. kMaxChoices)
   // response_format json_object / json_schema: the output's grammar.
   std::shared_ptr<const structured::Grammar> grammar;
+  // tool_choice "required" or a named function: the functions one of which
+  // the reply calls (their parameters schemas already checked to compile).
+  std::vector<structured::ToolSchema> forced_tools;
 };
 
 // The most choices one request may ask for (n): each is a sequence of its own.

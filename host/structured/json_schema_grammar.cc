@@ -90,12 +90,9 @@ int64_t CountField(const Object& s, const std::string& key) {
 
 class Compiler {
  public:
-  explicit Compiler(const Var& root) : root_(root), pieces_(b_) {}
+  Compiler(GrammarBuilder& b, const Var& root) : b_(b), root_(root), pieces_(b) {}
 
-  Grammar Build() {
-    const uint32_t root = b_.AddRule({{Schema(root_, 0)}});
-    return b_.Build(root);
-  }
+  Symbol Compile() { return Schema(root_, 0); }
 
  private:
   static constexpr int kMaxDepth = 64;
@@ -472,7 +469,7 @@ class Compiler {
     return pieces_.IntegerRange(lo, hi);
   }
 
-  GrammarBuilder b_;
+  GrammarBuilder& b_;
   Var root_;
   JsonGrammarPieces pieces_;
   std::map<std::string, uint32_t> refs_;
@@ -480,9 +477,14 @@ class Compiler {
 
 }  // namespace
 
+GrammarBuilder::Symbol AddJsonSchema(GrammarBuilder& builder, const Poco::Dynamic::Var& schema) {
+  return Compiler(builder, schema).Compile();
+}
+
 std::shared_ptr<const Grammar> JsonSchemaGrammar(const Poco::Dynamic::Var& schema) {
-  Compiler compiler(schema);
-  return std::make_shared<const Grammar>(compiler.Build());
+  GrammarBuilder b;
+  const uint32_t root = b.AddRule({{AddJsonSchema(b, schema)}});
+  return std::make_shared<const Grammar>(b.Build(root));
 }
 
 std::shared_ptr<const Grammar> JsonObjectGrammar() {

@@ -17,6 +17,10 @@ namespace orcd::structured {
 
 // Throws Error(kInvalidArgument) naming the keyword it cannot honour.
 std::shared_ptr<const Grammar> JsonSchemaGrammar(const Poco::Dynamic::Var& schema);
+// The same, as rules added to `builder` (for grammars that embed schemas,
+// such as tool calls): the symbol of the schema's instances. `$ref`s resolve
+// within `schema`.
+GrammarBuilder::Symbol AddJsonSchema(GrammarBuilder& builder, const Poco::Dynamic::Var& schema);
 // Any JSON object (OpenAI's response_format json_object).
 std::shared_ptr<const Grammar> JsonObjectGrammar();
 

@@ -6,6 +6,8 @@
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -438,6 +440,62 @@ TEST(OpenAi, ResponseFormatHoldsTheAnswerToTheSchema) {
   EXPECT_EQ(e->getValue<std::string>("param"), "response_format.json_schema.schema");
   EXPECT_NE(e->getValue<std::string>("message").find("'uniqueItems'"), std::string::npos)
       << refused.body;
+}
+
+// tool_choice "required" and a named function hold the reply to one call in
+// the template's own format (Qwen2.5's <tool_call> tags, Llama 3.1's JSON),
+// parsed into tool_calls whose arguments are instances of the function's
+// parameters, whatever a random-weight model would rather write.
+TEST(OpenAi, ToolChoiceRequiredAndNamedAreEnforced) {
+  const std::string tools = R"("tools":[{"type":"function","function":{"name":"get_weather",
+      "parameters":{"type":"object","properties":{"city":{"type":"string","maxLength":8},
+      "days":{"type":"integer","minimum":1,"maximum":7}},"required":["city","days"],
+      "additionalProperties":false}}},{"type":"function","function":{"name":"get_time",
+      "parameters":{"type":"object","properties":{"zone":{"enum":["UTC","CET"]}},
+      "required":["zone"],"additionalProperties":false}}}])";
+  for (const auto& [model, chat_template] :
+       {std::pair{"qwen2-tiny.F16.gguf", "qwen2.5-7b-instruct.jinja"},
+        std::pair{"llama3-tiny.F16.gguf", "llama-3.1-8b-instruct.jinja"}}) {
+    const std::string cfg = "/tmp/orcd-tools-" + std::to_string(::getpid()) + ".yaml";
+    std::ofstream(cfg) << "chat:\n  template_file: "
+                       << std::string(ORCD_FIXTURES_DIR) + "/chat/templates/" + chat_template
+                       << "\n";
+    WorkerProcess w({"--config", cfg, "--model", FixtureModel(model), "--device", "cpu",
+                     "--plugin-dir", ORCD_PLUGIN_DIR});
+    ASSERT_TRUE(w.ready()) << w.Logs();
+    for (const std::string& choice :
+         {std::string(R"("required")"),
+          std::string(R"({"type":"function","function":{"name":"get_time"}})")}) {
+      for (int seed = 0; seed < 3; ++seed) {
+        const std::string body = R"({"messages":[{"role":"user","content":"Weather in Paris?"}],)" +
+                                 tools + R"(,"tool_choice":)" + choice +
+                                 R"(,"max_tokens":120,"temperature":1,"seed":)" +
+                                 std::to_string(seed) + "}";
+        HttpResponse r = HttpPost(w.port(), "/v1/chat/completions", body);
+        ASSERT_EQ(r.status, 200) << r.body;
+        Json c = Parse(r.body)->getArray("choices")->getObject(0);
+        EXPECT_EQ(c->getValue<std::string>("finish_reason"), "tool_calls")
+            << model << ": " << r.body;
+        Poco::JSON::Array::Ptr calls = c->getObject("message")->getArray("tool_calls");
+        ASSERT_TRUE(calls && calls->size() == 1) << model << ": " << r.body;
+        Json function = calls->getObject(0)->getObject("function");
+        const std::string name = function->getValue<std::string>("name");
+        Json args = Parse(function->getValue<std::string>("arguments"));
+        if (choice != R"("required")") {
+          EXPECT_EQ(name, "get_time") << r.body;
+        }
+        if (name == "get_weather") {
+          EXPECT_LE(args->getValue<std::string>("city").size(), 32u);
+          const int days = args->getValue<int>("days");
+          EXPECT_TRUE(days >= 1 && days <= 7) << r.body;
+        } else {
+          ASSERT_EQ(name, "get_time") << r.body;
+          const std::string zone = args->getValue<std::string>("zone");
+          EXPECT_TRUE(zone == "UTC" || zone == "CET") << r.body;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

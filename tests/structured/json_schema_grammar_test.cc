@@ -12,6 +12,7 @@
 #include "host/common/status.h"
 #include "host/structured/grammar_matcher.h"
 #include "host/structured/json_schema_grammar.h"
+#include "host/structured/tool_call_grammar.h"
 
 namespace orcd::structured {
 namespace {
@@ -158,6 +159,32 @@ TEST(JsonSchemaGrammar, JsonObjectModeIsAnyObject) {
   EXPECT_TRUE(Matches(g, "{}"));
   EXPECT_FALSE(Matches(g, "[1]"));
   EXPECT_FALSE(Matches(g, R"({"a":01})"));
+}
+
+// tool_choice "required": one call, in the format's text, to one of the
+// offered functions, its arguments an instance of that function's schema.
+TEST(ToolCallGrammar, OneCallToAnOfferedFunctionWithValidArguments) {
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  const std::vector<ToolSchema> tools = {
+      {"get_weather", parser.parse(R"({"type":"object","properties":{"city":{"type":"string"},
+          "unit":{"enum":["c","f"]}},"required":["city"],"additionalProperties":false})")},
+      {"now", Poco::Dynamic::Var()}};
+  const auto hermes = ToolCallGrammar({"<tool_call>\n", "\n</tool_call>", "arguments"}, tools);
+  EXPECT_TRUE(Matches(hermes,
+                      "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\","
+                      "\"unit\":\"c\"}}\n</tool_call>"));
+  EXPECT_TRUE(Matches(hermes, "<tool_call>\n{\"name\":\"now\",\"arguments\":{}}\n</tool_call>"))
+      << "no parameters: any object";
+  EXPECT_FALSE(Matches(hermes, "<tool_call>\n{\"name\":\"other\",\"arguments\":{}}\n</tool_call>"));
+  EXPECT_FALSE(Matches(hermes,
+                       "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"unit\":\"c\"}}"
+                       "\n</tool_call>"))
+      << "a required argument missing";
+  EXPECT_FALSE(Matches(hermes, "Sure! <tool_call>")) << "content instead of the call";
+
+  const auto llama = ToolCallGrammar({"", "", "parameters"}, {tools[0]});
+  EXPECT_TRUE(Matches(llama, R"({"name":"get_weather","parameters":{"city":"Oslo"}})"));
+  EXPECT_FALSE(Matches(llama, R"({"name":"now","parameters":{}})")) << "a function not offered";
 }
 
 }  // namespace

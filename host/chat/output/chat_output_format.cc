@@ -76,4 +76,15 @@ std::vector<std::string_view> ChatOutputMarkupTokens(ChatOutputFormat format) {
   return {};
 }
 
+std::optional<ToolCallMarkup> ToolCallMarkupOf(ChatOutputFormat format) {
+  switch (format) {
+    case ChatOutputFormat::kToolCallTags:
+      return ToolCallMarkup{"<tool_call>\n", "\n</tool_call>", "arguments"};
+    case ChatOutputFormat::kJsonCall:
+      return ToolCallMarkup{"", "", "parameters"};
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace orcd

@@ -7,6 +7,7 @@
 #define ORCD_HOST_CHAT_OUTPUT_CHAT_OUTPUT_FORMAT_H_
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,15 @@ std::unique_ptr<ChatOutputParser> MakeChatOutputParser(ChatOutputFormat format, 
 
 // Control-token texts the format's parser reads.
 std::vector<std::string_view> ChatOutputMarkupTokens(ChatOutputFormat format);
+
+// How the format writes one tool call in plain text, as its template does:
+// `open`, then {"name": ..., "<arguments_key>": {...}}, then `close`. None
+// for formats without tool calls, or whose calls are marked by control
+// tokens (harmony, [TOOL_CALLS]), which a grammar over text cannot hold.
+struct ToolCallMarkup {
+  std::string_view open, close, arguments_key;
+};
+std::optional<ToolCallMarkup> ToolCallMarkupOf(ChatOutputFormat format);
 
 }  // namespace orcd
 
