@@ -14,6 +14,7 @@
 #include "host/server/anthropic_output.h"
 #include "host/server/anthropic_request.h"
 #include "host/server/execute_handler.h"
+#include "host/server/forced_tool_call.h"
 #include "host/server/http_exchange.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
@@ -125,6 +126,7 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     }
   }
   input.max_tokens = req.max_tokens;
+  input.grammar = ForcedToolCallGrammar(output_format, req.forced_tools);
   input.sampling = req.sampling;
   input.stop = req.stop;
 

@@ -160,6 +160,30 @@ void ChatFields(const std::string& body, AnthropicRequest& r) {
   r.tools_enabled = !r.chat.tools.is_none();
 }
 
+// tool_choice "any" (one of the tools) or {"type": "tool", "name"} (ChatFields
+// checked their shapes); each input_schema compiled once to refuse what
+// constrained decoding cannot honour.
+std::vector<structured::ToolSchema> ForcedTools(const Poco::JSON::Object::Ptr& o) {
+  const Poco::JSON::Object::Ptr choice = o->getObject("tool_choice");
+  if (!choice) return {};
+  const std::string type = choice->optValue<std::string>("type", "");
+  if (type != "any" && type != "tool") return {};
+  const std::string only = type == "tool" ? choice->optValue<std::string>("name", "") : "";
+  std::vector<structured::ToolSchema> out;
+  const Poco::JSON::Array::Ptr tools = o->getArray("tools");
+  for (unsigned i = 0; tools && i < tools->size(); ++i) {
+    const Poco::JSON::Object::Ptr tool = tools->getObject(i);
+    structured::ToolSchema t;
+    t.name = tool->optValue<std::string>("name", "");
+    if (!only.empty() && t.name != only) continue;
+    t.parameters = tool->get("input_schema");
+    SchemaGrammar(t.parameters, "tools[" + std::to_string(i) + "].input_schema");
+    out.push_back(std::move(t));
+  }
+  if (out.empty()) FailField("tool_choice.name", "names no tool in tools");
+  return out;
+}
+
 }  // namespace
 
 std::variant<AnthropicRequest, ValidationError> ParseAnthropicRequest(const std::string& body,
@@ -203,6 +227,7 @@ std::variant<AnthropicRequest, ValidationError> ParseAnthropicRequest(const std:
       }
     }
     ChatFields(body, r);
+    if (r.tools_enabled && present("tool_choice")) r.forced_tools = ForcedTools(o);
     return r;
   });
 }

@@ -13,6 +13,7 @@
 
 #include "host/generation/inference_service.h"
 #include "host/server/execute_request.h"
+#include "host/structured/tool_call_grammar.h"
 
 namespace orcd {
 
@@ -24,6 +25,9 @@ struct AnthropicRequest {
   SamplingParams sampling;
   std::vector<std::string> stop;  // stop_sequences
   bool stream = false;
+  // tool_choice "any" or "tool": the tools one of which the reply calls
+  // (their input schemas checked to compile).
+  std::vector<structured::ToolSchema> forced_tools;
 };
 
 // `count_only`: /v1/messages/count_tokens (max_tokens not required).

@@ -15,13 +15,13 @@
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/server/execute_handler.h"
+#include "host/server/forced_tool_call.h"
 #include "host/server/http_exchange.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
 #include "host/server/openai_chat_output.h"
 #include "host/server/openai_choice_observer.h"
 #include "host/server/openai_request.h"
-#include "host/structured/tool_call_grammar.h"
 
 namespace orcd {
 namespace {
@@ -153,14 +153,8 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   // the format's own text, its arguments an instance of the parameters
   // schema. Formats whose calls are marked by control tokens (harmony,
   // [TOOL_CALLS]) are not held to it yet: the tools are offered as "auto".
-  if (!req.forced_tools.empty()) {
-    if (const std::optional<ToolCallMarkup> markup = ToolCallMarkupOf(output_format)) {
-      input.grammar =
-          structured::ToolCallGrammar({std::string(markup->open), std::string(markup->close),
-                                       std::string(markup->arguments_key)},
-                                      req.forced_tools);
-    }
-  }
+  if (!req.forced_tools.empty())
+    input.grammar = ForcedToolCallGrammar(output_format, req.forced_tools);
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",

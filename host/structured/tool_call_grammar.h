@@ -17,9 +17,9 @@
 namespace orcd::structured {
 
 struct ToolCallText {
-  std::string open;            // before the object, e.g. "<tool_call>\n"
-  std::string close;           // after it, e.g. "\n</tool_call>"
-  std::string arguments_key;   // "arguments", or "parameters" (Llama 3.1)
+  std::string open;           // before the object, e.g. "<tool_call>\n"
+  std::string close;          // after it, e.g. "\n</tool_call>"
+  std::string arguments_key;  // "arguments", or "parameters" (Llama 3.1)
 };
 
 struct ToolSchema {

@@ -7,7 +7,9 @@
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -106,6 +108,49 @@ TEST(Anthropic, MessagesMatchChatCompletionsStreamAndCount) {
   EXPECT_EQ(e->getObject("error")->getValue<std::string>("type"), "invalid_request_error");
   EXPECT_NE(e->getObject("error")->getValue<std::string>("message").find("max_tokens"),
             std::string::npos);
+}
+
+// tool_choice "any" and "tool" hold the reply to one tool_use block in the
+// template's own call format, its input an instance of the input_schema.
+TEST(Anthropic, ToolChoiceAnyAndToolAreEnforced) {
+  const std::string cfg = "/tmp/orcd-anthropic-tools-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(cfg) << "chat:\n  template_file: " << ORCD_FIXTURES_DIR
+                     << "/chat/templates/qwen2.5-7b-instruct.jinja\n";
+  WorkerProcess w({"--config", cfg, "--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device",
+                   "cpu", "--plugin-dir", ORCD_PLUGIN_DIR});
+  ASSERT_TRUE(w.ready()) << w.Logs();
+  const std::string tools = R"("tools":[{"name":"lookup","input_schema":{"type":"object",
+      "properties":{"id":{"type":"integer","minimum":1,"maximum":9}},"required":["id"],
+      "additionalProperties":false}},{"name":"stop","input_schema":{"type":"object",
+      "properties":{},"additionalProperties":false}}])";
+  for (const std::string& choice :
+       {std::string(R"({"type":"any"})"), std::string(R"({"type":"tool","name":"lookup"})")}) {
+    for (int seed = 0; seed < 3; ++seed) {
+      HttpResponse r = HttpPost(w.port(), "/v1/messages",
+                                R"({"model":"m","max_tokens":100,"temperature":1,"seed":)" +
+                                    std::to_string(seed) +
+                                    R"(,"messages":[{"role":"user","content":"Find item 3."}],)" +
+                                    tools + R"(,"tool_choice":)" + choice + "}");
+      ASSERT_EQ(r.status, 200) << r.body;
+      Json m = Parse(r.body);
+      EXPECT_EQ(m->getValue<std::string>("stop_reason"), "tool_use") << r.body;
+      Poco::JSON::Array::Ptr content = m->getArray("content");
+      Json use;
+      for (unsigned i = 0; content && i < content->size(); ++i) {
+        if (content->getObject(i)->getValue<std::string>("type") == "tool_use")
+          use = content->getObject(i);
+      }
+      ASSERT_TRUE(use) << r.body;
+      const std::string name = use->getValue<std::string>("name");
+      if (name == "lookup") {
+        const int id = use->getObject("input")->getValue<int>("id");
+        EXPECT_TRUE(id >= 1 && id <= 9) << r.body;
+      } else {
+        EXPECT_EQ(name, "stop") << r.body;
+        EXPECT_EQ(choice, R"({"type":"any"})") << "a named tool was not the one called";
+      }
+    }
+  }
 }
 
 }  // namespace
