@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
      &orcd::bench::run_model},
     {"sample", "CPU sampler ms per token on a vocabulary of synthetic logits",
      &orcd::bench::run_sample},
+    {"grammar", "structured output: trie build, schema compile, per-token check and mask",
+     &orcd::bench::run_grammar},
     {"serve", "many clients against a running server (OpenAI streaming): tok/s, TTFT, ITL",
      &orcd::bench::run_serve},
 };

@@ -23,6 +23,9 @@ int run_model(const Args& args);
 // orcd-bench sample [--json] [--vocab N] [--tokens N] [--repeat R] [--logits llm|flat] [--seed S]
 int run_sample(const Args& args);
 
+// orcd-bench grammar [--json] [--vocab VOCAB.gguf] [--suite DIR] [--show-slow]
+int run_grammar(const Args& args);
+
 // orcd-bench serve [--url URL] [--clients C] [--requests N] [--warmup W] [--seed S]
 //                  [--prompt-words MIN,MAX] [--output-tokens MIN,MAX] [--pid PID] [--json]
 int run_serve(const Args& args);

@@ -10,9 +10,9 @@ std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
   if (tools.empty()) return nullptr;
   const std::optional<ToolCallMarkup> markup = ToolCallMarkupOf(format);
   if (!markup) return nullptr;
-  return structured::ToolCallGrammar({std::string(markup->open), std::string(markup->close),
-                                      std::string(markup->arguments_key)},
-                                     tools);
+  return structured::ToolCallGrammar(
+      {std::string(markup->open), std::string(markup->close), std::string(markup->arguments_key)},
+      tools);
 }
 
 }  // namespace orcd

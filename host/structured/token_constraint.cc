@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "host/common/status.h"
@@ -22,17 +23,171 @@ bool Test(const std::vector<uint64_t>& bits, TokenId id) {
 TokenConstraint::TokenConstraint(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie)
     : trie_(trie), matcher_(std::move(grammar)) {}
 
-void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at,
-                           std::vector<uint64_t>& bits) const {
+void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) {
+  const auto mark = [&bits](std::span<const TokenId> ids) {
+    for (const TokenId id : ids)
+      bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
+  };
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
     GrammarMatcher next = at;
     if (!next.Accept(trie_.child_byte(c))) continue;
     const uint32_t child = trie_.child_node(c);
-    for (const TokenId id : trie_.tokens(trie_.node(child)))
-      bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
+    mark(trie_.tokens(trie_.node(child)));
+    if (LoopsOverText(next)) {
+      std::string partial;
+      WalkText(child, StepsFrom(next), kBoundary, partial, nullptr, bits);
+      continue;
+    }
+    // A character begun into a loop (a free string after a mixed state,
+    // e.g. a key that may be a listed name or any other): text from here.
+    const Utf8State begun = NextText(kBoundary, trie_.child_byte(c));
+    if (begun != kBoundary && begun != kBad) {
+      if (const std::optional<GrammarMatcher>& loop = LoopAfterCharacter(next, begun)) {
+        std::string partial(1, static_cast<char>(trie_.child_byte(c)));
+        WalkText(child, StepsFrom(*loop), begun, partial, &at, bits);
+        continue;
+      }
+    }
     Walk(child, next, bits);
   }
+}
+
+const std::optional<GrammarMatcher>& TokenConstraint::LoopAfterCharacter(const GrammarMatcher& mid,
+                                                                         Utf8State text) {
+  std::vector<uint32_t> key = mid.Key();
+  key.push_back(text);
+  if (const auto it = after_character_.find(key); it != after_character_.end()) return it->second;
+  if (after_character_.size() >= 4 * kMaxCachedStates) after_character_.clear();
+  std::optional<GrammarMatcher> state = mid;
+  for (Utf8State t = text; state && t != kBoundary;) {
+    std::optional<GrammarMatcher> same;
+    Utf8State next_t = kBad;
+    for (int b = 0x80; state && b <= 0xBF; ++b) {
+      const Utf8State n = NextText(t, static_cast<uint8_t>(b));
+      if (n == kBad) continue;
+      next_t = n;
+      GrammarMatcher next = *state;
+      if (!next.Accept(static_cast<uint8_t>(b)) || (same && same->Key() != next.Key())) {
+        state.reset();
+      } else if (!same) {
+        same = std::move(next);
+      }
+    }
+    if (state) state = std::move(same);
+    t = next_t;
+  }
+  if (state && !LoopsOverText(*state)) state.reset();
+  return after_character_.emplace(std::move(key), std::move(state)).first->second;
+}
+
+TokenConstraint::LoopSteps& TokenConstraint::StepsFrom(const GrammarMatcher& loop) {
+  std::vector<uint32_t> key = loop.Key();
+  std::unique_ptr<LoopSteps>& steps = steps_[std::move(key)];
+  if (!steps) steps = std::make_unique<LoopSteps>(LoopSteps{loop, {}, {}});
+  return *steps;
+}
+
+void TokenConstraint::WalkText(uint32_t node, LoopSteps& steps, Utf8State text,
+                               std::string& partial, const GrammarMatcher* char_start,
+                               std::vector<uint64_t>& bits) {
+  const auto mark = [&bits](std::span<const TokenId> ids) {
+    for (const TokenId id : ids)
+      bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
+  };
+  if (trie_.text_below(node, text)) {  // every token below reads as text: all taken
+    mark(trie_.subtree_tokens(node));
+    return;
+  }
+  const TokenTrie::Node& n = trie_.node(node);
+  for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
+    const uint8_t byte = trie_.child_byte(c);
+    const uint32_t child = trie_.child_node(c);
+    const Utf8State next_text = NextText(text, byte);
+    if (next_text != kBad) {
+      // A text character, whole or begun: the loop state takes every one
+      // (checked byte by byte in LoopsOverText), and is back once it is whole.
+      mark(trie_.tokens(trie_.node(child)));
+      partial.push_back(static_cast<char>(byte));
+      std::string inner = next_text == kBoundary ? std::string() : partial;
+      WalkText(child, steps, next_text, inner, next_text == kBoundary ? nullptr : char_start, bits);
+      partial.pop_back();
+      continue;
+    }
+    // Not text here: the grammar decides, from the loop state and the
+    // character begun so far (at a boundary, once per byte).
+    std::optional<GrammarMatcher> after;
+    if (partial.empty()) {
+      if (!steps.known[byte]) {
+        GrammarMatcher next = steps.loop;
+        if (next.Accept(byte)) steps.next[byte] = std::move(next);
+        steps.known[byte] = true;
+      }
+      if (!steps.next[byte]) continue;
+      after = steps.next[byte];
+    } else {
+      GrammarMatcher next = char_start != nullptr ? *char_start : steps.loop;
+      if (!next.AcceptBytes(partial) || !next.Accept(byte)) continue;
+      after = std::move(next);
+    }
+    mark(trie_.tokens(trie_.node(child)));
+    Walk(child, *after, bits);
+  }
+}
+
+bool TokenConstraint::LoopsOverText(const GrammarMatcher& at) {
+  std::vector<uint32_t> key = at.Key();
+  {
+    // Most states fail at once (a counted string, a number, structure):
+    // one byte, before the cache and the whole check.
+    GrammarMatcher probe = at;
+    if (!probe.Accept('a') || probe.Key() != key) return false;
+  }
+  if (const auto it = loops_.find(key); it != loops_.end()) return it->second;
+  if (loops_.size() >= 4 * kMaxCachedStates) loops_.clear();
+  // Exact, by byte layers: every character of a class (one byte, or a
+  // lead byte range with its continuation ranges, Unicode's table 3-7) must
+  // reach one and the same state after each byte, and `at` after the last.
+  struct Layered {
+    std::vector<std::pair<uint8_t, uint8_t>> ranges;  // per byte of the character
+  };
+  static const Layered kClasses[] = {
+      {{{0x20, 0x21}}},
+      {{{0x23, 0x5B}}},
+      {{{0x5D, 0x7F}}},
+      {{{0xC2, 0xDF}, {0x80, 0xBF}}},
+      {{{0xE0, 0xE0}, {0xA0, 0xBF}, {0x80, 0xBF}}},
+      {{{0xE1, 0xEC}, {0x80, 0xBF}, {0x80, 0xBF}}},
+      {{{0xED, 0xED}, {0x80, 0x9F}, {0x80, 0xBF}}},
+      {{{0xEE, 0xEF}, {0x80, 0xBF}, {0x80, 0xBF}}},
+      {{{0xF0, 0xF0}, {0x90, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}}},
+      {{{0xF1, 0xF3}, {0x80, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}}},
+      {{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}}},
+  };
+  bool loops = true;
+  for (const Layered& cls : kClasses) {
+    GrammarMatcher state = at;
+    for (size_t layer = 0; loops && layer < cls.ranges.size(); ++layer) {
+      std::optional<GrammarMatcher> same;
+      for (int b = cls.ranges[layer].first; loops && b <= cls.ranges[layer].second; ++b) {
+        GrammarMatcher next = state;
+        if (!next.Accept(static_cast<uint8_t>(b))) {
+          loops = false;
+        } else if (!same) {
+          same = next;
+        } else if (same->Key() != next.Key()) {
+          loops = false;
+        }
+      }
+      if (loops) state = *same;
+    }
+    if (!loops || state.Key() != key) {
+      loops = false;
+      break;
+    }
+  }
+  loops_.emplace(std::move(key), loops);
+  return loops;
 }
 
 const std::vector<uint64_t>& TokenConstraint::Allowed() {
@@ -40,7 +195,12 @@ const std::vector<uint64_t>& TokenConstraint::Allowed() {
   if (const auto it = allowed_.find(key); it != allowed_.end()) return it->second;
   if (allowed_.size() >= kMaxCachedStates) allowed_.clear();
   std::vector<uint64_t> bits((trie_.vocab_size() + 63) / 64, 0);
-  Walk(TokenTrie::kRoot, matcher_, bits);
+  if (LoopsOverText(matcher_)) {  // inside a free string: text without the grammar
+    std::string partial;
+    WalkText(TokenTrie::kRoot, StepsFrom(matcher_), kBoundary, partial, nullptr, bits);
+  } else {
+    Walk(TokenTrie::kRoot, matcher_, bits);
+  }
   if (matcher_.CanEnd()) {
     for (const TokenId id : trie_.end_ids()) {
       if (id >= 0 && static_cast<size_t>(id) < trie_.vocab_size())

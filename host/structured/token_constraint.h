@@ -7,10 +7,13 @@
 #ifndef ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_
 #define ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "host/structured/grammar.h"
@@ -42,11 +45,39 @@ class TokenConstraint {
   // Bits of the tokens allowed in the current state (end tokens included
   // when it can end), computed once per state.
   const std::vector<uint64_t>& Allowed();
-  void Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) const;
+  void Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits);
+  // The walk below `node` from a state `loop` that every text character
+  // leads back to: text bytes are read by the UTF-8 text reader alone
+  // (`text` is its state, `partial` the bytes of an unfinished character);
+  // any other byte goes back to the grammar from `loop`.
+  struct LoopSteps {
+    GrammarMatcher loop;
+    // Where each byte that is not text leads from `loop` (filled when first
+    // met; nullopt: refused).
+    std::array<bool, 256> known{};
+    std::array<std::optional<GrammarMatcher>, 256> next;
+  };
+  // `char_start`: where the unfinished character began when that was not
+  // the loop state (the walk entered text mid-character), else null.
+  void WalkText(uint32_t node, LoopSteps& steps, Utf8State text, std::string& partial,
+                const GrammarMatcher* char_start, std::vector<uint64_t>& bits);
+  // From `mid`, a character begun (text state `text`): whether every way of
+  // finishing it is taken and leads to one state that loops over text (that
+  // state), checked byte layer by layer; computed once per state.
+  const std::optional<GrammarMatcher>& LoopAfterCharacter(const GrammarMatcher& mid,
+                                                          Utf8State text);
+  LoopSteps& StepsFrom(const GrammarMatcher& loop);
+  // Whether every JSON-string text character (TokenTrie::text_below) leads
+  // from `at` back to `at`: inside a free string, every text token is then
+  // allowed without matching it (computed once per state).
+  bool LoopsOverText(const GrammarMatcher& at);
 
   const TokenTrie& trie_;
   GrammarMatcher matcher_;
-  std::map<std::vector<uint32_t>, std::vector<uint64_t>> allowed_;  // by matcher state
+  std::map<std::vector<uint32_t>, std::vector<uint64_t>> allowed_;     // by matcher state
+  std::map<std::vector<uint32_t>, bool> loops_;                        // by matcher state
+  std::map<std::vector<uint32_t>, std::unique_ptr<LoopSteps>> steps_;  // by loop state
+  std::map<std::vector<uint32_t>, std::optional<GrammarMatcher>> after_character_;
 };
 
 }  // namespace orcd::structured

@@ -51,6 +51,49 @@ TokenTrie::TokenTrie(const Tokenizer& tokenizer)
     nodes_[p.node].children =
         static_cast<uint32_t>(child_bytes_.size()) - nodes_[p.node].first_child;
   }
+  IndexSubtrees();
+}
+
+void TokenTrie::IndexSubtrees() {
+  const size_t n = nodes_.size();
+  // Depth first (an explicit stack): each subtree's tokens contiguous.
+  dfs_first_.assign(n, 0);
+  dfs_end_.assign(n, 0);
+  dfs_tokens_.reserve(tokens_.size());
+  std::vector<std::pair<uint32_t, bool>> stack = {{kRoot, false}};
+  while (!stack.empty()) {
+    const auto [node, done] = stack.back();
+    stack.pop_back();
+    if (done) {
+      dfs_end_[node] = static_cast<uint32_t>(dfs_tokens_.size());
+      continue;
+    }
+    dfs_first_[node] = static_cast<uint32_t>(dfs_tokens_.size());
+    for (const TokenId id : tokens(nodes_[node])) dfs_tokens_.push_back(id);
+    stack.push_back({node, true});
+    const Node& nd = nodes_[node];
+    for (uint32_t c = nd.first_child + nd.children; c-- > nd.first_child;)
+      stack.push_back({child_nodes_[c], false});
+  }
+  // Children come after their parent in the breadth-first numbering: from
+  // the last node back, each node's answer for every reader state is known
+  // from its children's.
+  std::vector<uint8_t> ok(n, 0);  // bit s: the suffixes below read as text from state s
+  for (size_t i = n; i-- > 0;) {
+    const Node& nd = nodes_[i];
+    uint8_t bits = 0;
+    for (int s = 0; s < kUtf8States; ++s) {
+      bool all = true;
+      for (uint32_t c = nd.first_child; all && c < nd.first_child + nd.children; ++c) {
+        const Utf8State t = NextText(static_cast<Utf8State>(s), child_bytes_[c]);
+        const uint32_t child = child_nodes_[c];
+        all = t != kBad && ((ok[child] >> t) & 1u);
+      }
+      if (all) bits |= static_cast<uint8_t>(1u << s);
+    }
+    ok[i] = bits;
+  }
+  text_below_ = std::move(ok);
 }
 
 }  // namespace orcd::structured

@@ -14,6 +14,55 @@
 
 namespace orcd::structured {
 
+// A reader of JSON-string text (well-formed UTF-8 without '"', '\\' and
+// control characters): where a byte leads from each state, kBad where it is
+// not text. States: at a character boundary, or inside a character with the
+// byte ranges still allowed (Unicode's table 3-7).
+enum Utf8State : uint8_t {
+  kBoundary,
+  kNeed1,
+  kNeed2,
+  kAfterE0,
+  kAfterED,
+  kNeed3,
+  kAfterF0,
+  kAfterF4,
+  kBad
+};
+constexpr int kUtf8States = 8;
+
+constexpr Utf8State NextText(Utf8State s, uint8_t b) {
+  const auto in = [b](int lo, int hi) { return b >= lo && b <= hi; };
+  switch (s) {
+    case kBoundary:
+      if (in(0x20, 0x7F)) return b == '"' || b == '\\' ? kBad : kBoundary;
+      if (in(0xC2, 0xDF)) return kNeed1;
+      if (b == 0xE0) return kAfterE0;
+      if (b == 0xED) return kAfterED;
+      if (in(0xE1, 0xEF)) return kNeed2;
+      if (b == 0xF0) return kAfterF0;
+      if (in(0xF1, 0xF3)) return kNeed3;
+      if (b == 0xF4) return kAfterF4;
+      return kBad;
+    case kNeed1:
+      return in(0x80, 0xBF) ? kBoundary : kBad;
+    case kNeed2:
+      return in(0x80, 0xBF) ? kNeed1 : kBad;
+    case kAfterE0:
+      return in(0xA0, 0xBF) ? kNeed1 : kBad;
+    case kAfterED:
+      return in(0x80, 0x9F) ? kNeed1 : kBad;
+    case kNeed3:
+      return in(0x80, 0xBF) ? kNeed2 : kBad;
+    case kAfterF0:
+      return in(0x90, 0xBF) ? kNeed2 : kBad;
+    case kAfterF4:
+      return in(0x80, 0x8F) ? kNeed2 : kBad;
+    default:
+      return kBad;
+  }
+}
+
 class TokenTrie {
  public:
   // Every token with text (normal, user-defined and byte tokens); control,
@@ -31,6 +80,18 @@ class TokenTrie {
   std::span<const TokenId> tokens(const Node& n) const {
     return {tokens_.data() + n.first_token, n.tokens};
   }
+  // Tokens of the subtree of node i (its own and every one below it).
+  std::span<const TokenId> subtree_tokens(uint32_t i) const {
+    return {dfs_tokens_.data() + dfs_first_[i], dfs_end_[i] - dfs_first_[i]};
+  }
+  // Whether every token below node i continues it, read from text state
+  // `from`, with JSON-string text (NextText; a token may end inside a
+  // character).
+  // A grammar state that every text character leads back to takes all of
+  // them without a walk.
+  bool text_below(uint32_t i, Utf8State from = kBoundary) const {
+    return (text_below_[i] >> from) & 1u;
+  }
   size_t vocab_size() const { return vocab_size_; }
   // A token's bytes ("" for tokens outside the trie).
   const std::string& piece(TokenId id) const {
@@ -42,10 +103,16 @@ class TokenTrie {
   size_t nodes() const { return nodes_.size(); }
 
  private:
+  // The depth-first token order and text_below, from the built trie.
+  void IndexSubtrees();
+
   std::vector<Node> nodes_;
   std::vector<uint8_t> child_bytes_;
   std::vector<uint32_t> child_nodes_;  // child c of a node: child_bytes_[c], child_nodes_[c]
   std::vector<TokenId> tokens_;
+  std::vector<TokenId> dfs_tokens_;  // tokens in depth-first order: subtrees contiguous
+  std::vector<uint32_t> dfs_first_, dfs_end_;
+  std::vector<uint8_t> text_below_;  // bit s: text_below(i, s)
   std::vector<std::string> pieces_;
   std::vector<TokenId> end_ids_;
   size_t vocab_size_ = 0;
