@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Starts orcd-host on a free loopback port with a fixture model and runs the
-# openai and @anthropic-ai/sdk npm clients against it. Args: BIN_DIR PLUGIN_DIR FIXTURES_DIR
+# openai and @anthropic-ai/sdk npm clients against it, and structured output
+# through openai's zod helper and the Vercel AI SDK's generateObject.
+# Args: BIN_DIR PLUGIN_DIR FIXTURES_DIR
 set -euo pipefail
 bin_dir=$1 plugin_dir=$2 fixtures=$3
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -d "$here/node_modules/openai" ] || [ ! -d "$here/node_modules/@anthropic-ai/sdk" ]; then
+if [ ! -d "$here/node_modules/openai" ] || [ ! -d "$here/node_modules/@anthropic-ai/sdk" ] ||
+  [ ! -d "$here/node_modules/ai" ] || [ ! -d "$here/node_modules/zod" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
 log=$(mktemp)
@@ -22,3 +25,4 @@ done
 [ -n "$port" ] || { echo "orcd-host did not become ready"; cat "$log"; exit 1; }
 ORCD_BASE_URL="http://127.0.0.1:$port" node "$here/client_test.mjs"
 ORCD_BASE_URL="http://127.0.0.1:$port" node "$here/anthropic_client_test.mjs"
+ORCD_BASE_URL="http://127.0.0.1:$port" node "$here/structured_output_test.mjs"

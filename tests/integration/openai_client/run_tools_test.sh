@@ -11,7 +11,8 @@
 set -euo pipefail
 bin_dir=$1 plugin_dir=$2 fixtures=$3 scripted_tool=$4
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -d "$here/node_modules/openai" ] || [ ! -d "$here/node_modules/@anthropic-ai/sdk" ]; then
+if [ ! -d "$here/node_modules/openai" ] || [ ! -d "$here/node_modules/@anthropic-ai/sdk" ] ||
+  [ ! -d "$here/node_modules/ai" ] || [ ! -d "$here/node_modules/zod" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
 work=$(mktemp -d)
