@@ -58,12 +58,13 @@ struct Options {
 };
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: orcd-bench grammar [--json] [--vocab VOCAB.gguf] [--suite DIR] [--show-slow]\n"
-               "                          [--model M.gguf [--gen N]]\n"
-               "  trie build, schema compile, per-token check and mask of structured output;\n"
-               "  with --model, CPU decode tok/s at temperature 1 with and without the 30-field\n"
-               "  schema (the model's own vocabulary).\n");
+  std::fprintf(
+      out,
+      "usage: orcd-bench grammar [--json] [--vocab VOCAB.gguf] [--suite DIR] [--show-slow]\n"
+      "                          [--model M.gguf [--gen N]]\n"
+      "  trie build, schema compile, per-token check and mask of structured output;\n"
+      "  with --model, CPU decode tok/s at temperature 1 with and without the 30-field\n"
+      "  schema (the model's own vocabulary).\n");
 }
 
 double MsSince(Clock::time_point t) {
@@ -79,32 +80,6 @@ double Percentile(std::vector<double> v, double p) {
 Var ParseOrdered(const std::string& text) {
   Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
   return parser.parse(text);
-}
-
-// The longest-token-first spelling of `text` (empty when a byte has no token).
-std::vector<TokenId> LongestFirst(const structured::TokenTrie& trie, const std::string& text) {
-  std::vector<TokenId> ids;
-  for (size_t at = 0; at < text.size();) {
-    uint32_t node = structured::TokenTrie::kRoot;
-    TokenId best = -1;
-    size_t best_len = 0;
-    for (size_t i = at; i < text.size(); ++i) {
-      const structured::TokenTrie::Node& n = trie.node(node);
-      uint32_t next = 0;
-      for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c)
-        if (trie.child_byte(c) == static_cast<uint8_t>(text[i])) next = trie.child_node(c);
-      if (next == 0) break;
-      node = next;
-      if (trie.node(node).tokens > 0) {
-        best = trie.tokens(trie.node(node))[0];
-        best_len = i - at + 1;
-      }
-    }
-    if (best < 0) return {};
-    ids.push_back(best);
-    at += best_len;
-  }
-  return ids;
 }
 
 // 30 fields: strings, bounded integers, booleans, enums, number arrays and
@@ -138,8 +113,9 @@ std::pair<std::string, std::string> WideSchema() {
         value = "[1.5,2,-3.25e2]";
         break;
       default:
-        type = R"({"type":"object","properties":{"id":{"type":"integer"},"tag":{"type":"string"},)"
-               R"("ok":{"type":"boolean"}},"required":["id","tag","ok"],"additionalProperties":false})";
+        type =
+            R"({"type":"object","properties":{"id":{"type":"integer"},"tag":{"type":"string"},)"
+            R"("ok":{"type":"boolean"}},"required":["id","tag","ok"],"additionalProperties":false})";
         value = R"({"id":42,"tag":"nested text","ok":true})";
     }
     schema += (i ? "," : "") + ("\"" + name + "\":") + type;
@@ -185,14 +161,15 @@ std::vector<Case> SuiteCases(const std::filesystem::path& dir) {
 
 struct DecodeFigures {
   double free_tok_s = 0, schema_tok_s = 0;
-  int64_t refused = 0;  // picks the grammar refused (a mask computed, a second pick)
+  int64_t refused = 0;    // picks the grammar refused (a mask computed, a second pick)
   int64_t instances = 0;  // schema instances completed in the run
 };
 
 // One stream on the CPU engine: a 16-token prompt, then `gen` tokens sampled
 // at temperature 1, free or held to `grammar` (a new instance begun each time
 // one is whole), as the generation loop does it.
-DecodeFigures MeasureDecode(const Options& o, const std::shared_ptr<const structured::Grammar>& grammar) {
+DecodeFigures MeasureDecode(const Options& o,
+                            const std::shared_ptr<const structured::Grammar>& grammar) {
   PluginRegistry registry(HostServices());
   registry.LoadDirectories(DefaultPluginDirs());
   engine::EngineOptions eo;
@@ -250,12 +227,12 @@ DecodeFigures MeasureDecode(const Options& o, const std::shared_ptr<const struct
 
 int run_grammar(const Args& args) {
   Options o;
-  const int exit_code = ParseOrExit("grammar", args,
-                                    {Switch("--json", &o.json), StringFlag("--vocab", &o.vocab),
-                                     StringFlag("--suite", &o.suite),
-                                     Switch("--show-slow", &o.show_slow),
-                                     StringFlag("--model", &o.model), IntFlag("--gen", &o.gen)},
-                                    usage);
+  const int exit_code =
+      ParseOrExit("grammar", args,
+                  {Switch("--json", &o.json), StringFlag("--vocab", &o.vocab),
+                   StringFlag("--suite", &o.suite), Switch("--show-slow", &o.show_slow),
+                   StringFlag("--model", &o.model), IntFlag("--gen", &o.gen)},
+                  usage);
   if (exit_code >= 0) return exit_code;
   try {
     const std::unique_ptr<Tokenizer> tokenizer = CreateGgufTokenizer(*GgufFile::Open(o.vocab));
@@ -273,9 +250,8 @@ int run_grammar(const Args& args) {
       std::shared_ptr<const structured::Grammar> grammar;
       t0 = Clock::now();
       try {
-        grammar = structured::JsonSchemaGrammar(ParseOrdered("{\"s\":" + c.schema + "}")
-                                                    .extract<Poco::JSON::Object::Ptr>()
-                                                    ->get("s"));
+        grammar = structured::JsonSchemaGrammar(
+            ParseOrdered("{\"s\":" + c.schema + "}").extract<Poco::JSON::Object::Ptr>()->get("s"));
       } catch (const Error&) {
         continue;  // a keyword outside the supported ones
       }
@@ -285,7 +261,7 @@ int run_grammar(const Args& args) {
       for (const std::string& text : c.instances) {
         structured::GrammarMatcher m(grammar);
         if (!m.AcceptBytes(text) || !m.CanEnd()) continue;  // written in another key order
-        const std::vector<TokenId> ids = LongestFirst(trie, text);
+        const std::vector<TokenId> ids = trie.LongestFirst(text);
         if (ids.empty()) continue;
         ++instances;
         structured::TokenConstraint constraint(grammar, trie);
@@ -309,10 +285,10 @@ int run_grammar(const Args& args) {
     DecodeFigures decode;
     if (!o.model.empty()) {
       Logger::Global().SetLevel(LogLevel::kWarn);
-      decode = MeasureDecode(o, structured::JsonSchemaGrammar(
-                                    ParseOrdered("{\"s\":" + wide_schema + "}")
-                                        .extract<Poco::JSON::Object::Ptr>()
-                                        ->get("s")));
+      decode =
+          MeasureDecode(o, structured::JsonSchemaGrammar(ParseOrdered("{\"s\":" + wide_schema + "}")
+                                                             .extract<Poco::JSON::Object::Ptr>()
+                                                             ->get("s")));
     }
     const auto stats = [](const std::vector<double>& v) {
       return "{\"p50\": " + json_number(Percentile(v, 0.5)) +
@@ -330,8 +306,8 @@ int run_grammar(const Args& args) {
           "\"schema_instances\": %lld\n}\n",
           json_string(cpu_model_name()).c_str(), json_string(o.vocab).c_str(), trie.vocab_size(),
           trie.nodes(), json_number(trie_ms).c_str(), schemas, instances, check_us.size(),
-          stats(compile_ms).c_str(), json_number(wide_compile_ms).c_str(),
-          stats(check_us).c_str(), stats(mask_us).c_str(), json_string(o.model).c_str(), o.gen,
+          stats(compile_ms).c_str(), json_number(wide_compile_ms).c_str(), stats(check_us).c_str(),
+          stats(mask_us).c_str(), json_string(o.model).c_str(), o.gen,
           json_number(decode.free_tok_s).c_str(), json_number(decode.schema_tok_s).c_str(),
           static_cast<long long>(decode.refused), static_cast<long long>(decode.instances));
     } else {
@@ -346,12 +322,12 @@ int run_grammar(const Args& args) {
       std::printf("mask us      p50 %.1f  p99 %.1f  max %.1f\n", Percentile(mask_us, 0.5),
                   Percentile(mask_us, 0.99), Percentile(mask_us, 1.0));
       if (!o.model.empty()) {
-        std::printf("decode tok/s free %.2f  under the 30-field schema %.2f (%.1f %%; %lld of %d "
-                    "picks refused, %lld instances)\n",
-                    decode.free_tok_s, decode.schema_tok_s,
-                    100.0 * decode.schema_tok_s / decode.free_tok_s,
-                    static_cast<long long>(decode.refused), o.gen,
-                    static_cast<long long>(decode.instances));
+        std::printf(
+            "decode tok/s free %.2f  under the 30-field schema %.2f (%.1f %%; %lld of %d "
+            "picks refused, %lld instances)\n",
+            decode.free_tok_s, decode.schema_tok_s, 100.0 * decode.schema_tok_s / decode.free_tok_s,
+            static_cast<long long>(decode.refused), o.gen,
+            static_cast<long long>(decode.instances));
       }
     }
     return 0;

@@ -15,6 +15,7 @@
 #include "host/common/status.h"
 #include "host/structured/compact_json.h"
 #include "host/structured/json_grammar_pieces.h"
+#include "host/structured/pattern_grammar.h"
 
 namespace orcd::structured {
 namespace {
@@ -444,7 +445,14 @@ class Compiler {
         if (Has(o, k)) Refuse(k, "beside format is not supported");
       return pieces_.Format(o->getValue<std::string>("format"));
     }
-    if (Has(o, "pattern")) Refuse("pattern", "is not supported yet");
+    if (Has(o, "pattern")) {
+      for (const char* k : {"minLength", "maxLength"})
+        if (Has(o, k)) Refuse(k, "beside pattern is not supported");
+      const Var pattern = o->get("pattern");
+      if (!pattern.isString()) Refuse("pattern", "must be a string");
+      return GrammarBuilder::Ref(b_.AddRule(
+          {{b_.Byte('"'), AddPattern(b_, pieces_, pattern.extract<std::string>()), b_.Byte('"')}}));
+    }
     const int64_t min = Has(o, "minLength") ? CountField(o, "minLength") : 0;
     const int64_t max = Has(o, "maxLength") ? CountField(o, "maxLength") : -1;
     if (max >= 0 && min > max) Refuse("minLength", "exceeds maxLength");

@@ -96,4 +96,30 @@ void TokenTrie::IndexSubtrees() {
   text_below_ = std::move(ok);
 }
 
+std::vector<TokenId> TokenTrie::LongestFirst(std::string_view text) const {
+  std::vector<TokenId> ids;
+  for (size_t at = 0; at < text.size();) {
+    uint32_t node = kRoot;
+    TokenId best = -1;
+    size_t best_len = 0;
+    for (size_t i = at; i < text.size(); ++i) {
+      const Node& n = nodes_[node];
+      uint32_t next = 0;
+      for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
+        if (child_bytes_[c] == static_cast<uint8_t>(text[i])) next = child_nodes_[c];
+      }
+      if (next == 0) break;
+      node = next;
+      if (nodes_[node].tokens > 0) {
+        best = tokens(nodes_[node])[0];
+        best_len = i - at + 1;
+      }
+    }
+    if (best < 0) return {};
+    ids.push_back(best);
+    at += best_len;
+  }
+  return ids;
+}
+
 }  // namespace orcd::structured

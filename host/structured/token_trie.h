@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/tokenizer/tokenizer.h"
@@ -93,6 +94,9 @@ class TokenTrie {
     return (text_below_[i] >> from) & 1u;
   }
   size_t vocab_size() const { return vocab_size_; }
+  // `text` spelled by the longest token at each place (empty when a byte
+  // has no token): one tokenization of many, for tests and benchmarks.
+  std::vector<TokenId> LongestFirst(std::string_view text) const;
   // A token's bytes ("" for tokens outside the trie).
   const std::string& piece(TokenId id) const {
     static const std::string kNone;

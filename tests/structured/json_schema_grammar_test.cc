@@ -136,9 +136,35 @@ TEST(JsonSchemaGrammar, ArraysCountTheirItemsAndTuples) {
   EXPECT_FALSE(Matches(tuple, R"(["a"])"));
 }
 
+// pattern: the subset README lists, matched on the decoded characters (a
+// quote in the pattern is \" in the output), anywhere unless anchored.
+TEST(JsonSchemaGrammar, PatternsOfTheSupportedSubset) {
+  const auto code = Compile(R"({"type":"string","pattern":"^[A-Z]{3}-\\d{2,4}$"})");
+  EXPECT_TRUE(Matches(code, R"("ABC-12")"));
+  EXPECT_TRUE(Matches(code, R"("XYZ-1234")"));
+  EXPECT_FALSE(Matches(code, R"("ABC-12345")"));
+  EXPECT_FALSE(Matches(code, R"("abc-12")"));
+  const auto anywhere = Compile(R"({"type":"string","pattern":"a+b"})");
+  EXPECT_TRUE(Matches(anywhere, R"("xxaab yy")"));
+  EXPECT_FALSE(Matches(anywhere, R"("ba")"));
+  const auto pets = Compile(R"({"type":"string","pattern":"^(?:cat|dog)s?$"})");
+  for (const char* ok : {R"("cat")", R"("dogs")"}) EXPECT_TRUE(Matches(pets, ok)) << ok;
+  EXPECT_FALSE(Matches(pets, R"("cow")"));
+  const auto letters = Compile(R"({"type":"string","pattern":"^[^0-9]+$"})");
+  EXPECT_TRUE(Matches(letters, "\"h\xC3\xA9llo\""));
+  EXPECT_FALSE(Matches(letters, R"("a1")"));
+  const auto quoted = Compile(R"({"type":"string","pattern":"^\"q\"$"})");
+  EXPECT_TRUE(Matches(quoted, R"("\"q\"")"));
+  const auto dot = Compile(R"({"type":"string","pattern":"^a.b$"})");
+  EXPECT_TRUE(Matches(dot, R"("a-b")"));
+  EXPECT_FALSE(Matches(dot, R"("a\nb")")) << "'.' is not a newline";
+}
+
 TEST(JsonSchemaGrammar, WhatItCannotHonourIsRefusedByName) {
   for (const auto& [schema, keyword] :
-       {std::pair{R"({"type":"string","pattern":"^a+$"})", "pattern"},
+       {std::pair{R"({"type":"string","pattern":"(?=a)b"})", "pattern"},
+        std::pair{R"({"type":"string","pattern":"(a)\\1"})", "pattern"},
+        std::pair{R"({"type":"string","pattern":"\\p{L}+"})", "pattern"},
         std::pair{R"({"type":"array","uniqueItems":true})", "uniqueItems"},
         std::pair{R"({"not":{"type":"string"}})", "not"},
         std::pair{R"({"type":"number","multipleOf":2})", "multipleOf"},
