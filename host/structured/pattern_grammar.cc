@@ -14,9 +14,9 @@ using Sequence = GrammarBuilder::Sequence;
 using Symbol = GrammarBuilder::Symbol;
 
 [[noreturn]] void Refuse(const std::string& pattern, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument,
-              "JSON schema keyword 'pattern' \"" + pattern.substr(0, 80) + "\": " + why +
-                  " is not supported (see README: Structured output)");
+  throw Error(ErrorCode::kInvalidArgument, "JSON schema keyword 'pattern' \"" +
+                                               pattern.substr(0, 80) + "\": " + why +
+                                               " is not supported (see README: Structured output)");
 }
 
 int FirstOf(const std::bitset<128>& set) {
@@ -105,7 +105,7 @@ class PatternCompiler {
       min = number(body.substr(0, comma));
       max = comma == std::string::npos ? min
             : comma + 1 == body.size() ? -1
-                                        : number(body.substr(comma + 1));
+                                       : number(body.substr(comma + 1));
       if (max >= 0 && (max < min || max > 10000)) Refuse(p_, "the quantifier {" + body + "}");
       at_ = close + 1;
     } else {
@@ -157,7 +157,8 @@ class PatternCompiler {
     const size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
     if (n == 1) return Encoded(p_[at_++]);
     Sequence s;
-    for (size_t i = 0; i < n && at_ < end_; ++i) s.push_back(b_.Byte(static_cast<uint8_t>(p_[at_++])));
+    for (size_t i = 0; i < n && at_ < end_; ++i)
+      s.push_back(b_.Byte(static_cast<uint8_t>(p_[at_++])));
     return s;
   }
 
@@ -170,23 +171,36 @@ class PatternCompiler {
       for (int c = lo; c <= hi; ++c) set.set(static_cast<size_t>(c));
     };
     switch (e) {
-      case 'd': case 'D':
+      case 'd':
+      case 'D':
         range('0', '9');
         negated = e == 'D';
         return true;
-      case 'w': case 'W':
+      case 'w':
+      case 'W':
         range('a', 'z'), range('A', 'Z'), range('0', '9'), set.set('_');
         negated = e == 'W';
         return true;
-      case 's': case 'S':
+      case 's':
+      case 'S':
         for (const char w : std::string(" \t\n\r\f\v")) set.set(static_cast<size_t>(w));
         negated = e == 'S';
         return true;
-      case 'n': set.set('\n'); return false;
-      case 't': set.set('\t'); return false;
-      case 'r': set.set('\r'); return false;
-      case 'f': set.set('\f'); return false;
-      case 'v': set.set('\v'); return false;
+      case 'n':
+        set.set('\n');
+        return false;
+      case 't':
+        set.set('\t');
+        return false;
+      case 'r':
+        set.set('\r');
+        return false;
+      case 'f':
+        set.set('\f');
+        return false;
+      case 'v':
+        set.set('\v');
+        return false;
       default:
         if (std::string("\\/.-^$*+?()[]{}|\"").find(e) == std::string::npos)
           Refuse(p_, std::string("the escape \\") + e);
@@ -241,11 +255,16 @@ class PatternCompiler {
   // A character as JSON writes it inside a string (orcd's JsonEscape).
   Sequence Encoded(char c) {
     switch (c) {
-      case '"': return b_.Literal("\\\"");
-      case '\\': return b_.Literal("\\\\");
-      case '\n': return b_.Literal("\\n");
-      case '\r': return b_.Literal("\\r");
-      case '\t': return b_.Literal("\\t");
+      case '"':
+        return b_.Literal("\\\"");
+      case '\\':
+        return b_.Literal("\\\\");
+      case '\n':
+        return b_.Literal("\\n");
+      case '\r':
+        return b_.Literal("\\r");
+      case '\t':
+        return b_.Literal("\\t");
       default:
         if (static_cast<uint8_t>(c) < 0x20) {
           char buf[8];

@@ -1,6 +1,7 @@
 #include "host/structured/token_constraint.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -34,9 +35,9 @@ void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<
     if (!next.Accept(trie_.child_byte(c))) continue;
     const uint32_t child = trie_.child_node(c);
     mark(trie_.tokens(trie_.node(child)));
-    if (LoopsOverText(next)) {
+    if (const TextLoop* loop = LoopOf(next)) {
       std::string partial;
-      WalkText(child, StepsFrom(next), kBoundary, partial, nullptr, bits);
+      WalkText(child, StepsFrom(next, *loop), kBoundary, partial, nullptr, bits);
       continue;
     }
     // A character begun into a loop (a free string after a mixed state,
@@ -45,7 +46,7 @@ void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<
     if (begun != kBoundary && begun != kBad) {
       if (const std::optional<GrammarMatcher>& loop = LoopAfterCharacter(next, begun)) {
         std::string partial(1, static_cast<char>(trie_.child_byte(c)));
-        WalkText(child, StepsFrom(*loop), begun, partial, &at, bits);
+        WalkText(child, StepsFrom(*loop, *LoopOf(*loop)), begun, partial, &at, bits);
         continue;
       }
     }
@@ -77,14 +78,15 @@ const std::optional<GrammarMatcher>& TokenConstraint::LoopAfterCharacter(const G
     if (state) state = std::move(same);
     t = next_t;
   }
-  if (state && !LoopsOverText(*state)) state.reset();
+  if (state && LoopOf(*state) == nullptr) state.reset();
   return after_character_.emplace(std::move(key), std::move(state)).first->second;
 }
 
-TokenConstraint::LoopSteps& TokenConstraint::StepsFrom(const GrammarMatcher& loop) {
+TokenConstraint::LoopSteps& TokenConstraint::StepsFrom(const GrammarMatcher& loop,
+                                                       const TextLoop& text) {
   std::vector<uint32_t> key = loop.Key();
   std::unique_ptr<LoopSteps>& steps = steps_[std::move(key)];
-  if (!steps) steps = std::make_unique<LoopSteps>(LoopSteps{loop, {}, {}});
+  if (!steps) steps = std::make_unique<LoopSteps>(LoopSteps{loop, text.exceptions, {}, {}});
   return *steps;
 }
 
@@ -95,18 +97,19 @@ void TokenConstraint::WalkText(uint32_t node, LoopSteps& steps, Utf8State text,
     for (const TokenId id : ids)
       bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
   };
-  if (trie_.text_below(node, text)) {  // every token below reads as text: all taken
-    mark(trie_.subtree_tokens(node));
+  if (trie_.text_below(node, text) && !trie_.ascii_below(node, steps.exceptions)) {
+    mark(trie_.subtree_tokens(node));  // every token below reads as text: all taken
     return;
   }
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
     const uint8_t byte = trie_.child_byte(c);
     const uint32_t child = trie_.child_node(c);
-    const Utf8State next_text = NextText(text, byte);
+    const bool exception = byte < 0x80 && steps.exceptions.test(byte);
+    const Utf8State next_text = exception ? kBad : NextText(text, byte);
     if (next_text != kBad) {
       // A text character, whole or begun: the loop state takes every one
-      // (checked byte by byte in LoopsOverText), and is back once it is whole.
+      // (checked byte by byte in LoopOf), and is back once it is whole.
       mark(trie_.tokens(trie_.node(child)));
       partial.push_back(static_cast<char>(byte));
       std::string inner = next_text == kBoundary ? std::string() : partial;
@@ -114,8 +117,8 @@ void TokenConstraint::WalkText(uint32_t node, LoopSteps& steps, Utf8State text,
       partial.pop_back();
       continue;
     }
-    // Not text here: the grammar decides, from the loop state and the
-    // character begun so far (at a boundary, once per byte).
+    // Not text here, or an exception: the grammar decides, from the loop
+    // state and the character begun so far (at a boundary, once per byte).
     std::optional<GrammarMatcher> after;
     if (partial.empty()) {
       if (!steps.known[byte]) {
@@ -135,26 +138,37 @@ void TokenConstraint::WalkText(uint32_t node, LoopSteps& steps, Utf8State text,
   }
 }
 
-bool TokenConstraint::LoopsOverText(const GrammarMatcher& at) {
+const TokenConstraint::TextLoop* TokenConstraint::LoopOf(const GrammarMatcher& at) {
   std::vector<uint32_t> key = at.Key();
   {
     // Most states fail at once (a counted string, a number, structure):
-    // one byte, before the cache and the whole check.
-    GrammarMatcher probe = at;
-    if (!probe.Accept('a') || probe.Key() != key) return false;
+    // two letters, before the cache and the whole check.
+    GrammarMatcher x = at, q = at;
+    if (!(x.Accept('x') && x.Key() == key) && !(q.Accept('Q') && q.Key() == key)) return nullptr;
   }
-  if (const auto it = loops_.find(key); it != loops_.end()) return it->second;
+  if (const auto it = loops_.find(key); it != loops_.end())
+    return it->second ? &*it->second : nullptr;
   if (loops_.size() >= 4 * kMaxCachedStates) loops_.clear();
-  // Exact, by byte layers: every character of a class (one byte, or a
-  // lead byte range with its continuation ranges, Unicode's table 3-7) must
-  // reach one and the same state after each byte, and `at` after the last.
+  TextLoop loop;
+  bool loops = true;
+  // ASCII text characters: each leads back to `at`, or is an exception (at
+  // most kMaxExceptions: a listed key's first letter, an unanchored
+  // pattern's start), which the walk hands to the grammar.
+  for (int c = 0x20; c < 0x80; ++c) {
+    if (c == '"' || c == '\\') continue;
+    GrammarMatcher next = at;
+    if (!next.Accept(static_cast<uint8_t>(c)) || next.Key() != key)
+      loop.exceptions.set(static_cast<size_t>(c));
+  }
+  loops = loop.exceptions.count() <= kMaxExceptions;
+  // Every other character, exactly, by byte layers: every character of a
+  // class (a lead byte range with its continuation ranges, Unicode's table
+  // 3-7) reaches one and the same state after each byte, and `at` after
+  // the last.
   struct Layered {
     std::vector<std::pair<uint8_t, uint8_t>> ranges;  // per byte of the character
   };
   static const Layered kClasses[] = {
-      {{{0x20, 0x21}}},
-      {{{0x23, 0x5B}}},
-      {{{0x5D, 0x7F}}},
       {{{0xC2, 0xDF}, {0x80, 0xBF}}},
       {{{0xE0, 0xE0}, {0xA0, 0xBF}, {0x80, 0xBF}}},
       {{{0xE1, 0xEC}, {0x80, 0xBF}, {0x80, 0xBF}}},
@@ -164,8 +178,8 @@ bool TokenConstraint::LoopsOverText(const GrammarMatcher& at) {
       {{{0xF1, 0xF3}, {0x80, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}}},
       {{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}}},
   };
-  bool loops = true;
   for (const Layered& cls : kClasses) {
+    if (!loops) break;
     GrammarMatcher state = at;
     for (size_t layer = 0; loops && layer < cls.ranges.size(); ++layer) {
       std::optional<GrammarMatcher> same;
@@ -181,13 +195,11 @@ bool TokenConstraint::LoopsOverText(const GrammarMatcher& at) {
       }
       if (loops) state = *same;
     }
-    if (!loops || state.Key() != key) {
-      loops = false;
-      break;
-    }
+    loops = loops && state.Key() == key;
   }
-  loops_.emplace(std::move(key), loops);
-  return loops;
+  auto& slot = loops_[std::move(key)];
+  if (loops) slot = loop;
+  return slot ? &*slot : nullptr;
 }
 
 const std::vector<uint64_t>& TokenConstraint::Allowed() {
@@ -195,9 +207,9 @@ const std::vector<uint64_t>& TokenConstraint::Allowed() {
   if (const auto it = allowed_.find(key); it != allowed_.end()) return it->second;
   if (allowed_.size() >= kMaxCachedStates) allowed_.clear();
   std::vector<uint64_t> bits((trie_.vocab_size() + 63) / 64, 0);
-  if (LoopsOverText(matcher_)) {  // inside a free string: text without the grammar
+  if (const TextLoop* loop = LoopOf(matcher_)) {  // inside a free string: text, no grammar
     std::string partial;
-    WalkText(TokenTrie::kRoot, StepsFrom(matcher_), kBoundary, partial, nullptr, bits);
+    WalkText(TokenTrie::kRoot, StepsFrom(matcher_, *loop), kBoundary, partial, nullptr, bits);
   } else {
     Walk(TokenTrie::kRoot, matcher_, bits);
   }

@@ -8,6 +8,7 @@
 #define ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -46,19 +47,29 @@ class TokenConstraint {
   // when it can end), computed once per state.
   const std::vector<uint64_t>& Allowed();
   void Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits);
-  // The walk below `node` from a state `loop` that every text character
-  // leads back to: text bytes are read by the UTF-8 text reader alone
-  // (`text` is its state, `partial` the bytes of an unfinished character);
-  // any other byte goes back to the grammar from `loop`.
+  // A state that JSON-string text characters (NextText) lead back to: every
+  // character but a few ASCII `exceptions` (a listed key's first letter, an
+  // unanchored pattern's start; at most kMaxExceptions). Inside a free
+  // string, text tokens are then taken without matching them.
+  static constexpr size_t kMaxExceptions = 16;
+  struct TextLoop {
+    std::bitset<128> exceptions;
+  };
+  // The state's TextLoop, or null (computed once per state, exactly).
+  const TextLoop* LoopOf(const GrammarMatcher& at);
   struct LoopSteps {
     GrammarMatcher loop;
+    std::bitset<128> exceptions;
     // Where each byte that is not text leads from `loop` (filled when first
     // met; nullopt: refused).
     std::array<bool, 256> known{};
     std::array<std::optional<GrammarMatcher>, 256> next;
   };
-  // `char_start`: where the unfinished character began when that was not
-  // the loop state (the walk entered text mid-character), else null.
+  // The walk below `node` from a TextLoop state: text bytes are read by the
+  // UTF-8 text reader alone (`text` is its state, `partial` the bytes of an
+  // unfinished character); an exception or any other byte goes back to the
+  // grammar. `char_start`: where the unfinished character began when that
+  // was not the loop state (the walk entered text mid-character), else null.
   void WalkText(uint32_t node, LoopSteps& steps, Utf8State text, std::string& partial,
                 const GrammarMatcher* char_start, std::vector<uint64_t>& bits);
   // From `mid`, a character begun (text state `text`): whether every way of
@@ -66,16 +77,12 @@ class TokenConstraint {
   // state), checked byte layer by layer; computed once per state.
   const std::optional<GrammarMatcher>& LoopAfterCharacter(const GrammarMatcher& mid,
                                                           Utf8State text);
-  LoopSteps& StepsFrom(const GrammarMatcher& loop);
-  // Whether every JSON-string text character (TokenTrie::text_below) leads
-  // from `at` back to `at`: inside a free string, every text token is then
-  // allowed without matching it (computed once per state).
-  bool LoopsOverText(const GrammarMatcher& at);
+  LoopSteps& StepsFrom(const GrammarMatcher& loop, const TextLoop& text);
 
   const TokenTrie& trie_;
   GrammarMatcher matcher_;
   std::map<std::vector<uint32_t>, std::vector<uint64_t>> allowed_;     // by matcher state
-  std::map<std::vector<uint32_t>, bool> loops_;                        // by matcher state
+  std::map<std::vector<uint32_t>, std::optional<TextLoop>> loops_;     // by matcher state
   std::map<std::vector<uint32_t>, std::unique_ptr<LoopSteps>> steps_;  // by loop state
   std::map<std::vector<uint32_t>, std::optional<GrammarMatcher>> after_character_;
 };

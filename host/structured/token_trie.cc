@@ -94,6 +94,14 @@ void TokenTrie::IndexSubtrees() {
     ok[i] = bits;
   }
   text_below_ = std::move(ok);
+  ascii_below_.assign(n, {});
+  for (size_t i = n; i-- > 0;) {
+    const Node& nd = nodes_[i];
+    for (uint32_t c = nd.first_child; c < nd.first_child + nd.children; ++c) {
+      if (child_bytes_[c] < 0x80) ascii_below_[i].set(child_bytes_[c]);
+      ascii_below_[i] |= ascii_below_[child_nodes_[c]];
+    }
+  }
 }
 
 std::vector<TokenId> TokenTrie::LongestFirst(std::string_view text) const {

@@ -5,6 +5,7 @@
 #ifndef ORCD_HOST_STRUCTURED_TOKEN_TRIE_H_
 #define ORCD_HOST_STRUCTURED_TOKEN_TRIE_H_
 
+#include <bitset>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -93,6 +94,10 @@ class TokenTrie {
   bool text_below(uint32_t i, Utf8State from = kBoundary) const {
     return (text_below_[i] >> from) & 1u;
   }
+  // Whether a byte of `set` (ASCII) appears below node i.
+  bool ascii_below(uint32_t i, const std::bitset<128>& set) const {
+    return (ascii_below_[i] & set).any();
+  }
   size_t vocab_size() const { return vocab_size_; }
   // `text` spelled by the longest token at each place (empty when a byte
   // has no token): one tokenization of many, for tests and benchmarks.
@@ -116,6 +121,7 @@ class TokenTrie {
   std::vector<TokenId> tokens_;
   std::vector<TokenId> dfs_tokens_;  // tokens in depth-first order: subtrees contiguous
   std::vector<uint32_t> dfs_first_, dfs_end_;
+  std::vector<std::bitset<128>> ascii_below_;
   std::vector<uint8_t> text_below_;  // bit s: text_below(i, s)
   std::vector<std::string> pieces_;
   std::vector<TokenId> end_ids_;
