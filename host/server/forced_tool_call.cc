@@ -10,8 +10,14 @@ std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
   if (tools.empty()) return nullptr;
   const std::optional<ToolCallMarkup> markup = ToolCallMarkupOf(format);
   if (!markup) return nullptr;
+  const auto pieces = [](const std::vector<ToolCallMarkupPiece>& in) {
+    std::vector<structured::MarkupPiece> out;
+    for (const ToolCallMarkupPiece& p : in) out.push_back({std::string(p.text), p.control_token});
+    return out;
+  };
   return structured::ToolCallGrammar(
-      {std::string(markup->open), std::string(markup->close), std::string(markup->arguments_key)},
+      {pieces(markup->before_name), pieces(markup->after_name), pieces(markup->after_arguments),
+       std::string(markup->arguments_key)},
       tools);
 }
 

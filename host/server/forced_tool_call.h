@@ -12,8 +12,8 @@
 
 namespace orcd {
 
-// Null when nothing is forced, or when the format marks its calls with
-// control tokens (harmony, [TOOL_CALLS]): those are offered as "auto".
+// Null when nothing is forced, or for formats without a known call markup
+// ([TOOL_CALLS]): those are offered as "auto".
 std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
     ChatOutputFormat format, const std::vector<structured::ToolSchema>& tools);
 

@@ -36,6 +36,14 @@ GrammarBuilder::Symbol GrammarBuilder::Bytes(const ByteSet& set) {
 
 GrammarBuilder::Symbol GrammarBuilder::Byte(uint8_t b) { return Range(b, b); }
 
+GrammarBuilder::Symbol GrammarBuilder::ControlToken(std::string_view text) {
+  for (size_t i = 0; i < control_tokens_.size(); ++i) {
+    if (control_tokens_[i] == text) return {Symbol::kToken, static_cast<uint32_t>(i)};
+  }
+  control_tokens_.emplace_back(text);
+  return {Symbol::kToken, static_cast<uint32_t>(control_tokens_.size() - 1)};
+}
+
 GrammarBuilder::Symbol GrammarBuilder::Range(uint8_t lo, uint8_t hi) {
   ByteSet set;
   for (int b = lo; b <= hi; ++b) set.set(static_cast<size_t>(b));
@@ -125,6 +133,7 @@ Grammar GrammarBuilder::Build(uint32_t root) const {
   Grammar g;
   g.root_ = root;
   g.byte_sets_ = byte_sets_;
+  g.control_tokens_ = control_tokens_;
   g.rule_first_.push_back(0);
   for (const auto& alternatives : rules_) {
     for (const Sequence& alt : alternatives) {

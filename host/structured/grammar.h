@@ -10,6 +10,7 @@
 #include <bitset>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,9 +21,11 @@ using ByteSet = std::bitset<256>;
 class Grammar {
  public:
   struct Symbol {
-    enum Kind : uint8_t { kEnd, kBytes, kRule };
+    // kToken: one control token, named by its text (a chat format's markup
+    // such as "<|channel|>"), never spelled in bytes.
+    enum Kind : uint8_t { kEnd, kBytes, kRule, kToken };
     Kind kind = kEnd;
-    uint32_t index = 0;  // kBytes: a byte set; kRule: a rule
+    uint32_t index = 0;  // kBytes: a byte set; kRule: a rule; kToken: a control token text
   };
 
   uint32_t root() const { return root_; }
@@ -32,6 +35,8 @@ class Grammar {
     return {starts_.data() + rule_first_[rule], starts_.data() + rule_first_[rule + 1]};
   }
   const ByteSet& bytes(uint32_t set) const { return byte_sets_[set]; }
+  const std::string& control_token(uint32_t i) const { return control_tokens_[i]; }
+  size_t control_tokens() const { return control_tokens_.size(); }
   size_t rules() const { return rule_first_.size() - 1; }
   size_t size() const { return symbols_.size(); }
 
@@ -42,6 +47,7 @@ class Grammar {
   std::vector<uint32_t> starts_;      // alternative start positions, by rule
   std::vector<uint32_t> rule_first_;  // rule r's alternatives: starts_[first[r], first[r + 1])
   std::vector<ByteSet> byte_sets_;
+  std::vector<std::string> control_tokens_;
 };
 
 // Builds a Grammar. Rules may refer to rules defined later (recursion), but
@@ -63,6 +69,9 @@ class GrammarBuilder {
   Symbol Byte(uint8_t b);
   Symbol Range(uint8_t lo, uint8_t hi);
   static Symbol Ref(uint32_t rule) { return {Symbol::kRule, rule}; }
+  // The control token whose text is `text` (the constraint finds its id in
+  // the vocabulary).
+  Symbol ControlToken(std::string_view text);
   // The bytes of `text` in order.
   Sequence Literal(std::string_view text);
 
@@ -80,6 +89,7 @@ class GrammarBuilder {
   std::vector<std::vector<Sequence>> rules_;
   std::vector<bool> defined_;
   std::vector<ByteSet> byte_sets_;
+  std::vector<std::string> control_tokens_;
 };
 
 // Appends `more` to `s`.

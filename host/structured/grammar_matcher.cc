@@ -31,7 +31,7 @@ void GrammarMatcher::Expand(Stack stack, std::vector<Stack>& out, int depth) con
   while (!stack.empty()) {
     const uint32_t position = stack.back();
     const Grammar::Symbol& symbol = grammar_->at(position);
-    if (symbol.kind == Grammar::Symbol::kBytes) break;
+    if (symbol.kind == Grammar::Symbol::kBytes || symbol.kind == Grammar::Symbol::kToken) break;
     stack.pop_back();
     if (symbol.kind == Grammar::Symbol::kEnd) continue;  // return to the caller
     // A rule: its continuation (unless it ends the alternative), then each
@@ -53,7 +53,9 @@ void GrammarMatcher::Advance(uint8_t byte, std::vector<Stack>& out) const {
   for (const Stack& stack : stacks_) {
     if (stack.empty()) continue;
     const uint32_t position = stack.back();
-    if (!grammar_->bytes(grammar_->at(position).index).test(byte)) continue;
+    const Grammar::Symbol& symbol = grammar_->at(position);
+    if (symbol.kind != Grammar::Symbol::kBytes || !grammar_->bytes(symbol.index).test(byte))
+      continue;
     Stack next = stack;
     next.back() = position + 1;
     Expand(std::move(next), out, 0);
@@ -79,6 +81,33 @@ bool GrammarMatcher::AcceptBytes(std::string_view bytes) {
     }
   }
   return true;
+}
+
+bool GrammarMatcher::AcceptControlToken(uint32_t index) {
+  std::vector<Stack> next;
+  for (const Stack& stack : stacks_) {
+    if (stack.empty()) continue;
+    const Grammar::Symbol& symbol = grammar_->at(stack.back());
+    if (symbol.kind != Grammar::Symbol::kToken || symbol.index != index) continue;
+    Stack advanced = stack;
+    advanced.back() += 1;
+    Expand(std::move(advanced), next, 0);
+  }
+  if (next.empty()) return false;
+  std::sort(next.begin(), next.end());
+  next.erase(std::unique(next.begin(), next.end()), next.end());
+  stacks_ = std::move(next);
+  return true;
+}
+
+std::vector<uint32_t> GrammarMatcher::ControlTokensNext() const {
+  std::vector<uint32_t> out;
+  for (const Stack& stack : stacks_) {
+    if (stack.empty()) continue;
+    const Grammar::Symbol& symbol = grammar_->at(stack.back());
+    if (symbol.kind == Grammar::Symbol::kToken) out.push_back(symbol.index);
+  }
+  return out;
 }
 
 bool GrammarMatcher::CanEnd() const {

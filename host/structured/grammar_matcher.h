@@ -26,10 +26,16 @@ class GrammarMatcher {
   bool Accept(uint8_t byte);
   // Matches all of `bytes`, or returns false with nothing changed.
   bool AcceptBytes(std::string_view bytes);
+  // Matches the grammar's control token `index` (Grammar::control_token);
+  // false (nothing changed) when no parse expects it here.
+  bool AcceptControlToken(uint32_t index);
+  // The control tokens some parse expects next.
+  std::vector<uint32_t> ControlTokensNext() const;
   // Whether what was matched is a whole sentence, and whether any byte may
   // still follow.
   bool CanEnd() const;
   bool CanContinue() const;
+  const Grammar& grammar() const { return *grammar_; }
   // The state, as a key: equal keys accept the same continuations.
   std::vector<uint32_t> Key() const;
 

@@ -213,6 +213,11 @@ const std::vector<uint64_t>& TokenConstraint::Allowed() {
   } else {
     Walk(TokenTrie::kRoot, matcher_, bits);
   }
+  for (const uint32_t index : matcher_.ControlTokensNext()) {
+    const TokenId id = trie_.control_token(matcher_.grammar().control_token(index));
+    if (id >= 0 && static_cast<size_t>(id) < trie_.vocab_size())
+      bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
+  }
   if (matcher_.CanEnd()) {
     for (const TokenId id : trie_.end_ids()) {
       if (id >= 0 && static_cast<size_t>(id) < trie_.vocab_size())
@@ -230,9 +235,16 @@ bool TokenConstraint::Allows(TokenId token) const {
   if (std::find(trie_.end_ids().begin(), trie_.end_ids().end(), token) != trie_.end_ids().end())
     return matcher_.CanEnd();
   const std::string& piece = trie_.piece(token);
-  if (piece.empty()) return false;  // control, unknown and unused tokens
+  if (piece.empty()) return ControlTokenIndex(token).has_value();  // control tokens
   GrammarMatcher next = matcher_;
   return next.AcceptBytes(piece);
+}
+
+std::optional<uint32_t> TokenConstraint::ControlTokenIndex(TokenId token) const {
+  for (const uint32_t index : matcher_.ControlTokensNext()) {
+    if (trie_.control_token(matcher_.grammar().control_token(index)) == token) return index;
+  }
+  return std::nullopt;
 }
 
 void TokenConstraint::Mask(std::span<float> logits) {
@@ -256,6 +268,12 @@ void TokenConstraint::Mask(std::span<float> logits) {
 void TokenConstraint::Accept(TokenId token) {
   if (std::find(trie_.end_ids().begin(), trie_.end_ids().end(), token) != trie_.end_ids().end())
     return;
+  if (trie_.piece(token).empty()) {
+    const std::optional<uint32_t> index = ControlTokenIndex(token);
+    if (index && matcher_.AcceptControlToken(*index)) return;
+    throw Error(ErrorCode::kInternal, "structured output: control token " + std::to_string(token) +
+                                          " does not continue the output");
+  }
   if (!matcher_.AcceptBytes(trie_.piece(token))) {
     throw Error(ErrorCode::kInternal, "structured output: token " + std::to_string(token) +
                                           " does not continue the output");

@@ -37,6 +37,9 @@ class TokenConstraint {
   bool Allows(TokenId token) const;
   // The same answer read from the mask (computing it for this state).
   bool MaskAllows(TokenId token);
+  // Which of the grammar's control tokens `token` is, where the grammar
+  // expects one next.
+  std::optional<uint32_t> ControlTokenIndex(TokenId token) const;
   // Moves past `token` (which Mask allowed; an end token ends nothing here).
   void Accept(TokenId token);
   // The output is a whole sentence and nothing may follow: only an end.

@@ -13,6 +13,10 @@ TokenTrie::TokenTrie(const Tokenizer& tokenizer)
   for (size_t i = 0; i < vocab_size_; ++i) {
     const auto id = static_cast<TokenId>(i);
     const TokenType type = tokenizer.token_type(id);
+    if (type == TokenType::kControl) {
+      control_tokens_.emplace(tokenizer.TokenToPiece(id), id);  // the first of a text keeps it
+      continue;
+    }
     if (type != TokenType::kNormal && type != TokenType::kUserDefined && type != TokenType::kByte)
       continue;
     std::string piece = tokenizer.TokenToPiece(id);

@@ -7,6 +7,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -102,6 +103,11 @@ class TokenTrie {
   // `text` spelled by the longest token at each place (empty when a byte
   // has no token): one tokenization of many, for tests and benchmarks.
   std::vector<TokenId> LongestFirst(std::string_view text) const;
+  // The control token whose text is `text` (e.g. "<|channel|>"), or -1.
+  TokenId control_token(std::string_view text) const {
+    const auto it = control_tokens_.find(std::string(text));
+    return it == control_tokens_.end() ? -1 : it->second;
+  }
   // A token's bytes ("" for tokens outside the trie).
   const std::string& piece(TokenId id) const {
     static const std::string kNone;
@@ -124,6 +130,7 @@ class TokenTrie {
   std::vector<std::bitset<128>> ascii_below_;
   std::vector<uint8_t> text_below_;  // bit s: text_below(i, s)
   std::vector<std::string> pieces_;
+  std::map<std::string, TokenId> control_tokens_;
   std::vector<TokenId> end_ids_;
   size_t vocab_size_ = 0;
 };

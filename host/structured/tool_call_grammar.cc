@@ -6,6 +6,20 @@
 #include "host/structured/json_schema_grammar.h"
 
 namespace orcd::structured {
+namespace {
+
+void AppendMarkup(GrammarBuilder& b, const std::vector<MarkupPiece>& pieces,
+                  GrammarBuilder::Sequence& out) {
+  for (const MarkupPiece& piece : pieces) {
+    if (piece.control_token) {
+      out.push_back(b.ControlToken(piece.text));
+    } else {
+      Append(out, b.Literal(piece.text));
+    }
+  }
+}
+
+}  // namespace
 
 std::shared_ptr<const Grammar> ToolCallGrammar(const ToolCallText& text,
                                                const std::vector<ToolSchema>& tools) {
@@ -13,16 +27,26 @@ std::shared_ptr<const Grammar> ToolCallGrammar(const ToolCallText& text,
   GrammarBuilder b;
   std::vector<GrammarBuilder::Sequence> calls;
   for (const ToolSchema& tool : tools) {
-    GrammarBuilder::Sequence call = b.Literal(text.open);
-    Append(call, b.Literal(R"({"name":)" + JsonQuote(tool.name) + "," +
-                           JsonQuote(text.arguments_key) + ":"));
+    GrammarBuilder::Symbol arguments;
     if (tool.parameters.isEmpty()) {
       JsonGrammarPieces pieces(b);
-      call.push_back(pieces.AnyObject());
+      arguments = pieces.AnyObject();
     } else {
-      call.push_back(AddJsonSchema(b, tool.parameters));
+      arguments = AddJsonSchema(b, tool.parameters);
     }
-    Append(call, b.Literal("}" + text.close));
+    GrammarBuilder::Sequence call;
+    AppendMarkup(b, text.before_name, call);
+    if (text.arguments_key.empty()) {
+      Append(call, b.Literal(tool.name));
+      AppendMarkup(b, text.after_name, call);
+      call.push_back(arguments);
+    } else {
+      Append(call, b.Literal(R"({"name":)" + JsonQuote(tool.name) + "," +
+                             JsonQuote(text.arguments_key) + ":"));
+      call.push_back(arguments);
+      Append(call, b.Literal("}"));
+    }
+    AppendMarkup(b, text.after_arguments, call);
     calls.push_back(std::move(call));
   }
   return std::make_shared<const Grammar>(b.Build(b.AddRule(calls)));

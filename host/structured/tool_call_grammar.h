@@ -1,8 +1,8 @@
 // The grammar of one tool call in a chat format's own text (tool_choice
-// "required" or a named function): the format's opening text, a JSON object
-// {"name": <one of the functions>, "<arguments key>": <an instance of that
-// function's parameters schema>}, its closing text. The chat module says
-// what a format's text is (ToolCallShapeFor); this builds the grammar.
+// "required" or a named function): the format's markup, the name of one of
+// the functions, and an instance of that function's parameters schema. The
+// chat module says what a format's markup is (ToolCallMarkupOf); this builds
+// the grammar.
 #ifndef ORCD_HOST_STRUCTURED_TOOL_CALL_GRAMMAR_H_
 #define ORCD_HOST_STRUCTURED_TOOL_CALL_GRAMMAR_H_
 
@@ -16,10 +16,20 @@
 
 namespace orcd::structured {
 
+// Text, or one control token of that text (harmony's "<|channel|>").
+struct MarkupPiece {
+  std::string text;
+  bool control_token = false;
+};
+
+// Two shapes. With an arguments key: before_name, then the JSON object
+// {"name": NAME, "<arguments_key>": ARGS}, then after_arguments (Qwen's
+// <tool_call> tags, Llama 3.1's JSON). Without: before_name, NAME as text,
+// after_name, ARGS, after_arguments (harmony: "<|channel|>commentary
+// to=functions.NAME <|constrain|>json<|message|>ARGS").
 struct ToolCallText {
-  std::string open;           // before the object, e.g. "<tool_call>\n"
-  std::string close;          // after it, e.g. "\n</tool_call>"
-  std::string arguments_key;  // "arguments", or "parameters" (Llama 3.1)
+  std::vector<MarkupPiece> before_name, after_name, after_arguments;
+  std::string arguments_key;
 };
 
 struct ToolSchema {

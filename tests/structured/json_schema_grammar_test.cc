@@ -195,7 +195,8 @@ TEST(ToolCallGrammar, OneCallToAnOfferedFunctionWithValidArguments) {
       {"get_weather", parser.parse(R"({"type":"object","properties":{"city":{"type":"string"},
           "unit":{"enum":["c","f"]}},"required":["city"],"additionalProperties":false})")},
       {"now", Poco::Dynamic::Var()}};
-  const auto hermes = ToolCallGrammar({"<tool_call>\n", "\n</tool_call>", "arguments"}, tools);
+  const auto hermes =
+      ToolCallGrammar({{{"<tool_call>\n"}}, {}, {{"\n</tool_call>"}}, "arguments"}, tools);
   EXPECT_TRUE(Matches(hermes,
                       "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\","
                       "\"unit\":\"c\"}}\n</tool_call>"));
@@ -208,9 +209,36 @@ TEST(ToolCallGrammar, OneCallToAnOfferedFunctionWithValidArguments) {
       << "a required argument missing";
   EXPECT_FALSE(Matches(hermes, "Sure! <tool_call>")) << "content instead of the call";
 
-  const auto llama = ToolCallGrammar({"", "", "parameters"}, {tools[0]});
+  const auto llama = ToolCallGrammar({{}, {}, {}, "parameters"}, {tools[0]});
   EXPECT_TRUE(Matches(llama, R"({"name":"get_weather","parameters":{"city":"Oslo"}})"));
   EXPECT_FALSE(Matches(llama, R"({"name":"now","parameters":{}})")) << "a function not offered";
+}
+
+// Harmony's call: control tokens where the format has them (never spelled
+// in bytes), the name inside the markup, the arguments after <|message|>.
+TEST(ToolCallGrammar, HarmonyCallsUseControlTokens) {
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  const auto g = ToolCallGrammar(
+      {{{"<|channel|>", true}, {"commentary to=functions."}},
+       {{" "}, {"<|constrain|>", true}, {"json"}, {"<|message|>", true}},
+       {},
+       ""},
+      {{"get_weather", parser.parse(R"({"type":"object","properties":{"city":{"type":"string"}},
+          "required":["city"],"additionalProperties":false})")}});
+  ASSERT_EQ(g->control_tokens(), 3u);
+  GrammarMatcher m(g);
+  EXPECT_FALSE(GrammarMatcher(g).AcceptBytes("<|channel|>")) << "a control token spelled in bytes";
+  EXPECT_EQ(m.ControlTokensNext(), std::vector<uint32_t>{0});
+  ASSERT_TRUE(m.AcceptControlToken(0));
+  EXPECT_FALSE(GrammarMatcher(m).AcceptControlToken(0));
+  ASSERT_TRUE(m.AcceptBytes("commentary to=functions.get_weather "));
+  ASSERT_TRUE(m.AcceptControlToken(1));
+  ASSERT_TRUE(m.AcceptBytes("json"));
+  ASSERT_TRUE(m.AcceptControlToken(2));
+  EXPECT_FALSE(m.CanEnd());
+  ASSERT_TRUE(m.AcceptBytes(R"({"city":"Oslo"})"));
+  EXPECT_TRUE(m.CanEnd());
+  EXPECT_FALSE(m.CanContinue());
 }
 
 }  // namespace

@@ -37,12 +37,20 @@ std::unique_ptr<ChatOutputParser> MakeChatOutputParser(ChatOutputFormat format, 
 // Control-token texts the format's parser reads.
 std::vector<std::string_view> ChatOutputMarkupTokens(ChatOutputFormat format);
 
-// How the format writes one tool call in plain text, as its template does:
-// `open`, then {"name": ..., "<arguments_key>": {...}}, then `close`. None
-// for formats without tool calls, or whose calls are marked by control
-// tokens (harmony, [TOOL_CALLS]), which a grammar over text cannot hold.
+// How the format writes one tool call, as its template does: markup text or
+// control tokens (harmony's), the function's name, its arguments object.
+// With an arguments key the call is {"name": ..., "<arguments_key>": {...}}
+// between before_name and after_arguments; without, the name and the
+// arguments stand in the markup itself. None for formats without tool calls
+// and for [TOOL_CALLS] (whose calls are a JSON array after a control token:
+// not held yet).
+struct ToolCallMarkupPiece {
+  std::string_view text;
+  bool control_token = false;
+};
 struct ToolCallMarkup {
-  std::string_view open, close, arguments_key;
+  std::vector<ToolCallMarkupPiece> before_name, after_name, after_arguments;
+  std::string_view arguments_key;
 };
 std::optional<ToolCallMarkup> ToolCallMarkupOf(ChatOutputFormat format);
 

@@ -107,4 +107,54 @@ const none = await client.chat.completions.create({ ...callRequest, tool_choice:
 assert.ok(none.usage.prompt_tokens < callTokens, 'no tools in the prompt');
 assert.equal(none.choices[0].message.tool_calls, undefined);
 
-console.log(`openai client: ${family} tool call, stream (${fragments} argument fragments), tool reply ok`);
+// tool_choice "required" and a named function: a prompt the script does not
+// know, so only the grammar makes the reply a call, in the family's own
+// markup (harmony's control tokens included), its arguments an instance of
+// the parameters. Enum and bounded integer: the call ends whatever the
+// model would rather write.
+const pickTools = [
+  {
+    type: 'function',
+    function: {
+      name: 'pick',
+      description: 'Picks a color and a number.',
+      parameters: {
+        type: 'object',
+        properties: { color: { enum: ['red', 'blue'] }, n: { type: 'integer', minimum: 1, maximum: 9 } },
+        required: ['color', 'n'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'stop',
+      description: 'Stops.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+    },
+  },
+];
+for (const toolChoice of ['required', { type: 'function', function: { name: 'pick' } }]) {
+  const forced = await client.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'Choose something.' }],
+    tools: pickTools,
+    tool_choice: toolChoice,
+    temperature: 0,
+    max_tokens: 200, // a model without a preference spells the markup byte by byte
+  });
+  const c = forced.choices[0];
+  assert.equal(c.finish_reason, 'tool_calls', JSON.stringify(forced));
+  assert.equal(c.message.tool_calls.length, 1);
+  const f = c.message.tool_calls[0].function;
+  if (typeof toolChoice !== 'string') assert.equal(f.name, 'pick');
+  const args = JSON.parse(f.arguments);
+  if (f.name === 'pick') {
+    assert.ok(['red', 'blue'].includes(args.color) && args.n >= 1 && args.n <= 9, f.arguments);
+  } else {
+    assert.deepEqual(args, {});
+  }
+}
+
+console.log(`openai client: ${family} tool call, stream (${fragments} argument fragments), tool reply, forced calls ok`);
