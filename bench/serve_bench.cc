@@ -11,7 +11,9 @@
 // words (an application's system prompt: what prefix caching serves), then
 // its own. Reported: aggregate output tok/s (streamed text chunks: one per
 // token on both servers), requests/s, time to first token and inter-token
-// latency percentiles, errors, and the server's peak RSS (--pid).
+// latency percentiles, errors, and the server's peak RSS (--pid). With
+// --response-format F every request carries F's JSON as its response_format
+// (structured output's cost under many users).
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
@@ -48,6 +50,8 @@ struct Options {
   int64_t shared_prefix_words = 0;
   int pid = 0;
   bool json = false;
+  std::string response_format_file;
+  std::string response_format;  // its JSON text
 };
 
 void usage(std::FILE* out) {
@@ -55,7 +59,7 @@ void usage(std::FILE* out) {
                "usage: orcd-bench serve [--url URL] [--clients C] [--requests N] [--warmup W]\n"
                "                        [--seed S] [--prompt-words MIN,MAX]\n"
                "                        [--output-tokens MIN,MAX] [--shared-prefix-words P]\n"
-               "                        [--model NAME] [--pid PID] [--json]\n"
+               "                        [--model NAME] [--pid PID] [--response-format F] [--json]\n"
                "  --url URL        the server (default http://127.0.0.1:8080)\n"
                "  --clients C      concurrent clients (default 8)\n"
                "  --requests N     measured requests in all (default 64)\n"
@@ -63,7 +67,8 @@ void usage(std::FILE* out) {
                "  --prompt-words   prompt length range in words (default 16,256)\n"
                "  --output-tokens  max_tokens range (default 32,128)\n"
                "  --shared-prefix-words P  every prompt starts with the same P words\n"
-               "  --pid PID        the server's process: its peak RSS is reported\n");
+               "  --pid PID        the server's process: its peak RSS is reported\n"
+               "  --response-format F  a JSON file: every request's response_format\n");
 }
 
 struct Request {
@@ -113,7 +118,8 @@ Sample Run(const Poco::URI& uri, const Options& o, const Request& r) {
                                    Poco::Net::HTTPMessage::HTTP_1_1);
     const std::string body =
         "{\"model\":" + json_string(o.model) + ",\"prompt\":" + json_string(r.prompt) +
-        ",\"max_tokens\":" + std::to_string(r.max_tokens) + ",\"temperature\":0,\"stream\":true}";
+        ",\"max_tokens\":" + std::to_string(r.max_tokens) + ",\"temperature\":0,\"stream\":true" +
+        (o.response_format.empty() ? "" : ",\"response_format\":" + o.response_format) + "}";
     request.setContentType("application/json");
     request.setContentLength(static_cast<std::streamsize>(body.size()));
     const double t0 = now_seconds();
@@ -183,9 +189,19 @@ int run_serve(const Args& args) {
        IntFlag("--warmup", &o.warmup), IntFlag("--seed", &o.seed),
        CsvFlag("--prompt-words", &o.prompt_words), CsvFlag("--output-tokens", &o.output_tokens),
        IntFlag("--shared-prefix-words", &o.shared_prefix_words), IntFlag("--pid", &o.pid),
-       Switch("--json", &o.json)},
+       StringFlag("--response-format", &o.response_format_file), Switch("--json", &o.json)},
       &usage);
   if (parsed >= 0) return parsed;
+  if (!o.response_format_file.empty()) {
+    std::ifstream f(o.response_format_file);
+    std::stringstream text;
+    text << f.rdbuf();
+    o.response_format = text.str();
+    if (!f || o.response_format.empty()) {
+      std::fprintf(stderr, "orcd-bench serve: cannot read %s\n", o.response_format_file.c_str());
+      return 2;
+    }
+  }
   if (o.prompt_words.empty()) o.prompt_words = {"16", "256"};
   if (o.output_tokens.empty()) o.output_tokens = {"32", "128"};
   int pmin = 0, pmax = 0, omin = 0, omax = 0;
