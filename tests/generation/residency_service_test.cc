@@ -6,6 +6,10 @@
 // whose residency answer the test controls.
 #include <gtest/gtest.h>
 
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/ParseHandler.h>
+#include <Poco/JSON/Parser.h>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -19,6 +23,7 @@
 #include "host/generation/generation_service.h"
 #include "host/plugins/host_services.h"
 #include "host/plugins/plugin_registry.h"
+#include "host/structured/json_schema_grammar.h"
 
 namespace orcd {
 namespace {
@@ -75,7 +80,7 @@ class LoseAtThirdToken final : public GenerationObserver {
 // the runtime is given).
 struct ServiceOnDevice {
   ServiceOnDevice(std::shared_ptr<DeviceRuntime> device, int64_t context_length,
-                  int residency_check_seconds = 60)
+                  int residency_check_seconds = 60, int slots = GenerationOptions{}.slots)
       : plugins(std::make_unique<PluginRegistry>(HostServices())),
         host(CreateDeviceContext("cpu", 0, 1)) {
     plugins->LoadDirectories({ORCD_PLUGIN_DIR});
@@ -85,6 +90,7 @@ struct ServiceOnDevice {
     config.device_runtime = std::move(device);
     config.context_length = context_length;
     config.residency_check_seconds = residency_check_seconds;
+    config.slots = slots;
     service = CreateGenerationService(config, *plugins, *host, [](int) {});
   }
   std::unique_ptr<PluginRegistry> plugins;
@@ -193,6 +199,30 @@ TEST(LogprobsOnTheEmulatedDevice, HostSamplingFromDeviceLogitsChoosesAsTheDevice
       }
     }
   }
+}
+
+// Structured output on the CUDA backend (emulated), through the batch
+// scheduler (two slots): the job reads its logits rows on the host and its
+// answer is the schema's instance, ended by the grammar.
+TEST(StructuredOutputOnTheEmulatedDevice, TheAnswerIsAnInstanceOfTheSchema) {
+  ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 128, 60, /*slots=*/2);
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  GenerationInput input;
+  input.prompt = "Pick:";
+  input.max_tokens = 40;
+  input.sampling.temperature = 1.0;
+  input.sampling.seed = 9;
+  input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  input.grammar = structured::JsonSchemaGrammar(parser.parse(
+      R"({"type":"object","properties":{"c":{"enum":["red","blue"]},"n":{"type":"integer",
+          "minimum":0,"maximum":9}},"required":["c","n"],"additionalProperties":false})"));
+  CollectLogprobs out;
+  const GenerationResult r = on.service->Generate(input, out);
+  EXPECT_EQ(r.stop_reason, "eos") << r.error_message;
+  const auto answer = Poco::JSON::Parser().parse(out.text).extract<Poco::JSON::Object::Ptr>();
+  const std::string c = answer->getValue<std::string>("c");
+  EXPECT_TRUE(c == "red" || c == "blue") << out.text;
+  EXPECT_LE(answer->getValue<int>("n"), 9) << out.text;
 }
 
 }  // namespace
