@@ -8,17 +8,8 @@ namespace orcd {
 std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
     ChatOutputFormat format, const std::vector<structured::ToolSchema>& tools) {
   if (tools.empty()) return nullptr;
-  const std::optional<ToolCallMarkup> markup = ToolCallMarkupOf(format);
-  if (!markup) return nullptr;
-  const auto pieces = [](const std::vector<ToolCallMarkupPiece>& in) {
-    std::vector<structured::MarkupPiece> out;
-    for (const ToolCallMarkupPiece& p : in) out.push_back({std::string(p.text), p.control_token});
-    return out;
-  };
-  return structured::ToolCallGrammar(
-      {pieces(markup->before_name), pieces(markup->after_name), pieces(markup->after_arguments),
-       std::string(markup->arguments_key)},
-      tools);
+  const std::optional<structured::ToolCallText> markup = ToolCallMarkupOf(format);
+  return markup ? structured::ToolCallGrammar(*markup, tools) : nullptr;
 }
 
 }  // namespace orcd

@@ -15,6 +15,7 @@
 #include "host/common/status.h"
 #include "host/structured/compact_json.h"
 #include "host/structured/json_grammar_pieces.h"
+#include "host/structured/json_schema_keywords.h"
 #include "host/structured/pattern_grammar.h"
 
 namespace orcd::structured {
@@ -26,68 +27,7 @@ using Array = Poco::JSON::Array::Ptr;
 using Sequence = GrammarBuilder::Sequence;
 using Symbol = GrammarBuilder::Symbol;
 
-[[noreturn]] void Refuse(const std::string& keyword, const std::string& why) {
-  throw Error(ErrorCode::kInvalidArgument,
-              "JSON schema keyword '" + keyword + "' " + why + " (see README: Structured output)");
-}
-
-// Keywords that describe without constraining.
-const std::set<std::string>& Annotations() {
-  static const std::set<std::string> names = {"title",       "description", "default",   "examples",
-                                              "$schema",     "$id",         "id",        "$comment",
-                                              "deprecated",  "readOnly",    "writeOnly", "$defs",
-                                              "definitions", "strict",      "name"};
-  return names;
-}
-
-// What each instance type's keywords are.
-const std::map<std::string, std::string>& KeywordTypes() {
-  static const std::map<std::string, std::string> types = {
-      {"properties", "object"}, {"required", "object"},   {"additionalProperties", "object"},
-      {"items", "array"},       {"prefixItems", "array"}, {"additionalItems", "array"},
-      {"minItems", "array"},    {"maxItems", "array"},    {"minLength", "string"},
-      {"maxLength", "string"},  {"format", "string"},     {"pattern", "string"},
-      {"minimum", "integer"},   {"maximum", "integer"}};
-  return types;
-}
-
-const std::vector<std::string>& AllTypes() {
-  static const std::vector<std::string> types = {"object",  "array",   "string", "number",
-                                                 "integer", "boolean", "null"};
-  return types;
-}
-
 bool Has(const Object& o, const std::string& key) { return o->has(key); }
-
-bool IsObject(const Var& v) { return v.type() == typeid(Object); }
-bool IsArray(const Var& v) { return v.type() == typeid(Array); }
-
-// Whether `v` is an instance of JSON type `type`.
-bool OfType(const Var& v, const std::string& type) {
-  if (type == "object") return IsObject(v);
-  if (type == "array") return IsArray(v);
-  if (type == "null") return v.isEmpty();
-  if (v.isEmpty() || IsObject(v) || IsArray(v)) return false;
-  if (type == "string") return v.isString();
-  if (type == "boolean") return v.isBoolean();
-  if (v.isString() || v.isBoolean() || !v.isNumeric()) return false;
-  if (type == "number") return true;
-  if (type == "integer") {
-    if (v.isInteger()) return true;
-    const double d = v.convert<double>();
-    return std::isfinite(d) && d == std::floor(d);
-  }
-  return false;
-}
-
-int64_t CountField(const Object& s, const std::string& key) {
-  const Var v = s->get(key);
-  if (v.isString() || v.isBoolean() || !v.isNumeric() || v.convert<double>() < 0 ||
-      v.convert<double>() > 10000 || v.convert<double>() != std::floor(v.convert<double>())) {
-    Refuse(key, "must be a whole number from 0 to 10000 (the grammar holds a rule per count)");
-  }
-  return static_cast<int64_t>(v.convert<double>());
-}
 
 class Compiler {
  public:

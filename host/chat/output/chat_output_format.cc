@@ -76,19 +76,20 @@ std::vector<std::string_view> ChatOutputMarkupTokens(ChatOutputFormat format) {
   return {};
 }
 
-std::optional<ToolCallMarkup> ToolCallMarkupOf(ChatOutputFormat format) {
+std::optional<structured::ToolCallText> ToolCallMarkupOf(ChatOutputFormat format) {
   switch (format) {
     case ChatOutputFormat::kToolCallTags:
-      return ToolCallMarkup{{{"<tool_call>\n"}}, {}, {{"\n</tool_call>"}}, "arguments"};
+      return structured::ToolCallText{{{"<tool_call>\n"}}, {}, {{"\n</tool_call>"}}, "arguments"};
     case ChatOutputFormat::kJsonCall:
-      return ToolCallMarkup{{}, {}, {}, "parameters"};
+      return structured::ToolCallText{{}, {}, {}, "parameters"};
     case ChatOutputFormat::kHarmony:
       // The call straight away (no analysis message first); <|call|> ends
       // the turn as the end of generation.
-      return ToolCallMarkup{{{"<|channel|>", true}, {"commentary to=functions."}},
-                            {{" "}, {"<|constrain|>", true}, {"json"}, {"<|message|>", true}},
-                            {},
-                            ""};
+      return structured::ToolCallText{
+          {{"<|channel|>", true}, {"commentary to=functions."}},
+          {{" "}, {"<|constrain|>", true}, {"json"}, {"<|message|>", true}},
+          {},
+          ""};
     default:
       return std::nullopt;
   }

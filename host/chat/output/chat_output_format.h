@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/chat/output/chat_output_parser.h"
+#include "host/structured/tool_call_grammar.h"
 
 namespace orcd {
 
@@ -37,22 +38,11 @@ std::unique_ptr<ChatOutputParser> MakeChatOutputParser(ChatOutputFormat format, 
 // Control-token texts the format's parser reads.
 std::vector<std::string_view> ChatOutputMarkupTokens(ChatOutputFormat format);
 
-// How the format writes one tool call, as its template does: markup text or
-// control tokens (harmony's), the function's name, its arguments object.
-// With an arguments key the call is {"name": ..., "<arguments_key>": {...}}
-// between before_name and after_arguments; without, the name and the
-// arguments stand in the markup itself. None for formats without tool calls
-// and for [TOOL_CALLS] (whose calls are a JSON array after a control token:
-// not held yet).
-struct ToolCallMarkupPiece {
-  std::string_view text;
-  bool control_token = false;
-};
-struct ToolCallMarkup {
-  std::vector<ToolCallMarkupPiece> before_name, after_name, after_arguments;
-  std::string_view arguments_key;
-};
-std::optional<ToolCallMarkup> ToolCallMarkupOf(ChatOutputFormat format);
+// How the format writes one tool call, as its template does (the markup
+// structured output holds a forced call to: structured::ToolCallText). None
+// for formats without tool calls and for [TOOL_CALLS] (whose calls are a
+// JSON array after a control token: not held yet).
+std::optional<structured::ToolCallText> ToolCallMarkupOf(ChatOutputFormat format);
 
 }  // namespace orcd
 
