@@ -17,10 +17,9 @@ using Array = Poco::JSON::Array::Ptr;
 
 // Keywords that describe without constraining.
 const std::set<std::string>& Annotations() {
-  static const std::set<std::string> names = {"title",       "description", "default",   "examples",
-                                              "$schema",     "$id",         "id",        "$comment",
-                                              "deprecated",  "readOnly",    "writeOnly", "$defs",
-                                              "definitions"};
+  static const std::set<std::string> names = {
+      "title",    "description", "default",  "examples",  "$schema", "$id",        "id",
+      "$comment", "deprecated",  "readOnly", "writeOnly", "$defs",   "definitions"};
   return names;
 }
 

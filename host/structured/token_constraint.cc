@@ -15,6 +15,11 @@ namespace {
 // States kept per job: a few hundred KiB at Qwen's vocabulary.
 constexpr size_t kMaxCachedStates = 64;
 
+void Mark(std::span<const TokenId> ids, std::vector<uint64_t>& bits) {
+  for (const TokenId id : ids)
+    bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
+}
+
 bool Test(const std::vector<uint64_t>& bits, TokenId id) {
   return (bits[static_cast<size_t>(id) / 64] >> (static_cast<size_t>(id) % 64)) & 1u;
 }
@@ -25,28 +30,24 @@ TokenConstraint::TokenConstraint(std::shared_ptr<const Grammar> grammar, const T
     : trie_(trie), matcher_(std::move(grammar)) {}
 
 void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) {
-  const auto mark = [&bits](std::span<const TokenId> ids) {
-    for (const TokenId id : ids)
-      bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
-  };
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
     GrammarMatcher next = at;
     if (!next.Accept(trie_.child_byte(c))) continue;
     const uint32_t child = trie_.child_node(c);
-    mark(trie_.tokens(trie_.node(child)));
-    if (const TextLoop* loop = LoopOf(next)) {
+    Mark(trie_.tokens(trie_.node(child)), bits);
+    if (TextStep* step = StepOf(next)) {
       std::string partial;
-      WalkText(child, StepsFrom(next, *loop), kBoundary, partial, nullptr, bits);
+      WalkText(child, *step, kBoundary, partial, nullptr, bits);
       continue;
     }
-    // A character begun into a loop (a free string after a mixed state,
-    // e.g. a key that may be a listed name or any other): text from here.
+    // A character begun into a free string (after a mixed state, e.g. a key
+    // that may be a listed name or any other): text from here.
     const Utf8State begun = NextText(kBoundary, trie_.child_byte(c));
     if (begun != kBoundary && begun != kBad) {
       if (const std::optional<GrammarMatcher>& loop = LoopAfterCharacter(next, begun)) {
         std::string partial(1, static_cast<char>(trie_.child_byte(c)));
-        WalkText(child, StepsFrom(*loop, *LoopOf(*loop)), begun, partial, &at, bits);
+        WalkText(child, *StepOf(*loop), begun, partial, &at, bits);
         continue;
       }
     }
@@ -78,92 +79,94 @@ const std::optional<GrammarMatcher>& TokenConstraint::LoopAfterCharacter(const G
     if (state) state = std::move(same);
     t = next_t;
   }
-  if (state && LoopOf(*state) == nullptr) state.reset();
+  if (state) {
+    const TextStep* step = StepOf(*state);
+    if (step == nullptr || !step->loops) state.reset();
+  }
   return after_character_.emplace(std::move(key), std::move(state)).first->second;
 }
 
-TokenConstraint::LoopSteps& TokenConstraint::StepsFrom(const GrammarMatcher& loop,
-                                                       const TextLoop& text) {
-  std::vector<uint32_t> key = loop.Key();
-  std::unique_ptr<LoopSteps>& steps = steps_[std::move(key)];
-  if (!steps) steps = std::make_unique<LoopSteps>(LoopSteps{loop, text.exceptions, {}, {}});
-  return *steps;
+TokenConstraint::TextStep* TokenConstraint::NextStep(TextStep& step) {
+  if (step.loops) return &step;
+  if (!step.next_resolved) {
+    step.next = StepOf(step.after_text);
+    step.next_resolved = true;
+  }
+  return step.next;
 }
 
-void TokenConstraint::WalkText(uint32_t node, LoopSteps& steps, Utf8State text,
-                               std::string& partial, const GrammarMatcher* char_start,
-                               std::vector<uint64_t>& bits) {
-  const auto mark = [&bits](std::span<const TokenId> ids) {
-    for (const TokenId id : ids)
-      bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
-  };
-  if (trie_.text_below(node, text) && !trie_.ascii_below(node, steps.exceptions)) {
-    mark(trie_.subtree_tokens(node));  // every token below reads as text: all taken
+void TokenConstraint::WalkText(uint32_t node, TextStep& step, Utf8State text, std::string& partial,
+                               const GrammarMatcher* char_start, std::vector<uint64_t>& bits) {
+  if (step.loops && trie_.text_below(node, text) && !trie_.ascii_below(node, step.exceptions)) {
+    Mark(trie_.subtree_tokens(node), bits);  // every token below reads as text: all taken
     return;
   }
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
     const uint8_t byte = trie_.child_byte(c);
     const uint32_t child = trie_.child_node(c);
-    const bool exception = byte < 0x80 && steps.exceptions.test(byte);
+    const bool exception = text == kBoundary && byte < 0x80 && step.exceptions.test(byte);
     const Utf8State next_text = exception ? kBad : NextText(text, byte);
     if (next_text != kBad) {
-      // A text character, whole or begun: the loop state takes every one
-      // (checked byte by byte in LoopOf), and is back once it is whole.
-      mark(trie_.tokens(trie_.node(child)));
-      partial.push_back(static_cast<char>(byte));
-      std::string inner = next_text == kBoundary ? std::string() : partial;
-      WalkText(child, steps, next_text, inner, next_text == kBoundary ? nullptr : char_start, bits);
-      partial.pop_back();
+      // A text character, whole or begun: every one is taken (checked byte
+      // layer by layer in StepOf); once whole, the walk is at the next step.
+      Mark(trie_.tokens(trie_.node(child)), bits);
+      if (next_text != kBoundary) {
+        partial.push_back(static_cast<char>(byte));
+        WalkText(child, step, next_text, partial, char_start, bits);
+        partial.pop_back();
+      } else if (TextStep* after = char_start != nullptr ? &step : NextStep(step)) {
+        std::string none;
+        WalkText(child, *after, kBoundary, none, nullptr, bits);
+      } else {
+        Walk(child, step.after_text, bits);  // no text step there: the grammar, exactly
+      }
       continue;
     }
-    // Not text here, or an exception: the grammar decides, from the loop
-    // state and the character begun so far (at a boundary, once per byte).
+    // Not text here, or an exception: the grammar decides, from the state
+    // and the character begun so far (at a boundary, once per byte).
     std::optional<GrammarMatcher> after;
     if (partial.empty()) {
-      if (!steps.known[byte]) {
-        GrammarMatcher next = steps.loop;
-        if (next.Accept(byte)) steps.next[byte] = std::move(next);
-        steps.known[byte] = true;
+      if (!step.known[byte]) {
+        GrammarMatcher next = step.state;
+        if (next.Accept(byte)) step.after[byte] = std::move(next);
+        step.known[byte] = true;
       }
-      if (!steps.next[byte]) continue;
-      after = steps.next[byte];
+      if (!step.after[byte]) continue;
+      after = step.after[byte];
     } else {
-      GrammarMatcher next = char_start != nullptr ? *char_start : steps.loop;
+      GrammarMatcher next = char_start != nullptr ? *char_start : step.state;
       if (!next.AcceptBytes(partial) || !next.Accept(byte)) continue;
       after = std::move(next);
     }
-    mark(trie_.tokens(trie_.node(child)));
+    Mark(trie_.tokens(trie_.node(child)), bits);
     Walk(child, *after, bits);
   }
 }
 
-const TokenConstraint::TextLoop* TokenConstraint::LoopOf(const GrammarMatcher& at) {
+TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
+  // Most states fail at once (a number, structure): two letters that must
+  // lead to one state, before the cache and the whole check.
+  GrammarMatcher x = at, q = at;
+  if (!x.Accept('x') || !q.Accept('Q')) return nullptr;
+  std::vector<uint32_t> after_key = x.Key();
+  if (q.Key() != after_key) return nullptr;
   std::vector<uint32_t> key = at.Key();
-  {
-    // Most states fail at once (a counted string, a number, structure):
-    // two letters, before the cache and the whole check.
-    GrammarMatcher x = at, q = at;
-    if (!(x.Accept('x') && x.Key() == key) && !(q.Accept('Q') && q.Key() == key)) return nullptr;
-  }
-  if (const auto it = loops_.find(key); it != loops_.end())
-    return it->second ? &*it->second : nullptr;
-  if (loops_.size() >= 4 * kMaxCachedStates) loops_.clear();
-  TextLoop loop;
-  bool loops = true;
-  // ASCII text characters: each leads back to `at`, or is an exception (at
-  // most kMaxExceptions: a listed key's first letter, an unanchored
-  // pattern's start), which the walk hands to the grammar.
+  if (const auto it = steps_.find(key); it != steps_.end()) return it->second.get();
+  if (steps_.size() >= 4 * kMaxCachedStates) return nullptr;  // a job's worth; the walk still works
+  auto step = std::make_unique<TextStep>(TextStep{at, {}, x, after_key == key});
+  bool uniform = true;
+  // ASCII text characters: each leads to `x`'s state, or is an exception.
   for (int c = 0x20; c < 0x80; ++c) {
     if (c == '"' || c == '\\') continue;
     GrammarMatcher next = at;
-    if (!next.Accept(static_cast<uint8_t>(c)) || next.Key() != key)
-      loop.exceptions.set(static_cast<size_t>(c));
+    if (!next.Accept(static_cast<uint8_t>(c)) || next.Key() != after_key)
+      step->exceptions.set(static_cast<size_t>(c));
   }
-  loops = loop.exceptions.count() <= kMaxExceptions;
+  uniform = step->exceptions.count() <= kMaxExceptions;
   // Every other character, exactly, by byte layers: every character of a
   // class (a lead byte range with its continuation ranges, Unicode's table
-  // 3-7) reaches one and the same state after each byte, and `at` after
+  // 3-7) reaches one and the same state after each byte, and `x`'s after
   // the last.
   struct Layered {
     std::vector<std::pair<uint8_t, uint8_t>> ranges;  // per byte of the character
@@ -179,27 +182,27 @@ const TokenConstraint::TextLoop* TokenConstraint::LoopOf(const GrammarMatcher& a
       {{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}}},
   };
   for (const Layered& cls : kClasses) {
-    if (!loops) break;
+    if (!uniform) break;
     GrammarMatcher state = at;
-    for (size_t layer = 0; loops && layer < cls.ranges.size(); ++layer) {
+    for (size_t layer = 0; uniform && layer < cls.ranges.size(); ++layer) {
       std::optional<GrammarMatcher> same;
-      for (int b = cls.ranges[layer].first; loops && b <= cls.ranges[layer].second; ++b) {
+      for (int b = cls.ranges[layer].first; uniform && b <= cls.ranges[layer].second; ++b) {
         GrammarMatcher next = state;
         if (!next.Accept(static_cast<uint8_t>(b))) {
-          loops = false;
+          uniform = false;
         } else if (!same) {
           same = next;
         } else if (same->Key() != next.Key()) {
-          loops = false;
+          uniform = false;
         }
       }
-      if (loops) state = *same;
+      if (uniform) state = *same;
     }
-    loops = loops && state.Key() == key;
+    uniform = uniform && state.Key() == after_key;
   }
-  auto& slot = loops_[std::move(key)];
-  if (loops) slot = loop;
-  return slot ? &*slot : nullptr;
+  std::unique_ptr<TextStep>& slot = steps_[std::move(key)];
+  if (uniform) slot = std::move(step);
+  return slot.get();
 }
 
 const std::vector<uint64_t>& TokenConstraint::Allowed() {
@@ -207,9 +210,9 @@ const std::vector<uint64_t>& TokenConstraint::Allowed() {
   if (const auto it = allowed_.find(key); it != allowed_.end()) return it->second;
   if (allowed_.size() >= kMaxCachedStates) allowed_.clear();
   std::vector<uint64_t> bits((trie_.vocab_size() + 63) / 64, 0);
-  if (const TextLoop* loop = LoopOf(matcher_)) {  // inside a free string: text, no grammar
+  if (TextStep* step = StepOf(matcher_)) {  // inside a string: text without the grammar
     std::string partial;
-    WalkText(TokenTrie::kRoot, StepsFrom(matcher_, *loop), kBoundary, partial, nullptr, bits);
+    WalkText(TokenTrie::kRoot, *step, kBoundary, partial, nullptr, bits);
   } else {
     Walk(TokenTrie::kRoot, matcher_, bits);
   }

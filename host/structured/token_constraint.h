@@ -50,43 +50,45 @@ class TokenConstraint {
   // when it can end), computed once per state.
   const std::vector<uint64_t>& Allowed();
   void Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits);
-  // A state that JSON-string text characters (NextText) lead back to: every
-  // character but a few ASCII `exceptions` (a listed key's first letter, an
-  // unanchored pattern's start; at most kMaxExceptions). Inside a free
-  // string, text tokens are then taken without matching them.
+  // A state at a character boundary from which every JSON-string text
+  // character (NextText) leads to one and the same next state, except a few
+  // ASCII `exceptions` (at most kMaxExceptions: a listed key's first letter,
+  // an unanchored pattern's start) that the walk hands to the grammar:
+  // inside a string, counted (maxLength) or free (then `next` is the step
+  // itself), text tokens are read with a UTF-8 reader instead of matching
+  // them, and a free string's subtrees that are all text are taken whole.
   static constexpr size_t kMaxExceptions = 16;
-  struct TextLoop {
+  struct TextStep {
+    GrammarMatcher state;
     std::bitset<128> exceptions;
-  };
-  // The state's TextLoop, or null (computed once per state, exactly).
-  const TextLoop* LoopOf(const GrammarMatcher& at);
-  struct LoopSteps {
-    GrammarMatcher loop;
-    std::bitset<128> exceptions;
-    // Where each byte that is not text leads from `loop` (filled when first
-    // met; nullopt: refused).
+    GrammarMatcher after_text;  // where every other text character leads
+    bool loops = false;         // after_text is `state`
+    TextStep* next = nullptr;   // StepOf(after_text), once resolved
+    bool next_resolved = false;
+    // Where each byte that is not text (or is an exception) leads from
+    // `state` (filled when first met; nullopt: refused).
     std::array<bool, 256> known{};
-    std::array<std::optional<GrammarMatcher>, 256> next;
+    std::array<std::optional<GrammarMatcher>, 256> after;
   };
-  // The walk below `node` from a TextLoop state: text bytes are read by the
-  // UTF-8 text reader alone (`text` is its state, `partial` the bytes of an
-  // unfinished character); an exception or any other byte goes back to the
-  // grammar. `char_start`: where the unfinished character began when that
-  // was not the loop state (the walk entered text mid-character), else null.
-  void WalkText(uint32_t node, LoopSteps& steps, Utf8State text, std::string& partial,
+  // The state's TextStep, or null (computed once per state, exactly).
+  TextStep* StepOf(const GrammarMatcher& at);
+  TextStep* NextStep(TextStep& step);
+  // The walk below `node` from `step`'s state plus `partial`, the bytes of
+  // an unfinished character (`text`: the reader's state). `char_start`:
+  // where that character began when it was not step->state (the walk
+  // entered text mid-character), else null.
+  void WalkText(uint32_t node, TextStep& step, Utf8State text, std::string& partial,
                 const GrammarMatcher* char_start, std::vector<uint64_t>& bits);
   // From `mid`, a character begun (text state `text`): whether every way of
-  // finishing it is taken and leads to one state that loops over text (that
+  // finishing it is taken and leads to one state whose TextStep loops (that
   // state), checked byte layer by layer; computed once per state.
   const std::optional<GrammarMatcher>& LoopAfterCharacter(const GrammarMatcher& mid,
                                                           Utf8State text);
-  LoopSteps& StepsFrom(const GrammarMatcher& loop, const TextLoop& text);
 
   const TokenTrie& trie_;
   GrammarMatcher matcher_;
-  std::map<std::vector<uint32_t>, std::vector<uint64_t>> allowed_;     // by matcher state
-  std::map<std::vector<uint32_t>, std::optional<TextLoop>> loops_;     // by matcher state
-  std::map<std::vector<uint32_t>, std::unique_ptr<LoopSteps>> steps_;  // by loop state
+  std::map<std::vector<uint32_t>, std::vector<uint64_t>> allowed_;    // by matcher state
+  std::map<std::vector<uint32_t>, std::unique_ptr<TextStep>> steps_;  // by state; null: none
   std::map<std::vector<uint32_t>, std::optional<GrammarMatcher>> after_character_;
 };
 
