@@ -195,30 +195,29 @@ std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvC
   const size_t floats = Execute(phase, step.tokens, 0, kv, /*all_logits=*/false, &step);
   const int64_t first = bp.logits_rows_selectable ? first_logit_row_ : 0;
   // The rows whose logits come back: every one, or those not sampled.
-  std::vector<int64_t>& host_rows = host_rows_;
-  host_rows.clear();
+  host_rows_.clear();
   sampled_rows_.clear();
   for (size_t i = 0; i < step.logit_rows.size(); ++i) {
     if (step.samples.empty() || step.samples[i] == nullptr) {
-      host_rows.push_back(step.logit_rows[i]);
+      host_rows_.push_back(step.logit_rows[i]);
     } else {
       sampled_rows_.push_back({(step.logit_rows[i] - first) * vocab, *step.samples[i]});
     }
   }
-  if (device_ && (!host_rows.empty() || sampled_rows_.empty()))
+  if (device_ && (!host_rows_.empty() || sampled_rows_.empty()))
     device_->FinishRun(logits_.data(), floats);
   sampled_.resize(sampled_rows_.size());
   if (!sampled_rows_.empty()) device_->FinishRunSampleRows(sampled_rows_, vocab, sampled_);
-  if (host_rows.empty()) return {};
+  if (host_rows_.empty()) return {};
   if (bp.logits_rows_selectable && !device_)
-    return {logits_.data(), host_rows.size() * static_cast<size_t>(vocab)};
+    return {logits_.data(), host_rows_.size() * static_cast<size_t>(vocab)};
   // Every row (or, on a device, the span of the asked ones) came back: keep
   // the asked ones, in order.
-  if (first == 0 && static_cast<int64_t>(host_rows.size()) * vocab == static_cast<int64_t>(floats))
+  if (first == 0 && static_cast<int64_t>(host_rows_.size()) * vocab == static_cast<int64_t>(floats))
     return {logits_.data(), floats};  // every row computed was asked for
-  step_logits_.resize(host_rows.size() * static_cast<size_t>(vocab));
-  for (size_t i = 0; i < host_rows.size(); ++i) {
-    std::copy_n(logits_.begin() + (host_rows[i] - first) * vocab, vocab,
+  step_logits_.resize(host_rows_.size() * static_cast<size_t>(vocab));
+  for (size_t i = 0; i < host_rows_.size(); ++i) {
+    std::copy_n(logits_.begin() + (host_rows_[i] - first) * vocab, vocab,
                 step_logits_.begin() + static_cast<int64_t>(i) * vocab);
   }
   return step_logits_;

@@ -54,26 +54,31 @@ JsonGrammarPieces::Symbol JsonGrammarPieces::StringChar() {
   for (int c = 0x20; c <= 0x7F; ++c) plain.set(static_cast<size_t>(c));
   plain.reset('"');
   plain.reset('\\');
-  const Symbol cont = b_.Range(0x80, 0xBF);
   ByteSet escaped;
   for (const char c : std::string("\"\\/bfnrt")) escaped.set(static_cast<uint8_t>(c));
   ByteSet hex;
   for (const char c : std::string("0123456789abcdefABCDEF")) hex.set(static_cast<uint8_t>(c));
   const Symbol h = b_.Bytes(hex);
+  return Lazy(char_, {{b_.Bytes(plain)},
+                      {NonAsciiChar()},
+                      {b_.Byte('\\'), b_.Bytes(escaped)},
+                      {b_.Byte('\\'), b_.Byte('u'), h, h, h, h}});
+}
+
+JsonGrammarPieces::Symbol JsonGrammarPieces::NonAsciiChar() {
+  if (non_ascii_) return *non_ascii_;
+  const Symbol cont = b_.Range(0x80, 0xBF);
   // Well-formed UTF-8 only (Unicode's table 3-7: no overlong forms, no
   // surrogates): a detokenizer would show anything else as U+FFFD, and the
   // text would no longer be what the grammar counted.
-  return Lazy(char_, {{b_.Bytes(plain)},
-                      {b_.Range(0xC2, 0xDF), cont},
-                      {b_.Byte(0xE0), b_.Range(0xA0, 0xBF), cont},
-                      {b_.Range(0xE1, 0xEC), cont, cont},
-                      {b_.Byte(0xED), b_.Range(0x80, 0x9F), cont},
-                      {b_.Range(0xEE, 0xEF), cont, cont},
-                      {b_.Byte(0xF0), b_.Range(0x90, 0xBF), cont, cont},
-                      {b_.Range(0xF1, 0xF3), cont, cont, cont},
-                      {b_.Byte(0xF4), b_.Range(0x80, 0x8F), cont, cont},
-                      {b_.Byte('\\'), b_.Bytes(escaped)},
-                      {b_.Byte('\\'), b_.Byte('u'), h, h, h, h}});
+  return Lazy(non_ascii_, {{b_.Range(0xC2, 0xDF), cont},
+                           {b_.Byte(0xE0), b_.Range(0xA0, 0xBF), cont},
+                           {b_.Range(0xE1, 0xEC), cont, cont},
+                           {b_.Byte(0xED), b_.Range(0x80, 0x9F), cont},
+                           {b_.Range(0xEE, 0xEF), cont, cont},
+                           {b_.Byte(0xF0), b_.Range(0x90, 0xBF), cont, cont},
+                           {b_.Range(0xF1, 0xF3), cont, cont, cont},
+                           {b_.Byte(0xF4), b_.Range(0x80, 0x8F), cont, cont}});
 }
 
 JsonGrammarPieces::Symbol JsonGrammarPieces::String() {

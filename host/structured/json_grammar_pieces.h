@@ -24,6 +24,8 @@ class JsonGrammarPieces {
   // One character of a string's inside: a UTF-8 character other than '"',
   // '\' and controls, or an escape.
   Symbol StringChar();
+  // One non-ASCII character, well-formed UTF-8.
+  Symbol NonAsciiChar();
   Symbol Number();
   Symbol Boolean();
   Symbol Null();
@@ -44,7 +46,8 @@ class JsonGrammarPieces {
   Symbol Lazy(std::optional<Symbol>& cached, const std::vector<Sequence>& alternatives);
 
   GrammarBuilder& b_;
-  std::optional<Symbol> value_, object_, array_, string_, char_, number_, boolean_, null_;
+  std::optional<Symbol> value_, object_, array_, string_, char_, non_ascii_, number_, boolean_,
+      null_;
   std::optional<uint32_t> value_rule_;
 };
 

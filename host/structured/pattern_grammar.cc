@@ -290,17 +290,7 @@ class PatternCompiler {
       }
     }
     if (plain.any()) alternatives.push_back({b_.Bytes(plain)});
-    if (negated) {  // every non-ASCII character (well-formed UTF-8)
-      const Symbol cont = b_.Range(0x80, 0xBF);
-      alternatives.push_back({b_.Range(0xC2, 0xDF), cont});
-      alternatives.push_back({b_.Byte(0xE0), b_.Range(0xA0, 0xBF), cont});
-      alternatives.push_back({b_.Range(0xE1, 0xEC), cont, cont});
-      alternatives.push_back({b_.Byte(0xED), b_.Range(0x80, 0x9F), cont});
-      alternatives.push_back({b_.Range(0xEE, 0xEF), cont, cont});
-      alternatives.push_back({b_.Byte(0xF0), b_.Range(0x90, 0xBF), cont, cont});
-      alternatives.push_back({b_.Range(0xF1, 0xF3), cont, cont, cont});
-      alternatives.push_back({b_.Byte(0xF4), b_.Range(0x80, 0x8F), cont, cont});
-    }
+    if (negated) alternatives.push_back({pieces_.NonAsciiChar()});  // every non-ASCII character
     if (alternatives.empty()) Refuse(p_, "a class that matches nothing");
     return GrammarBuilder::Ref(b_.AddRule(alternatives));
   }
