@@ -202,12 +202,27 @@ void matvec_q8(const void* w, int64_t rows, int64_t cols, const float* x, float*
   const auto* blocks = static_cast<const typename T::Block*>(w);
   for (int64_t r = 0; r < rows; ++r) {
     const typename T::Block* row = blocks + r * row_blocks;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t b = 0; b < row_blocks; ++b) {
-      prefetch_ahead(row + b);
-      T::dot_q8_avx2(row[b], xq[b], acc);
+    if constexpr (q8::HasPairedBlocks<T>) {
+      // The VNNI kernels' order (q8_pairs.h): even and odd blocks apart.
+      __m256 even = _mm256_setzero_ps();
+      __m256 odd = _mm256_setzero_ps();
+      int64_t b = 0;
+      for (; b + 1 < row_blocks; b += 2) {
+        prefetch_ahead(row + b);
+        prefetch_ahead(row + b + 1);
+        T::dot_q8_avx2(row[b], xq[b], even);
+        T::dot_q8_avx2(row[b + 1], xq[b + 1], odd);
+      }
+      if (b < row_blocks) T::dot_q8_avx2(row[b], xq[b], even);
+      y[r] = q8::hsum_pair(even, odd);
+    } else {
+      __m256 acc = _mm256_setzero_ps();
+      for (int64_t b = 0; b < row_blocks; ++b) {
+        prefetch_ahead(row + b);
+        T::dot_q8_avx2(row[b], xq[b], acc);
+      }
+      y[r] = q8::hsum(acc);
     }
-    y[r] = q8::hsum(acc);
   }
 }
 

@@ -16,6 +16,7 @@
 #include <immintrin.h>
 
 #include "common/q8_activations.h"
+#include "common/q8_pairs.h"
 #endif
 
 namespace orcd::quant {
@@ -70,9 +71,19 @@ ORCD_QUANT_AVX512_VNNI void matvec_q8(const void* w, int64_t rows, int64_t cols,
   }
 }
 
+}  // namespace avx512_vnni
+}  // namespace orcd::quant
+
+#include "common/q8_pair_kernels.h"
+
+namespace orcd::quant {
+namespace avx512_vnni {
+
 template <class T>
 constexpr avx2::MatvecQ8Fn matvec_q8_or_avx2() {
-  if constexpr (HasQ8DotVnni<T>) {
+  if constexpr (HasQ8DotVnni<T> && q8::HasPairedBlocks<T>) {
+    return &matvec_q8_pairs<T>;
+  } else if constexpr (HasQ8DotVnni<T>) {
     return &matvec_q8<T>;
   } else {
     return avx2::matvec_q8_or_null<T>();

@@ -91,13 +91,15 @@ struct PreparedQ8Dot {
 #include "common/q8_matmul-inl.h"
 #undef ORCD_Q8_MATMUL_TARGET
 
-// The types with an unpacking step: the K-quants, and Q5_0 / Q8_0, whose
-// matmul_q8 the host uses for several generated tokens at once (batched
-// decode: each block unpacked once for the tile's tokens) but not for
-// prompts, where the f32 GEMM stays faster for 32-element blocks.
+// The K-quants (an unpacking step shared by a tile's tokens), and Q5_0 /
+// Q8_0 (two blocks per zmm, q8_pair_kernels.h), whose matmul_q8 the host uses
+// for several generated tokens at once (batched decode) but not for prompts,
+// where the f32 GEMM stays faster for 32-element blocks.
 template <class T>
 constexpr MatmulQ8Fn matmul_q8_or_avx2() {
-  if constexpr (HasPreparedVnni<T>) {
+  if constexpr (HasQ8DotVnni<T> && q8::HasPairedBlocks<T>) {
+    return &matmul_q8_pairs<T>;
+  } else if constexpr (HasPreparedVnni<T>) {
     return &matmul_q8_tiled<T, PreparedQ8Dot<T>, &avx2::matmul<T>>;
   } else {
     return avx2::matmul_q8_or_null<T>();

@@ -79,26 +79,16 @@ struct Q5_0Cpu : Q5_0 {
                    acc);
   }
 
-  // The same sums with vpdpbusd (q8::dot_s8s8_vnni), split in a per-block
-  // step (the 5-bit unpacking, once for every token of a matmul_q8 tile) and
-  // the per-token rest; dot_q8_vnni is the two in a row, so matvec_q8 and
-  // matmul_q8 share their bits.
-  struct PrepVnni {
-    __m256i w;
-    float d;
-  };
-  ORCD_QUANT_AVX512_VNNI static void prepare_vnni(const Block& b, PrepVnni& p) {
-    p.w = q8_weights(b);
-    p.d = q8::half_to_float(b.d);
-  }
-  ORCD_QUANT_AVX512_VNNI static void dot_prepared_vnni(const PrepVnni& p, const XBlock& x,
-                                                       __m256& acc) {
-    q8::accumulate(q8::dot_s8s8_vnni(p.w, q8::load_q(x)), p.d * x.d, acc);
-  }
+  // Two blocks per zmm in the VNNI kernels (q8_pairs.h).
+  static constexpr bool kPairedBlocks = true;
+  ORCD_QUANT_AVX2 static __m256i signed_weights(const Block& b) { return q8_weights(b); }
+  ORCD_QUANT_AVX2 static float block_scale(const Block& b) { return q8::half_to_float_avx2(b.d); }
+
+  // The same sums with vpdpbusd (q8::dot_s8s8_vnni): an odd last block of
+  // the VNNI kernels, whose other blocks go two at a time (q8_pairs.h).
   ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc) {
-    PrepVnni p;
-    prepare_vnni(b, p);
-    dot_prepared_vnni(p, x, acc);
+    q8::accumulate(q8::dot_s8s8_vnni(q8_weights(b), q8::load_q(x)), q8::half_to_float(b.d) * x.d,
+                   acc);
   }
 #endif
 };

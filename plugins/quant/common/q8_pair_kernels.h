@@ -1,0 +1,162 @@
+// matvec_q8 and matmul_q8 of the AVX-512 VNNI variant for types whose
+// 32-element blocks pair (q8_pairs.h: Q5_0, Q8_0). Included by cpu_kernels.h
+// after avx2's kernels, inside no namespace.
+#ifndef ORCD_QUANT_COMMON_Q8_PAIR_KERNELS_H_
+#define ORCD_QUANT_COMMON_Q8_PAIR_KERNELS_H_
+
+#if ORCD_QUANT_HAVE_X86
+
+#include <array>
+#include <utility>
+
+#include "common/q8_pairs.h"
+
+namespace orcd::quant::avx512_vnni {
+
+// One row's odd last block, in lanes 0-7 (q8::finish_pairs).
+template <class T>
+ORCD_QUANT_AVX512_VNNI __attribute__((always_inline)) inline float finish_row(
+    __m512 acc, const typename T::Block* row, const typename T::XBlock* x, int64_t row_blocks) {
+  return q8::finish_pairs(acc, [&](__m256& even) {
+    if (row_blocks % 2 != 0) T::dot_q8_vnni(row[row_blocks - 1], x[row_blocks - 1], even);
+  });
+}
+
+template <class T>
+ORCD_QUANT_AVX512_VNNI void quantize_x_pairs(const float* x, int64_t row_blocks,
+                                             typename T::XBlock* xq, q8::XPair* xp) {
+  for (int64_t i = 0; i < row_blocks; ++i) q8::quantize_x(x + T::kElems * i, xq[i]);
+  for (int64_t p = 0; p < row_blocks / 2; ++p) xp[p] = q8::make_x_pair(xq[2 * p], xq[2 * p + 1]);
+}
+
+template <q8::HasPairedBlocks T>
+ORCD_QUANT_AVX512_VNNI void matvec_q8_pairs(const void* w, int64_t rows, int64_t cols,
+                                            const float* x, float* y) {
+  using XBlock = typename T::XBlock;
+  if (cols > q8::kMaxCols) {
+    avx2::matmul<T>(w, rows, cols, x, 1, y, rows);
+    return;
+  }
+  XBlock xq[q8::kMaxCols / T::kElems];
+  q8::XPair xp[q8::kMaxCols / T::kElems / 2];
+  const int64_t row_blocks = cols / T::kElems;
+  const int64_t pairs = row_blocks / 2;
+  quantize_x_pairs<T>(x, row_blocks, xq, xp);
+  const auto* blocks = static_cast<const typename T::Block*>(w);
+  for (int64_t r = 0; r < rows; ++r) {
+    const typename T::Block* row = blocks + r * row_blocks;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t p = 0; p < pairs; ++p) {
+      avx2::prefetch_ahead(row + 2 * p);
+      avx2::prefetch_ahead(row + 2 * p + 1);
+      q8::WeightPair wp;
+      q8::make_weight_pair<T>(row + 2 * p, wp);
+      q8::dot_pair(wp, xp[p], acc);
+    }
+    y[r] = finish_row<T>(acc, row, xq, row_blocks);
+  }
+}
+
+// Rows x tokens of one register tile of matmul_q8_pairs: a weight pair is
+// unpacked once for the tile's tokens. 2 x 8 (16 zmm accumulators) takes a
+// batch of 8 decoding sequences in one token tile.
+inline constexpr int kPairTileRows = 2;
+inline constexpr int kPairTileTokens = 8;
+
+// One tile of exactly kRows x kTokens (constant loop bounds keep acc in
+// registers; edge tiles are smaller instances, see kPairTiles).
+template <class T, int kRows, int kTokens>
+ORCD_QUANT_AVX512_VNNI void q8_pair_tile(const typename T::Block* w, int64_t row_blocks,
+                                         const q8::XPair* xp, const typename T::XBlock* xq,
+                                         float* y, int64_t y_stride) {
+  const int64_t pairs = row_blocks / 2;
+  __m512 acc[kRows][kTokens];
+  for (int r = 0; r < kRows; ++r) {
+    for (int t = 0; t < kTokens; ++t) acc[r][t] = _mm512_setzero_ps();
+  }
+  for (int64_t p = 0; p < pairs; ++p) {
+    for (int r = 0; r < kRows; ++r) {
+      const typename T::Block* pair = w + r * row_blocks + 2 * p;
+      avx2::prefetch_ahead(pair);
+      avx2::prefetch_ahead(pair + 1);
+      q8::WeightPair wp;
+      q8::make_weight_pair<T>(pair, wp);
+      for (int t = 0; t < kTokens; ++t) q8::dot_pair(wp, xp[t * pairs + p], acc[r][t]);
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    for (int t = 0; t < kTokens; ++t)
+      y[t * y_stride + r] = finish_row<T>(acc[r][t], w + r * row_blocks, xq + t * row_blocks,
+                                          row_blocks);
+  }
+}
+
+using PairTileFn = void (*)(const void*, int64_t, const q8::XPair*, const void*, float*, int64_t);
+
+template <class T, int kRows, int kTokens>
+ORCD_QUANT_AVX512_VNNI void q8_pair_tile_erased(const void* w, int64_t row_blocks,
+                                                const q8::XPair* xp, const void* xq, float* y,
+                                                int64_t y_stride) {
+  q8_pair_tile<T, kRows, kTokens>(static_cast<const typename T::Block*>(w), row_blocks, xp,
+                                  static_cast<const typename T::XBlock*>(xq), y, y_stride);
+}
+
+// kPairTiles<T>[nr - 1][nt - 1]: the tile of nr rows and nt tokens.
+template <class T, int kRows, size_t... kTokens>
+constexpr std::array<PairTileFn, sizeof...(kTokens)> pair_tiles_of_rows(
+    std::index_sequence<kTokens...>) {
+  return {&q8_pair_tile_erased<T, kRows, static_cast<int>(kTokens) + 1>...};
+}
+template <class T, size_t... kRows>
+constexpr std::array<std::array<PairTileFn, kPairTileTokens>, sizeof...(kRows)> pair_tiles(
+    std::index_sequence<kRows...>) {
+  return {pair_tiles_of_rows<T, static_cast<int>(kRows) + 1>(
+      std::make_index_sequence<kPairTileTokens>())...};
+}
+template <class T>
+inline constexpr auto kPairTiles = pair_tiles<T>(std::make_index_sequence<kPairTileRows>());
+
+// Rounded x kept on the stack per chunk of tokens (both forms: pairs for the
+// tiles, blocks for an odd last block). At least one token always fits.
+inline constexpr int64_t kPairChunkBlocks = 2048;
+
+// y[t * y_stride + r] = matvec_q8_pairs(W, x_t)[r] for every token t.
+template <q8::HasPairedBlocks T>
+ORCD_QUANT_AVX512_VNNI void matmul_q8_pairs(const void* w, int64_t rows, int64_t cols,
+                                            const float* x, int64_t n_tokens, float* y,
+                                            int64_t y_stride) {
+  using XBlock = typename T::XBlock;
+  static_assert(kPairChunkBlocks >= q8::kMaxCols / T::kElems, "one token must fit");
+  if (cols > q8::kMaxCols) {
+    avx2::matmul<T>(w, rows, cols, x, n_tokens, y, y_stride);
+    return;
+  }
+  constexpr int kRows = kPairTileRows;
+  constexpr int kTokens = kPairTileTokens;
+  alignas(64) XBlock xq[kPairChunkBlocks];
+  q8::XPair xp[kPairChunkBlocks / 2];
+  const int64_t row_blocks = cols / T::kElems;
+  const int64_t pairs = row_blocks / 2;
+  const int64_t chunk_tokens = kPairChunkBlocks / row_blocks;
+  const auto* blocks = static_cast<const typename T::Block*>(w);
+  for (int64_t t0 = 0; t0 < n_tokens; t0 += chunk_tokens) {
+    const int64_t nc = n_tokens - t0 < chunk_tokens ? n_tokens - t0 : chunk_tokens;
+    for (int64_t t = 0; t < nc; ++t)
+      quantize_x_pairs<T>(x + (t0 + t) * cols, row_blocks, xq + t * row_blocks, xp + t * pairs);
+    for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+      const int nr = static_cast<int>(rows - r0 < kRows ? rows - r0 : kRows);
+      const typename T::Block* wr = blocks + r0 * row_blocks;
+      for (int64_t i = 0; i < nc; i += kTokens) {
+        const int nt = static_cast<int>(nc - i < kTokens ? nc - i : kTokens);
+        kPairTiles<T>[nr - 1][nt - 1](wr, row_blocks, xp + i * pairs, xq + i * row_blocks,
+                                       y + (t0 + i) * y_stride + r0, y_stride);
+      }
+    }
+  }
+}
+
+}  // namespace orcd::quant::avx512_vnni
+
+#endif  // ORCD_QUANT_HAVE_X86
+
+#endif  // ORCD_QUANT_COMMON_Q8_PAIR_KERNELS_H_
