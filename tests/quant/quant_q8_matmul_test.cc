@@ -59,8 +59,8 @@ class QuantQ8Matmul : public testing::TestWithParam<TypeAndIsa> {
 
 // The K-quants of the target files (Phi-3-mini's Q4_K_M: Q4_K, Q6_K) on
 // AVX2 and AVX-512 VNNI; Q5_0 and Q8_0 (Qwen2.5's Q4_K_M mix) on VNNI only,
-// whose prepared blocks several tokens share (on AVX2 the f32 prefill GEMM
-// is faster for 32-element blocks, q8_matmul.h).
+// two blocks per zmm (on AVX2 the f32 prefill GEMM is faster for 32-element
+// blocks, q8_matmul.h).
 const std::set<std::string> kTypesWithMatmulQ8 = {"Q4_K", "Q6_K"};
 const std::set<std::string> kTypesWithMatmulQ8OnVnni = {"Q4_K", "Q6_K", "Q5_0", "Q8_0"};
 

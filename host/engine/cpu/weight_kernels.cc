@@ -165,14 +165,12 @@ void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x
     return;
   }
   // Prompt tokens, whatever their count (a prompt's chunking must not change
-  // its bits): the plugin's tiled integer GEMM with 8-bit activations for
-  // 256-element blocks (each token gets matvec_q8's bits, so prompt and
-  // generated tokens round x the same way), else the tiled f32 GEMM on
-  // decoded weight chunks, which is faster for 32-element blocks over many
-  // tokens (per-block float sums; plugins/quant/common/q8_matmul.h). Their
-  // matmul_q8, where a plugin has one, serves batched generated tokens.
-  constexpr uint32_t kPromptQ8MinBlock = 256;
-  if (q8_activations && HasMatmulQ8(w) && w.quant->block_elems >= kPromptQ8MinBlock) {
+  // its bits): the plugin's tiled integer GEMM with 8-bit activations where
+  // it offers one (each token gets matvec_q8's bits, so prompt and generated
+  // tokens round x the same way; a plugin offers matmul_q8 only where it
+  // beats the f32 GEMM: the K-quants, and Q5_0 / Q8_0 on AVX-512 VNNI), else
+  // the tiled f32 GEMM on decoded weight chunks.
+  if (q8_activations && HasMatmulQ8(w)) {
     w.quant->cpu->matmul_q8(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
     return;
   }

@@ -79,10 +79,27 @@ struct Q5_0Cpu : Q5_0 {
                    acc);
   }
 
-  // Two blocks per zmm in the VNNI kernels (q8_pairs.h).
+  // Two blocks per zmm in the VNNI kernels (q8_pairs.h): the stored 5-bit
+  // values, w + 16.
   static constexpr bool kPairedBlocks = true;
-  ORCD_QUANT_AVX2 static __m256i signed_weights(const Block& b) { return q8_weights(b); }
+  static constexpr int kWeightOffset = 16;
   ORCD_QUANT_AVX2 static float block_scale(const Block& b) { return q8::half_to_float_avx2(b.d); }
+  ORCD_QUANT_AVX512_VNNI static __m512i unsigned_weight_pair(const Block* b) {
+    // 128-bit lanes: b[0].qs twice, b[1].qs twice; the second of each pair
+    // shifted to its high nibbles (elements 16..31).
+    const __m512i qs = _mm512_mask_broadcast_i32x4(
+        _mm512_maskz_broadcast_i32x4(0x00FF,
+                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[0].qs))),
+        0xFF00, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[1].qs)));
+    const __m512i nibbles = _mm512_and_si512(
+        _mm512_srlv_epi16(qs, _mm512_set_epi64(0x0004000400040004, 0x0004000400040004, 0, 0,
+                                               0x0004000400040004, 0x0004000400040004, 0, 0)),
+        _mm512_set1_epi8(0x0F));
+    // Bit i of qh is element i's fifth bit: byte i of the pair gets 16.
+    const __mmask64 fifth = static_cast<__mmask64>(load_le32(b[0].qh)) |
+                            (static_cast<__mmask64>(load_le32(b[1].qh)) << 32);
+    return _mm512_mask_add_epi8(nibbles, fifth, nibbles, _mm512_set1_epi8(16));
+  }
 
   // The same sums with vpdpbusd (q8::dot_s8s8_vnni): an odd last block of
   // the VNNI kernels, whose other blocks go two at a time (q8_pairs.h).

@@ -45,17 +45,22 @@ struct Q8_0Cpu : Q8_0 {
     q8::accumulate(q8::dot_s8s8(w, q8::load_q(x)), q8::half_to_float_avx2(b.d) * x.d, acc);
   }
 
-  // Two blocks per zmm in the VNNI kernels (q8_pairs.h).
+  // Two blocks per zmm in the VNNI kernels (q8_pairs.h): w + 128 (the sign
+  // bit flipped).
   static constexpr bool kPairedBlocks = true;
-  ORCD_QUANT_AVX2 static __m256i signed_weights(const Block& b) {
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-  }
+  static constexpr int kWeightOffset = 128;
   ORCD_QUANT_AVX2 static float block_scale(const Block& b) { return q8::half_to_float_avx2(b.d); }
+  ORCD_QUANT_AVX512_VNNI static __m512i unsigned_weight_pair(const Block* b) {
+    const __m512i w = q8::bytes_pair(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b[0].qs)),
+                                     _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b[1].qs)));
+    return _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
+  }
 
   // The same sums with vpdpbusd (q8::dot_s8s8_vnni): an odd last block of
   // the VNNI kernels, whose other blocks go two at a time (q8_pairs.h).
   ORCD_QUANT_AVX512_VNNI static void dot_q8_vnni(const Block& b, const XBlock& x, __m256& acc) {
-    q8::accumulate(q8::dot_s8s8_vnni(signed_weights(b), q8::load_q(x)),
+    q8::accumulate(q8::dot_s8s8_vnni(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)),
+                                     q8::load_q(x)),
                    q8::half_to_float(b.d) * x.d, acc);
   }
 #endif
