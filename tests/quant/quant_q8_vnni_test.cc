@@ -98,11 +98,20 @@ std::vector<std::vector<float>> activation_cases(int64_t cols, uint64_t seed) {
 // variants then fall back to the same f32 kernel).
 TEST_P(QuantVnniVsAvx2, BitIdenticalOnOddShapes) {
   const CpuKernels& k = *GetParam();
-  const struct {
+  struct Shape {
     int64_t rows, cols;
-  } shapes[] = {{1, 256}, {3, 2816}, {17, 3072}, {5, 4864}, {7, 8192}, {2, 16384}, {2, 16640}};
+  };
+  std::vector<Shape> shapes = {{1, 256},  {3, 2816},  {17, 3072}, {5, 4864},
+                               {7, 8192}, {2, 16384}, {2, 16640}};
+  if (k.block_elems == 32) {
+    // Odd block counts: the VNNI kernels take blocks two at a time and the
+    // last one alone (q8_pairs.h).
+    shapes.push_back({5, 32 * 7});
+    shapes.push_back({3, 32 * 29});
+    shapes.push_back({4, 32 * 95});
+  }
   uint64_t seed = 500;
-  for (const auto& s : shapes) {
+  for (const Shape& s : shapes) {
     const std::vector<float> src = random_weights(s.rows, s.cols, seed++);
     const int64_t row_bytes = s.cols / k.block_elems * k.block_bytes;
     std::vector<uint8_t> q(static_cast<size_t>(s.rows * row_bytes));
