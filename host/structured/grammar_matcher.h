@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,12 @@ class GrammarMatcher {
 
   // Matches one more byte; false (nothing changed) when no parse takes it.
   bool Accept(uint8_t byte);
+  // Whether Accept(byte) would succeed, without copying or changing anything
+  // (the trie walks ask it of every child before paying for a copy).
+  bool Accepts(uint8_t byte) const;
+  // The state after `byte`, or nullopt where Accept would refuse it: a copy
+  // and Accept without copying the stacks it replaces.
+  std::optional<GrammarMatcher> After(uint8_t byte) const;
   // Matches all of `bytes`, or returns false with nothing changed.
   bool AcceptBytes(std::string_view bytes);
   // Matches the grammar's control token `index` (Grammar::control_token);
@@ -41,6 +48,9 @@ class GrammarMatcher {
 
  private:
   using Stack = std::vector<uint32_t>;
+  // No stacks yet (After fills them).
+  GrammarMatcher(std::shared_ptr<const Grammar> grammar, std::vector<std::vector<uint32_t>> stacks)
+      : grammar_(std::move(grammar)), stacks_(std::move(stacks)) {}
   // Expands `stack` until its top is a byte class (or it is empty) into `out`.
   void Expand(Stack stack, std::vector<Stack>& out, int depth) const;
   // The stacks after `byte`, into `out` (sorted, distinct).

@@ -32,8 +32,8 @@ TokenConstraint::TokenConstraint(std::shared_ptr<const Grammar> grammar, const T
 void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) {
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
-    GrammarMatcher next = at;
-    if (!next.Accept(trie_.child_byte(c))) continue;
+    if (!at.Accepts(trie_.child_byte(c))) continue;  // most children: no copy
+    const GrammarMatcher next = *at.After(trie_.child_byte(c));
     const uint32_t child = trie_.child_node(c);
     Mark(trie_.tokens(trie_.node(child)), bits);
     if (TextStep* step = StepOf(next)) {
@@ -69,8 +69,8 @@ const std::optional<GrammarMatcher>& TokenConstraint::LoopAfterCharacter(const G
       const Utf8State n = NextText(t, static_cast<uint8_t>(b));
       if (n == kBad) continue;
       next_t = n;
-      GrammarMatcher next = *state;
-      if (!next.Accept(static_cast<uint8_t>(b)) || (same && same->Key() != next.Key())) {
+      std::optional<GrammarMatcher> next = state->After(static_cast<uint8_t>(b));
+      if (!next || (same && same->Key() != next->Key())) {
         state.reset();
       } else if (!same) {
         same = std::move(next);
@@ -128,8 +128,7 @@ void TokenConstraint::WalkText(uint32_t node, TextStep& step, Utf8State text, st
     std::optional<GrammarMatcher> after;
     if (partial.empty()) {
       if (!step.known[byte]) {
-        GrammarMatcher next = step.state;
-        if (next.Accept(byte)) step.after[byte] = std::move(next);
+        step.after[byte] = step.state.After(byte);
         step.known[byte] = true;
       }
       if (!step.after[byte]) continue;
@@ -147,8 +146,8 @@ void TokenConstraint::WalkText(uint32_t node, TextStep& step, Utf8State text, st
 TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
   // Most states fail at once (a number, structure): two letters that must
   // lead to one state, before the cache and the whole check.
-  GrammarMatcher x = at, q = at;
-  if (!x.Accept('x') || !q.Accept('Q')) return nullptr;
+  if (!at.Accepts('x') || !at.Accepts('Q')) return nullptr;
+  const GrammarMatcher x = *at.After('x'), q = *at.After('Q');
   std::vector<uint32_t> after_key = x.Key();
   if (q.Key() != after_key) return nullptr;
   std::vector<uint32_t> key = at.Key();
@@ -159,9 +158,8 @@ TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
   // ASCII text characters: each leads to `x`'s state, or is an exception.
   for (int c = 0x20; c < 0x80; ++c) {
     if (c == '"' || c == '\\') continue;
-    GrammarMatcher next = at;
-    if (!next.Accept(static_cast<uint8_t>(c)) || next.Key() != after_key)
-      step->exceptions.set(static_cast<size_t>(c));
+    const std::optional<GrammarMatcher> next = at.After(static_cast<uint8_t>(c));
+    if (!next || next->Key() != after_key) step->exceptions.set(static_cast<size_t>(c));
   }
   uniform = step->exceptions.count() <= kMaxExceptions;
   // Every other character, exactly, by byte layers: every character of a
@@ -187,12 +185,12 @@ TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
     for (size_t layer = 0; uniform && layer < cls.ranges.size(); ++layer) {
       std::optional<GrammarMatcher> same;
       for (int b = cls.ranges[layer].first; uniform && b <= cls.ranges[layer].second; ++b) {
-        GrammarMatcher next = state;
-        if (!next.Accept(static_cast<uint8_t>(b))) {
+        std::optional<GrammarMatcher> next = state.After(static_cast<uint8_t>(b));
+        if (!next) {
           uniform = false;
         } else if (!same) {
-          same = next;
-        } else if (same->Key() != next.Key()) {
+          same = std::move(next);
+        } else if (same->Key() != next->Key()) {
           uniform = false;
         }
       }
@@ -252,16 +250,27 @@ std::optional<uint32_t> TokenConstraint::ControlTokenIndex(TokenId token) const 
 
 void TokenConstraint::Mask(std::span<float> logits) {
   const std::vector<uint64_t>& bits = Allowed();
+  constexpr float kRefused = -std::numeric_limits<float>::infinity();
   bool any = false;
   const size_t n = std::min(logits.size(), trie_.vocab_size());
-  for (size_t i = 0; i < n; ++i) {
-    if (Test(bits, static_cast<TokenId>(i))) {
-      any = true;
-    } else {
-      logits[i] = -std::numeric_limits<float>::infinity();
+  // Word by word: most states allow a few tokens, so most words are zero
+  // (64 logits refused in one fill); token by token this loop was most of
+  // a cached state's mask (~75 us at Qwen's 151,936 tokens).
+  for (size_t w = 0; w * 64 < n; ++w) {
+    const size_t first = w * 64;
+    const size_t count = std::min<size_t>(64, n - first);
+    const uint64_t word = count == 64 ? bits[w] : bits[w] & ((uint64_t{1} << count) - 1);
+    if (word == 0) {
+      std::fill_n(logits.begin() + static_cast<std::ptrdiff_t>(first), count, kRefused);
+      continue;
+    }
+    any = true;
+    if (word == ~uint64_t{0}) continue;
+    for (size_t i = 0; i < count; ++i) {
+      if (((word >> i) & 1u) == 0) logits[first + i] = kRefused;
     }
   }
-  for (size_t i = n; i < logits.size(); ++i) logits[i] = -std::numeric_limits<float>::infinity();
+  for (size_t i = n; i < logits.size(); ++i) logits[i] = kRefused;
   if (!any) {
     throw Error(ErrorCode::kInternal,
                 "structured output: no token of the vocabulary continues the output");
