@@ -17,6 +17,7 @@
 #include "host/generation/token_generator.h"
 #include "host/gguf/file_type.h"
 #include "host/gguf/gguf_file.h"
+#include "host/structured/mask_cache.h"
 #include "host/structured/token_trie.h"
 #include "host/tokenizer/chat_template.h"
 #include "host/tokenizer/tokenizer_factory.h"
@@ -437,14 +438,18 @@ class GenerationService final : public InferenceService {
   // The vocabulary's trie, built by the first job with a grammar (~0.3 s and
   // a few tens of MiB at Qwen's vocabulary: not paid by workers that never
   // constrain output).
+  // Masks are kept for the 16 most recent grammars, 8 MiB each at most
+  // (~430 states at Qwen's vocabulary; 128 MiB in all at worst).
   std::once_flag token_trie_once_;
   std::unique_ptr<structured::TokenTrie> token_trie_;
+  structured::MaskCaches mask_caches_{16, size_t{8} << 20};
   GeneratorOptions OptionsFor(const GenerationInput& input) {
     GeneratorOptions options = options_;
     if (input.grammar) {
       std::call_once(token_trie_once_,
                      [&] { token_trie_ = std::make_unique<structured::TokenTrie>(*tokenizer_); });
       options.token_trie = token_trie_.get();
+      options.mask_caches = &mask_caches_;
     }
     return options;
   }

@@ -8,6 +8,7 @@
 #include "host/generation/stop_matcher.h"
 #include "host/sampling/sampler.h"
 #include "host/sampling/token_logprobs.h"
+#include "host/structured/mask_cache.h"
 #include "host/structured/token_constraint.h"
 #include "host/tokenizer/streaming_detokenizer.h"
 
@@ -124,7 +125,9 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
   if (input.grammar) {
     if (options.token_trie == nullptr)
       throw Error(ErrorCode::kInternal, "a job with a grammar needs the vocabulary's trie");
-    constraint.emplace(input.grammar, *options.token_trie);
+    constraint.emplace(
+        input.grammar, *options.token_trie,
+        options.mask_caches != nullptr ? options.mask_caches->For(input.grammar) : nullptr);
   }
   // The model's logits row, read in place: valid until the next model call.
   std::span<const float> logits;

@@ -48,15 +48,18 @@ class LogitSource {
 };
 
 namespace structured {
+class MaskCaches;
 class TokenTrie;
-}
+}  // namespace structured
 
 struct GeneratorOptions {
   // Sleeps this long after each token (ORCD_DEBUG_TOKEN_DELAY_MS): makes the
   // timing of cancel/timeout/busy tests deterministic on any machine.
   std::chrono::milliseconds debug_token_delay{0};
-  // The model's vocabulary as a trie: needed by jobs with a grammar.
+  // The model's vocabulary as a trie: needed by jobs with a grammar; and the
+  // grammars' masks over it, kept across jobs (optional).
   const structured::TokenTrie* token_trie = nullptr;
+  structured::MaskCaches* mask_caches = nullptr;
 };
 
 // Runs to completion. Throws orcd::Error only from the model; the caller turns

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "host/common/status.h"
-#include "host/structured/json_schema_grammar.h"
+#include "host/structured/schema_grammar_cache.h"
 
 namespace orcd {
 namespace {
@@ -128,7 +128,7 @@ uint64_t DrawSeed() {
 std::shared_ptr<const structured::Grammar> SchemaGrammar(const Poco::Dynamic::Var& schema,
                                                          const std::string& field) {
   try {
-    return structured::JsonSchemaGrammar(schema);
+    return structured::CachedJsonSchemaGrammar(schema);
   } catch (const Error& e) {
     FailField(field, e.what());
   }

@@ -26,8 +26,9 @@ bool Test(const std::vector<uint64_t>& bits, TokenId id) {
 
 }  // namespace
 
-TokenConstraint::TokenConstraint(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie)
-    : trie_(trie), matcher_(std::move(grammar)) {}
+TokenConstraint::TokenConstraint(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie,
+                                 std::shared_ptr<MaskCache> shared)
+    : trie_(trie), matcher_(std::move(grammar)), shared_(std::move(shared)) {}
 
 void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) {
   const TokenTrie::Node& n = trie_.node(node);
@@ -205,9 +206,13 @@ TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
 
 const std::vector<uint64_t>& TokenConstraint::Allowed() {
   std::vector<uint32_t> key = matcher_.Key();
-  if (const auto it = allowed_.find(key); it != allowed_.end()) return it->second;
+  if (const auto it = allowed_.find(key); it != allowed_.end()) return *it->second;
   if (allowed_.size() >= kMaxCachedStates) allowed_.clear();
-  std::vector<uint64_t> bits((trie_.vocab_size() + 63) / 64, 0);
+  if (shared_ != nullptr) {
+    if (std::shared_ptr<const MaskBits> known = shared_->Find(key))
+      return *allowed_.emplace(std::move(key), std::move(known)).first->second;
+  }
+  MaskBits bits((trie_.vocab_size() + 63) / 64, 0);
   if (TextStep* step = StepOf(matcher_)) {  // inside a string: text without the grammar
     std::string partial;
     WalkText(TokenTrie::kRoot, *step, kBoundary, partial, nullptr, bits);
@@ -225,7 +230,9 @@ const std::vector<uint64_t>& TokenConstraint::Allowed() {
         bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
     }
   }
-  return allowed_.emplace(std::move(key), std::move(bits)).first->second;
+  auto computed = std::make_shared<const MaskBits>(std::move(bits));
+  if (shared_ != nullptr) shared_->Insert(key, computed);
+  return *allowed_.emplace(std::move(key), std::move(computed)).first->second;
 }
 
 bool TokenConstraint::MaskAllows(TokenId token) {

@@ -19,14 +19,17 @@
 
 #include "host/structured/grammar.h"
 #include "host/structured/grammar_matcher.h"
+#include "host/structured/mask_cache.h"
 #include "host/structured/token_trie.h"
 
 namespace orcd::structured {
 
 class TokenConstraint {
  public:
-  // `trie` must outlive the constraint.
-  TokenConstraint(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie);
+  // `trie` must outlive the constraint. `shared`: the grammar's masks kept
+  // across jobs (mask_cache.h; null: this job's own only).
+  TokenConstraint(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie,
+                  std::shared_ptr<MaskCache> shared = nullptr);
 
   // Sets the logits of every token that may not come next to -infinity.
   // Throws Error(kInternal) when no token may (a vocabulary without the
@@ -87,7 +90,8 @@ class TokenConstraint {
 
   const TokenTrie& trie_;
   GrammarMatcher matcher_;
-  std::map<std::vector<uint32_t>, std::vector<uint64_t>> allowed_;    // by matcher state
+  std::shared_ptr<MaskCache> shared_;
+  std::map<std::vector<uint32_t>, std::shared_ptr<const MaskBits>> allowed_;  // by matcher state
   std::map<std::vector<uint32_t>, std::unique_ptr<TextStep>> steps_;  // by state; null: none
   std::map<std::vector<uint32_t>, std::optional<GrammarMatcher>> after_character_;
 };
