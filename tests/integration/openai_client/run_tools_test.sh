@@ -48,8 +48,14 @@ script_tokens() {  # MODEL FILE -> tokens of a script
     node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).length));'
 }
 
-serve() {  # MODEL -> sets port and pid
-  local log="$work/server.log"
+servers=0
+serve() {  # MODEL -> sets port, pid and log
+  # A log of its own per server: with one reused file, the port could be
+  # read from the previous server's lines before the new process had
+  # truncated it (the redirect happens in the background child), and the
+  # client met a closed port (ECONNREFUSED) under load.
+  servers=$((servers + 1))
+  log="$work/server.$servers.log"
   "$bin_dir/orcd-host" --model "$1" --device cpu --plugin-dir "$plugin_dir" --port 0 >"$log" 2>&1 &
   pid=$!
   port=""
@@ -92,7 +98,7 @@ run_family() {  # FAMILY VOCAB TEMPLATE KWARGS_A
   ORCD_BASE_URL="http://127.0.0.1:$port" ORCD_FAMILY=$family ORCD_FIXTURES_DIR=$fixtures \
     ORCD_PROMPT_TOKENS_CALL=$p_a ORCD_PROMPT_TOKENS_ANSWER=$p_b \
     ORCD_SCRIPT_TOKENS_CALL=$n_call ORCD_SCRIPT_TOKENS_ANSWER=$n_answer \
-    node "$here/tools_test.mjs"
+    node "$here/tools_test.mjs" || { echo "server log:"; cat "$log"; exit 1; }
   stop_server
 }
 
