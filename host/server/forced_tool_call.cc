@@ -3,13 +3,27 @@
 #include <optional>
 #include <string>
 
+#include "host/structured/compact_json.h"
+#include "host/structured/grammar_cache.h"
+
 namespace orcd {
 
 std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
     ChatOutputFormat format, const std::vector<structured::ToolSchema>& tools) {
   if (tools.empty()) return nullptr;
   const std::optional<structured::ToolCallText> markup = ToolCallMarkupOf(format);
-  return markup ? structured::ToolCallGrammar(*markup, tools) : nullptr;
+  if (!markup) return nullptr;
+  // Kept across requests (an application offers the same tools each time):
+  // the format and every tool's name and parameters say the whole grammar.
+  std::string key = "tool-call " + std::string(ChatOutputFormatName(format));
+  for (const structured::ToolSchema& tool : tools) {
+    // No parameters (any object) is not the schema {} (any value).
+    key += '\n' + structured::CompactJson(tool.name) + ' ' +
+           (tool.parameters.isEmpty() ? std::string("none")
+                                      : structured::CompactJson(tool.parameters));
+  }
+  return structured::CachedGrammar(key,
+                                   [&] { return structured::ToolCallGrammar(*markup, tools); });
 }
 
 }  // namespace orcd

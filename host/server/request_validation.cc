@@ -7,7 +7,7 @@
 #include <random>
 
 #include "host/common/status.h"
-#include "host/structured/schema_grammar_cache.h"
+#include "host/structured/grammar_cache.h"
 
 namespace orcd {
 namespace {

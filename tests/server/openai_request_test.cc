@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "host/server/forced_tool_call.h"
 #include "host/server/request_validation.h"
 
 namespace orcd {
@@ -131,6 +132,40 @@ TEST(OpenAiRequest, ToolsAndToolChoiceReachTheTemplate) {
            R"(,"tool_choice":{"type":"function","function":{"name":"get_weather"}})"),
       true, Limits());
   EXPECT_TRUE(std::holds_alternative<OpenAiRequest>(named));
+}
+
+// Requests that say the same schema (or force the same tools) get the same
+// grammar object, whose masks are then shared by their jobs (mask_cache.h);
+// anything that changes the grammar gives another.
+TEST(OpenAiRequest, TheSameSchemaOrForcedToolsGiveTheSameGrammarObject) {
+  const std::string format =
+      R"(,"response_format":{"type":"json_schema","json_schema":{"name":"p","schema":)"
+      R"({"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}}})";
+  const auto first = ParseOpenAiRequest(Chat(format), true, Limits());
+  const auto second = ParseOpenAiRequest(Chat(format), true, Limits());
+  ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(first));
+  ASSERT_TRUE(std::holds_alternative<OpenAiRequest>(second));
+  ASSERT_NE(std::get<OpenAiRequest>(first).grammar, nullptr);
+  EXPECT_EQ(std::get<OpenAiRequest>(first).grammar, std::get<OpenAiRequest>(second).grammar);
+
+  const auto forced = [](const std::string& choice) {
+    auto r = ParseOpenAiRequest(Chat(std::string(kTools) + R"(,"tool_choice":)" + choice), true,
+                                Limits());
+    EXPECT_TRUE(std::holds_alternative<OpenAiRequest>(r));
+    return std::get<OpenAiRequest>(r).forced_tools;
+  };
+  const auto tools = forced(R"("required")");
+  ASSERT_FALSE(tools.empty());
+  const auto tags = ForcedToolCallGrammar(ChatOutputFormat::kToolCallTags, tools);
+  ASSERT_NE(tags, nullptr);
+  EXPECT_EQ(ForcedToolCallGrammar(ChatOutputFormat::kToolCallTags, forced(R"("required")")), tags);
+  EXPECT_NE(ForcedToolCallGrammar(ChatOutputFormat::kHarmony, tools), tags);
+  // No parameters (any object) and the schema {} (any value) differ.
+  std::vector<structured::ToolSchema> bare = {{tools[0].name, Poco::Dynamic::Var()}};
+  std::vector<structured::ToolSchema> any = {
+      {tools[0].name, Poco::Dynamic::Var(Poco::JSON::Object::Ptr(new Poco::JSON::Object))}};
+  EXPECT_NE(ForcedToolCallGrammar(ChatOutputFormat::kToolCallTags, bare),
+            ForcedToolCallGrammar(ChatOutputFormat::kToolCallTags, any));
 }
 
 TEST(OpenAiRequest, ReasoningEffortAndTemplateKwargsBecomeTemplateVariables) {

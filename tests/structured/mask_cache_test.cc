@@ -1,5 +1,5 @@
 // Masks kept across jobs (mask_cache.h) and compiled schemas kept across
-// requests (schema_grammar_cache.h): a job that reads another job's masks
+// requests (grammar_cache.h): a job that reads another job's masks
 // gets the bits it would have computed, without computing them; the same
 // schema text gives the same grammar object, and nothing is kept past its
 // bounds.
@@ -17,9 +17,9 @@
 
 #include "host/common/status.h"
 #include "host/structured/compact_json.h"
+#include "host/structured/grammar_cache.h"
 #include "host/structured/json_schema_grammar.h"
 #include "host/structured/mask_cache.h"
-#include "host/structured/schema_grammar_cache.h"
 #include "host/structured/token_constraint.h"
 #include "host/structured/token_trie.h"
 #include "tokenizer_test_support.h"
@@ -126,7 +126,7 @@ TEST(SharedMasks, EachGrammarHasItsOwnCacheAndTheLeastRecentlyUsedIsDropped) {
   EXPECT_NE(caches.For(a), a_cache) << "a was the least recently used of three";
 }
 
-TEST(SchemaGrammarCache, TheSameSchemaTextGivesTheSameGrammarObject) {
+TEST(GrammarCache, TheSameSchemaTextGivesTheSameGrammarObject) {
   const auto first = CachedJsonSchemaGrammar(Schema(kSchema));
   EXPECT_EQ(CachedJsonSchemaGrammar(Schema(kSchema)), first);
   // Property order is part of the grammar (instances follow the schema's
