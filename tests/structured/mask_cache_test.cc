@@ -57,61 +57,59 @@ std::vector<std::vector<float>> MasksAlong(TokenConstraint& constraint, const To
   return out;
 }
 
-TEST(SharedMasks, ALaterJobReadsEveryMaskAndGetsTheBitsItWouldHaveComputed) {
-  const TokenTrie trie(testing::VocabTokenizerFor("qwen2"));
-  const auto grammar = JsonSchemaGrammar(Schema(kSchema));
-  const std::vector<TokenId> ids = trie.LongestFirst(kInstance);
-  ASSERT_FALSE(ids.empty());
-  TokenConstraint alone(grammar, trie);
-  const auto want = MasksAlong(alone, trie, ids);
+// The schema's instance on Qwen2's vocabulary, and its masks computed by a
+// job alone (no shared cache): what every job must get.
+class SharedMasks : public ::testing::Test {
+ protected:
+  SharedMasks()
+      : trie_(testing::VocabTokenizerFor("qwen2")),
+        grammar_(JsonSchemaGrammar(Schema(kSchema))),
+        ids_(trie_.LongestFirst(kInstance)) {
+    TokenConstraint alone(grammar_, trie_);
+    want_ = MasksAlong(alone, trie_, ids_);
+  }
 
+  std::vector<std::vector<float>> MasksOfAJob(std::shared_ptr<MaskCache> shared) const {
+    TokenConstraint job(grammar_, trie_, std::move(shared));
+    return MasksAlong(job, trie_, ids_);
+  }
+
+  const TokenTrie trie_;
+  const std::shared_ptr<const Grammar> grammar_;
+  const std::vector<TokenId> ids_;
+  std::vector<std::vector<float>> want_;
+};
+
+TEST_F(SharedMasks, ALaterJobReadsEveryMaskAndGetsTheBitsItWouldHaveComputed) {
+  ASSERT_FALSE(ids_.empty());
   auto shared = std::make_shared<MaskCache>(size_t{64} << 20);
-  TokenConstraint first(grammar, trie, shared);
-  EXPECT_EQ(MasksAlong(first, trie, ids), want);
+  EXPECT_EQ(MasksOfAJob(shared), want_);
   const size_t states = shared->states();
   EXPECT_GT(states, 5u) << "the first job's states were not kept";
   // The second job meets only known states: it adds none, and every mask
   // is the one computed alone.
-  TokenConstraint second(grammar, trie, shared);
-  EXPECT_EQ(MasksAlong(second, trie, ids), want);
+  EXPECT_EQ(MasksOfAJob(shared), want_);
   EXPECT_EQ(shared->states(), states);
 }
 
-TEST(SharedMasks, JobsOnManyThreadsShareOneCacheAndEachGetsItsOwnBits) {
-  const TokenTrie trie(testing::VocabTokenizerFor("qwen2"));
-  const auto grammar = JsonSchemaGrammar(Schema(kSchema));
-  const std::vector<TokenId> ids = trie.LongestFirst(kInstance);
-  TokenConstraint alone(grammar, trie);
-  const auto want = MasksAlong(alone, trie, ids);
+TEST_F(SharedMasks, JobsOnManyThreadsShareOneCacheAndEachGetsItsOwnBits) {
   auto shared = std::make_shared<MaskCache>(size_t{64} << 20);
   std::vector<std::vector<std::vector<float>>> got(4);
   std::vector<std::thread> threads;
-  for (auto& out : got) {
-    threads.emplace_back([&] {
-      TokenConstraint job(grammar, trie, shared);
-      out = MasksAlong(job, trie, ids);
-    });
-  }
+  for (auto& out : got) threads.emplace_back([&] { out = MasksOfAJob(shared); });
   for (std::thread& t : threads) t.join();
-  for (const auto& out : got) EXPECT_EQ(out, want);
+  for (const auto& out : got) EXPECT_EQ(out, want_);
 }
 
-TEST(SharedMasks, ACacheKeepsNoMoreThanItsBytesAndStillAnswersRight) {
-  const TokenTrie trie(testing::VocabTokenizerFor("qwen2"));
-  const auto grammar = JsonSchemaGrammar(Schema(kSchema));
-  const std::vector<TokenId> ids = trie.LongestFirst(kInstance);
-  TokenConstraint alone(grammar, trie);
-  const auto want = MasksAlong(alone, trie, ids);
-  const size_t one_mask = (trie.vocab_size() + 63) / 64 * sizeof(uint64_t);
+TEST_F(SharedMasks, ACacheKeepsNoMoreThanItsBytesAndStillAnswersRight) {
+  const size_t one_mask = (trie_.vocab_size() + 63) / 64 * sizeof(uint64_t);
   auto shared = std::make_shared<MaskCache>(3 * one_mask + 1024);  // three states' worth
-  TokenConstraint first(grammar, trie, shared);
-  EXPECT_EQ(MasksAlong(first, trie, ids), want);
+  EXPECT_EQ(MasksOfAJob(shared), want_);
   EXPECT_EQ(shared->states(), 3u);
-  TokenConstraint second(grammar, trie, shared);
-  EXPECT_EQ(MasksAlong(second, trie, ids), want);
+  EXPECT_EQ(MasksOfAJob(shared), want_);
 }
 
-TEST(SharedMasks, EachGrammarHasItsOwnCacheAndTheLeastRecentlyUsedIsDropped) {
+TEST(MaskCaches, EachGrammarHasItsOwnCacheAndTheLeastRecentlyUsedIsDropped) {
   MaskCaches caches(2, 1 << 20);
   const auto a = JsonSchemaGrammar(Schema(R"({"type":"integer"})"));
   const auto b = JsonSchemaGrammar(Schema(R"({"type":"boolean"})"));
