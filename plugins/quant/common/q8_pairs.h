@@ -38,8 +38,7 @@ namespace orcd::quant::q8 {
 template <class T>
 concept HasPairedBlocks = requires(const typename T::Block* b) {
   requires T::kPairedBlocks;
-  requires T::kWeightOffset >
-  0;
+  requires(T::kWeightOffset > 0);
   T::unsigned_weight_pair(b);
   { T::block_scale(*b) } -> std::same_as<float>;
 };
