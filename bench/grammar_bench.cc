@@ -261,12 +261,14 @@ int run_grammar(const Args& args) {
       compile_ms.push_back(MsSince(t0));
       if (&c == &cases.back()) wide_compile_ms = compile_ms.back();
       ++schemas;
+      std::vector<std::vector<TokenId>> usable;  // the instances' tokens, for the warm passes
       for (const std::string& text : c.instances) {
         structured::GrammarMatcher m(grammar);
         if (!m.AcceptBytes(text) || !m.CanEnd()) continue;  // written in another key order
         const std::vector<TokenId> ids = trie.LongestFirst(text);
         if (ids.empty()) continue;
         ++instances;
+        usable.push_back(ids);
         structured::TokenConstraint constraint(grammar, trie);
         std::vector<float> logits(trie.vocab_size());
         for (const TokenId id : ids) {
@@ -288,10 +290,7 @@ int run_grammar(const Args& args) {
       // again, measured.
       auto shared = std::make_shared<structured::MaskCache>(size_t{64} << 20);
       for (int pass = 0; pass < 2; ++pass) {
-        for (const std::string& text : c.instances) {
-          structured::GrammarMatcher m(grammar);
-          if (!m.AcceptBytes(text) || !m.CanEnd()) continue;
-          const std::vector<TokenId> ids = trie.LongestFirst(text);
+        for (const std::vector<TokenId>& ids : usable) {
           structured::TokenConstraint constraint(grammar, trie, shared);
           std::vector<float> logits(trie.vocab_size());
           for (const TokenId id : ids) {

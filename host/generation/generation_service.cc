@@ -438,10 +438,10 @@ class GenerationService final : public InferenceService {
   // The vocabulary's trie, built by the first job with a grammar (~0.3 s and
   // a few tens of MiB at Qwen's vocabulary: not paid by workers that never
   // constrain output).
-  // Masks are kept for the 16 most recent grammars, 8 MiB each at most
-  // (~430 states at Qwen's vocabulary; 128 MiB in all at worst).
   std::once_flag token_trie_once_;
   std::unique_ptr<structured::TokenTrie> token_trie_;
+  // Masks are kept for the 16 most recent grammars, 8 MiB each at most
+  // (~430 states at Qwen's vocabulary; 128 MiB in all at worst).
   structured::MaskCaches mask_caches_{16, size_t{8} << 20};
   GeneratorOptions OptionsFor(const GenerationInput& input) {
     GeneratorOptions options = options_;

@@ -72,15 +72,6 @@ bool GrammarMatcher::Accept(uint8_t byte) {
   return true;
 }
 
-bool GrammarMatcher::Accepts(uint8_t byte) const {
-  // Advance leaves a stack for every parse whose next byte class takes it.
-  return std::any_of(stacks_.begin(), stacks_.end(), [&](const Stack& stack) {
-    if (stack.empty()) return false;
-    const Grammar::Symbol& symbol = grammar_->at(stack.back());
-    return symbol.kind == Grammar::Symbol::kBytes && grammar_->bytes(symbol.index).test(byte);
-  });
-}
-
 std::optional<GrammarMatcher> GrammarMatcher::After(uint8_t byte) const {
   std::vector<Stack> stacks;
   Advance(byte, stacks);

@@ -25,9 +25,6 @@ class GrammarMatcher {
 
   // Matches one more byte; false (nothing changed) when no parse takes it.
   bool Accept(uint8_t byte);
-  // Whether Accept(byte) would succeed, without copying or changing anything
-  // (the trie walks ask it of every child before paying for a copy).
-  bool Accepts(uint8_t byte) const;
   // The state after `byte`, or nullopt where Accept would refuse it: a copy
   // and Accept without copying the stacks it replaces.
   std::optional<GrammarMatcher> After(uint8_t byte) const;

@@ -33,8 +33,11 @@ TokenConstraint::TokenConstraint(std::shared_ptr<const Grammar> grammar, const T
 void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) {
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
-    if (!at.Accepts(trie_.child_byte(c))) continue;  // most children: no copy
-    const GrammarMatcher next = *at.After(trie_.child_byte(c));
+    // After builds the next state without copying this one; most bytes are
+    // refused at once, with nothing allocated.
+    const std::optional<GrammarMatcher> after = at.After(trie_.child_byte(c));
+    if (!after) continue;
+    const GrammarMatcher& next = *after;
     const uint32_t child = trie_.child_node(c);
     Mark(trie_.tokens(trie_.node(child)), bits);
     if (TextStep* step = StepOf(next)) {
@@ -147,14 +150,16 @@ void TokenConstraint::WalkText(uint32_t node, TextStep& step, Utf8State text, st
 TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
   // Most states fail at once (a number, structure): two letters that must
   // lead to one state, before the cache and the whole check.
-  if (!at.Accepts('x') || !at.Accepts('Q')) return nullptr;
-  const GrammarMatcher x = *at.After('x'), q = *at.After('Q');
-  std::vector<uint32_t> after_key = x.Key();
-  if (q.Key() != after_key) return nullptr;
+  const std::optional<GrammarMatcher> x = at.After('x');
+  if (!x) return nullptr;
+  const std::optional<GrammarMatcher> q = at.After('Q');
+  if (!q) return nullptr;
+  std::vector<uint32_t> after_key = x->Key();
+  if (q->Key() != after_key) return nullptr;
   std::vector<uint32_t> key = at.Key();
   if (const auto it = steps_.find(key); it != steps_.end()) return it->second.get();
   if (steps_.size() >= 4 * kMaxCachedStates) return nullptr;  // a job's worth; the walk still works
-  auto step = std::make_unique<TextStep>(TextStep{at, {}, x, after_key == key});
+  auto step = std::make_unique<TextStep>(TextStep{at, {}, *x, after_key == key});
   bool uniform = true;
   // ASCII text characters: each leads to `x`'s state, or is an exception.
   for (int c = 0x20; c < 0x80; ++c) {
