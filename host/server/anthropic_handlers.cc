@@ -13,6 +13,7 @@
 #include "host/common/status.h"
 #include "host/server/anthropic_output.h"
 #include "host/server/anthropic_request.h"
+#include "host/server/chat_job_input.h"
 #include "host/server/execute_handler.h"
 #include "host/server/forced_tool_call.h"
 #include "host/server/http_exchange.h"
@@ -99,10 +100,9 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   GenerationInput input;
   ChatOutputFormat output_format = ChatOutputFormat::kPlain;
   try {
-    ChatPrompt prompt = state_.service->ApplyChatTemplate(req.chat);
-    input.prompt = std::move(prompt.text);
-    input.add_special_tokens = prompt.add_special_tokens;
-    output_format = prompt.output_format;
+    ChatJobInput chat = MakeChatJobInput(*state_.service, req.chat, req.tools_enabled);
+    input = std::move(chat.input);
+    output_format = chat.format;
   } catch (const Error& e) {  // a role the template has no place for, or no template
     state_.metrics.RecordRejected("invalid");
     SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", e.what());
@@ -119,11 +119,6 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
               "prompt is too long: " + std::to_string(prompt_tokens) + " tokens > " +
                   std::to_string(state_.service->max_prompt_tokens()) + " maximum");
     return;
-  }
-  if (req.tools_enabled || output_format == ChatOutputFormat::kHarmony) {
-    for (const std::string_view token : ChatOutputMarkupTokens(output_format)) {
-      input.render_special.emplace_back(token);
-    }
   }
   input.max_tokens = req.max_tokens;
   input.grammar = ForcedToolCallGrammar(output_format, req.forced_tools);

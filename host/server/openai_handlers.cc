@@ -14,6 +14,7 @@
 #include "host/common/json_escape.h"
 #include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/server/chat_job_input.h"
 #include "host/server/execute_handler.h"
 #include "host/server/forced_tool_call.h"
 #include "host/server/http_exchange.h"
@@ -113,15 +114,9 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   ChatOutputFormat output_format = ChatOutputFormat::kPlain;
   try {
     if (chat_) {
-      ChatPrompt prompt = state_.service->ApplyChatTemplate(req.chat_request);
-      input.prompt = std::move(prompt.text);
-      input.add_special_tokens = prompt.add_special_tokens;
-      output_format = prompt.output_format;
-      if (req.tools_enabled || output_format == ChatOutputFormat::kHarmony) {
-        for (const std::string_view token : ChatOutputMarkupTokens(output_format)) {
-          input.render_special.emplace_back(token);
-        }
-      }
+      ChatJobInput chat = MakeChatJobInput(*state_.service, req.chat_request, req.tools_enabled);
+      input = std::move(chat.input);
+      output_format = chat.format;
     } else {
       input.prompt = req.prompt;
     }

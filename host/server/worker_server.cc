@@ -10,6 +10,7 @@
 #include "host/server/execute_handler.h"
 #include "host/server/http_listener.h"
 #include "host/server/openai_handlers.h"
+#include "host/server/responses_handlers.h"
 #include "host/server/tokenize_handlers.h"
 
 namespace orcd {
@@ -42,6 +43,7 @@ constexpr RouteSpec kRoutes[] = {
     {"/detokenize", "POST", Where::kHandler},
     {"/v1/messages", "POST", Where::kHandler},
     {"/v1/messages/count_tokens", "POST", Where::kHandler},
+    {"/v1/responses", "POST", Where::kHandler},
 };
 
 const RouteSpec* FindRoute(std::string_view path) {
@@ -87,6 +89,7 @@ HTTPRequestHandler* MakeHandler(WorkerState& state, const Poco::Net::HTTPServerR
   if (path == "/execute") return new ExecuteHandler(state);
   if (HTTPRequestHandler* h = CreateTokenizeHandler(state, path)) return h;
   if (HTTPRequestHandler* h = CreateAnthropicHandler(state, path)) return h;
+  if (HTTPRequestHandler* h = CreateResponsesHandler(state, path)) return h;
   return CreateOpenAiHandler(state, request.getMethod(), path);
 }
 
