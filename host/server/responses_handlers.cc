@@ -75,15 +75,15 @@ struct ResponseHead {
   std::string Json(const std::string& status, const std::string& output,
                    const std::string& usage = "null", const std::string& error = "null",
                    const std::string& incomplete = "null") const {
-    return "{\"id\":" + JsonQuote(id) + ",\"object\":\"response\",\"created_at\":" +
-           std::to_string(created_at) + ",\"status\":" + JsonQuote(status) +
-           ",\"background\":false,\"error\":" + error + ",\"incomplete_details\":" + incomplete +
-           ",\"instructions\":" + req.instructions_json +
+    return "{\"id\":" + JsonQuote(id) +
+           ",\"object\":\"response\",\"created_at\":" + std::to_string(created_at) +
+           ",\"status\":" + JsonQuote(status) + ",\"background\":false,\"error\":" + error +
+           ",\"incomplete_details\":" + incomplete + ",\"instructions\":" + req.instructions_json +
            ",\"max_output_tokens\":" + std::to_string(req.max_output_tokens) +
            ",\"model\":" + JsonQuote(model) + ",\"output\":" + output +
            ",\"parallel_tool_calls\":" + (req.parallel_tool_calls ? "true" : "false") +
-           ",\"previous_response_id\":null,\"reasoning\":{\"effort\":" +
-           req.reasoning_effort_json + ",\"summary\":null},\"store\":false,\"temperature\":" +
+           ",\"previous_response_id\":null,\"reasoning\":{\"effort\":" + req.reasoning_effort_json +
+           ",\"summary\":null},\"store\":false,\"temperature\":" +
            JsonNumber(req.sampling.temperature) + ",\"text\":{\"format\":" + req.text_format_json +
            "},\"tool_choice\":" + req.tool_choice_json + ",\"tools\":" + req.tools_json +
            ",\"top_p\":" + JsonNumber(req.sampling.top_p) +
@@ -151,8 +151,8 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   }
   input.max_tokens = req.max_output_tokens;
   input.sampling = req.sampling;
-  input.grammar = req.forced_tools.empty() ? req.grammar
-                                           : ForcedToolCallGrammar(chat.format, req.forced_tools);
+  input.grammar =
+      req.forced_tools.empty() ? req.grammar : ForcedToolCallGrammar(chat.format, req.forced_tools);
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
@@ -211,17 +211,16 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     }
     return;
   }
-  const std::string usage =
-      "{\"input_tokens\":" + std::to_string(r.prompt_tokens) +
-      ",\"output_tokens\":" + std::to_string(r.tokens_out) +
-      ",\"output_tokens_details\":{\"reasoning_tokens\":" +
-      std::to_string(observer.reasoning_tokens()) +
-      "},\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) + "}";
+  const std::string usage = "{\"input_tokens\":" + std::to_string(r.prompt_tokens) +
+                            ",\"output_tokens\":" + std::to_string(r.tokens_out) +
+                            ",\"output_tokens_details\":{\"reasoning_tokens\":" +
+                            std::to_string(observer.reasoning_tokens()) +
+                            "},\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) +
+                            "}";
   const std::string status = cut_short ? "incomplete" : "completed";
   const std::string incomplete =
       cut_short ? "{\"reason\":\"max_output_tokens\"}" : std::string("null");
-  const std::string final_json =
-      head.Json(status, output.OutputJson(), usage, "null", incomplete);
+  const std::string final_json = head.Json(status, output.OutputJson(), usage, "null", incomplete);
   if (writer) {
     output.Event(cut_short ? "response.incomplete" : "response.completed",
                  "\"response\":" + final_json);
@@ -232,8 +231,7 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
 
 }  // namespace
 
-Poco::Net::HTTPRequestHandler* CreateResponsesHandler(WorkerState& state,
-                                                      const std::string& path) {
+Poco::Net::HTTPRequestHandler* CreateResponsesHandler(WorkerState& state, const std::string& path) {
   return path == "/v1/responses" ? new ResponsesHandler(state) : nullptr;
 }
 

@@ -14,8 +14,7 @@
 namespace orcd {
 
 // A handler for a Responses route, or nullptr when `path` is not one.
-Poco::Net::HTTPRequestHandler* CreateResponsesHandler(WorkerState& state,
-                                                      const std::string& path);
+Poco::Net::HTTPRequestHandler* CreateResponsesHandler(WorkerState& state, const std::string& path);
 
 }  // namespace orcd
 

@@ -8,9 +8,9 @@ namespace {
 
 // A content part of a message or reasoning item.
 std::string PartJson(bool reasoning, const std::string& text) {
-  return reasoning ? "{\"type\":\"reasoning_text\",\"text\":" + JsonQuote(text) + "}"
-                   : "{\"type\":\"output_text\",\"text\":" + JsonQuote(text) +
-                         ",\"annotations\":[]}";
+  return reasoning
+             ? "{\"type\":\"reasoning_text\",\"text\":" + JsonQuote(text) + "}"
+             : "{\"type\":\"output_text\",\"text\":" + JsonQuote(text) + ",\"annotations\":[]}";
 }
 
 }  // namespace

@@ -73,12 +73,15 @@ std::string ReasoningText(const Dict& item, const std::string& field) {
 // is a "tool" message named after its call.
 class InputMessages {
  public:
-  void System(std::string text) { turns_.push_back({.role = "system", .content = std::move(text)}); }
+  void System(std::string text) {
+    turns_.push_back({.role = "system", .content = std::move(text)});
+  }
 
   void Add(const Value& v, const std::string& field) {
     const Dict& item = ObjectAt(v, field);
     const Value* type_value = Field(item, "type");
-    if (type_value != nullptr && !type_value->is_string()) FailField(field + ".type", "must be a string");
+    if (type_value != nullptr && !type_value->is_string())
+      FailField(field + ".type", "must be a string");
     const std::string type = type_value == nullptr ? "message" : type_value->AsString();
     const bool extends_assistant = after_assistant_;
     after_assistant_ = false;
@@ -212,7 +215,8 @@ std::optional<std::string> ToolChoice(const Dict& body, const std::vector<std::s
       return std::nullopt;
     }
     if (c == "auto") return std::nullopt;
-    if (c != "required") FailField("tool_choice", "must be \"none\", \"auto\", \"required\" or a function");
+    if (c != "required")
+      FailField("tool_choice", "must be \"none\", \"auto\", \"required\" or a function");
     if (tools.is_none()) FailField("tool_choice", "\"required\" needs tools");
     return "";
   }
@@ -254,7 +258,8 @@ void RefuseUnsupported(const Poco::JSON::Object::Ptr& o) {
   if (Present(o, "truncation") && StringField(o->get("truncation"), "truncation") != "disabled") {
     FailField("truncation", "must be \"disabled\" (a prompt that is too long is refused)");
   }
-  if (Present(o, "top_logprobs") && IntegerField(o->get("top_logprobs"), "top_logprobs", 0, 20) > 0) {
+  if (Present(o, "top_logprobs") &&
+      IntegerField(o->get("top_logprobs"), "top_logprobs", 0, 20) > 0) {
     FailField("top_logprobs", "is not supported on /v1/responses yet (use /v1/chat/completions)");
   }
   if (Present(o, "include")) {
@@ -286,7 +291,8 @@ std::shared_ptr<const structured::Grammar> TextFormat(const Poco::JSON::Object::
   const std::string type = format->getValue<std::string>("type");
   if (type == "text") return nullptr;
   if (type == "json_object") return structured::JsonObjectGrammar();
-  if (type != "json_schema") FailField("text.format.type", "must be text, json_object or json_schema");
+  if (type != "json_schema")
+    FailField("text.format.type", "must be text, json_object or json_schema");
   if (format->has("name") && !format->get("name").isString())
     FailField("text.format.name", "must be a string");
   if (Present(format, "strict")) BoolField(format->get("strict"), "text.format.strict");

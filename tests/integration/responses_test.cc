@@ -98,8 +98,8 @@ TEST(Responses, TextMatchesChatCompletionsAndStreamsInOrder) {
   EXPECT_EQ(streamed, text);
   EXPECT_EQ(done_text, text);
 
-  HttpResponse stored = HttpPost(w.port(), "/v1/responses",
-                                 std::string("{") + kConversation + R"(,"store":true})");
+  HttpResponse stored =
+      HttpPost(w.port(), "/v1/responses", std::string("{") + kConversation + R"(,"store":true})");
   EXPECT_EQ(stored.status, 400);
   Json e = Parse(stored.body)->getObject("error");
   EXPECT_EQ(e->getValue<std::string>("type"), "invalid_request_error");

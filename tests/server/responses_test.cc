@@ -39,9 +39,9 @@ ResponsesRequest Parse(const std::string& body) {
 std::string Dump(const jinja::Value& v) { return jinja::JsonDump(v, {}); }
 
 TEST(ResponsesRequest, StringInputIsOneUserTurnAfterTheInstructions) {
-  const ResponsesRequest r = Parse(
-      R"({"model":"m","instructions":"Be brief.","input":"Hi","max_output_tokens":7,)"
-      R"("temperature":0.5,"top_p":0.9,"reasoning":{"effort":"low","summary":"auto"}})");
+  const ResponsesRequest r =
+      Parse(R"({"model":"m","instructions":"Be brief.","input":"Hi","max_output_tokens":7,)"
+            R"("temperature":0.5,"top_p":0.9,"reasoning":{"effort":"low","summary":"auto"}})");
   EXPECT_EQ(Dump(r.chat.messages),
             R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}])");
   EXPECT_EQ(r.max_output_tokens, 7);
@@ -226,10 +226,8 @@ TEST(ResponsesOutput, TextCutShortEndsTheMessageIncomplete) {
   out.Content("Hello");
   out.Content(" there");
   out.Finish(false);
-  const Json item = Poco::JSON::Parser()
-                        .parse(out.OutputJson())
-                        .extract<Poco::JSON::Array::Ptr>()
-                        ->getObject(0);
+  const Json item =
+      Poco::JSON::Parser().parse(out.OutputJson()).extract<Poco::JSON::Array::Ptr>()->getObject(0);
   EXPECT_EQ(item->getValue<std::string>("type"), "message");
   EXPECT_EQ(item->getValue<std::string>("status"), "incomplete");
   EXPECT_EQ(item->getArray("content")->getObject(0)->getValue<std::string>("text"), "Hello there");

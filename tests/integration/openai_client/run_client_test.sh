@@ -7,7 +7,8 @@ set -euo pipefail
 bin_dir=$1 plugin_dir=$2 fixtures=$3
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -d "$here/node_modules/openai" ] || [ ! -d "$here/node_modules/@anthropic-ai/sdk" ] ||
-  [ ! -d "$here/node_modules/ai" ] || [ ! -d "$here/node_modules/zod" ]; then
+  [ ! -d "$here/node_modules/ai" ] || [ ! -d "$here/node_modules/zod" ] ||
+  [ ! -d "$here/node_modules/@ai-sdk/openai-compatible" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
 log=$(mktemp)

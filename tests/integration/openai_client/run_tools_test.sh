@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tool calls and reasoning through the real orcd-host with the unmodified
-# openai npm client. For two chat formats (Qwen2.5's Hermes tool calls on the
+# openai npm client (chat completions and the Responses API) and the Vercel
+# AI SDK's tool loop. For two chat formats (Qwen2.5's Hermes tool calls on the
 # Qwen2 vocabulary, gpt-oss's harmony on its vocabulary) it writes a model
 # whose output is scripted in its weights (orcd-test-scripted-model), renders
 # each conversation with orcd-tokenize --render-chat and tokenizes it, and
@@ -12,7 +13,8 @@ set -euo pipefail
 bin_dir=$1 plugin_dir=$2 fixtures=$3 scripted_tool=$4
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -d "$here/node_modules/openai" ] || [ ! -d "$here/node_modules/@anthropic-ai/sdk" ] ||
-  [ ! -d "$here/node_modules/ai" ] || [ ! -d "$here/node_modules/zod" ]; then
+  [ ! -d "$here/node_modules/ai" ] || [ ! -d "$here/node_modules/zod" ] ||
+  [ ! -d "$here/node_modules/@ai-sdk/openai-compatible" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
 work=$(mktemp -d)
@@ -92,13 +94,45 @@ run_family() {  # FAMILY VOCAB TEMPLATE KWARGS_A
   local n_call n_answer
   n_call=$(script_tokens "$work/probe.gguf" "$here/scripts/$family.call.txt")
   n_answer=$(script_tokens "$work/probe.gguf" "$here/scripts/$family.answer.txt")
+  # The Vercel AI SDK's second step: the first conversation, the call as the
+  # SDK sends it back and the tool's result (aisdk_tools_test.mjs). The SDK
+  # sends the arguments as a compact JSON string; the server hands templates
+  # that print arguments as objects the parsed object (as transformers
+  # does), so the case carries the object. The result grows by words until
+  # its scripted answer does not overlap the other scripts' positions.
+  local tool_result p_c report=""
+  for _ in $(seq 1 60); do
+    tool_result="{\"temperature\":22,\"unit\":\"celsius\",\"condition\":\"sunny\",\"report\":\"$report\"}"
+    node -e '
+      const fs = require("fs");
+      const c = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+      c.messages.push(
+        { role: "assistant", content: "", tool_calls: [{ id: "call_sdk", type: "function",
+          function: { name: "get_current_weather",
+                      arguments: { location: "Tokyo, Japan", unit: "celsius" } } }] },
+        { role: "tool", tool_call_id: "call_sdk", content: process.argv[2] });
+      fs.writeFileSync(process.argv[3], JSON.stringify(c));
+    ' "$work/tools_system_user.json" "$tool_result" "$work/aisdk.json"
+    p_c=$(prompt_tokens "$work/probe.gguf" "$work/aisdk.json")
+    if [ $((p_c + n_answer)) -le "$p_b" ] || [ "$p_c" -ge $((p_b + n_answer)) ]; then
+      [ "$p_c" -ge $((p_a + n_call)) ] && break
+    fi
+    # Each " clear" is one more token: step past the answer script at once.
+    for _ in $(seq 1 $((p_b + n_answer - p_c > 1 ? p_b + n_answer - p_c : 1))); do
+      report="$report clear"
+    done
+  done
   "$scripted_tool" --vocab "$vocab" --template "$template" --out "$work/model.gguf" \
-    --script "$p_a:$here/scripts/$family.call.txt" --script "$p_b:$here/scripts/$family.answer.txt"
+    --script "$p_a:$here/scripts/$family.call.txt" --script "$p_b:$here/scripts/$family.answer.txt" \
+    --script "$p_c:$here/scripts/$family.answer.txt"
   serve "$work/model.gguf"
   ORCD_BASE_URL="http://127.0.0.1:$port" ORCD_FAMILY=$family ORCD_FIXTURES_DIR=$fixtures \
     ORCD_PROMPT_TOKENS_CALL=$p_a ORCD_PROMPT_TOKENS_ANSWER=$p_b \
     ORCD_SCRIPT_TOKENS_CALL=$n_call ORCD_SCRIPT_TOKENS_ANSWER=$n_answer \
     node "$here/tools_test.mjs" || { echo "server log:"; cat "$log"; exit 1; }
+  ORCD_BASE_URL="http://127.0.0.1:$port" ORCD_FAMILY=$family ORCD_FIXTURES_DIR=$fixtures \
+    ORCD_TOOL_RESULT=$tool_result \
+    node "$here/aisdk_tools_test.mjs" || { echo "server log:"; cat "$log"; exit 1; }
   stop_server
 }
 

@@ -5,7 +5,7 @@
 // model is a random-weight fixture: only the grammar makes its reply valid.
 // Exits non-zero on any mismatch.
 import OpenAI from 'openai';
-import { zodResponseFormat } from 'openai/helpers/zod';
+import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { generateObject } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -40,6 +40,24 @@ for (const seed of [1, 2, 3]) {
   assert.ok(message.content.startsWith('{"name":"'), message.content);
 }
 
+// The Responses API's text.format, as the client's zodTextFormat +
+// responses.parse send and read it.
+for (const seed of [4, 5]) {
+  const response = await client.responses.parse({
+    model,
+    input: 'Describe a person as JSON.',
+    text: { format: zodTextFormat(Person, 'person') },
+    temperature: 1,
+    max_output_tokens: 200,
+    store: false,
+    metadata: { seed: String(seed) },
+  });
+  assert.equal(response.status, 'completed', JSON.stringify(response));
+  assert.ok(response.output_parsed, 'the reply parsed as the zod schema');
+  Person.parse(response.output_parsed);
+  assert.ok(response.output_text.startsWith('{"name":"'), response.output_text);
+}
+
 // An unsupported keyword is refused by name, not ignored.
 await assert.rejects(
   client.chat.completions.create({
@@ -63,4 +81,4 @@ const { object } = await generateObject({
   maxTokens: 200,
 });
 Person.parse(object);
-console.log('structured output: openai zodResponseFormat and AI SDK generateObject ok');
+console.log('structured output: openai zodResponseFormat, responses zodTextFormat and AI SDK generateObject ok');

@@ -157,4 +157,97 @@ for (const toolChoice of ['required', { type: 'function', function: { name: 'pic
   }
 }
 
-console.log(`openai client: ${family} tool call, stream (${fragments} argument fragments), tool reply, forced calls ok`);
+// The Responses API, stateless, with the same conversations: instructions +
+// input items and flat function tools reach the template as the chat
+// messages above do (the scripted replies come back only if the prompt has
+// exactly their tokens), the call is a function_call item (after a reasoning
+// item on harmony), streamed as the API's events and assembled by the
+// client's helper, and the round trip sends the call and its output back
+// as items.
+const flatTools = tools.map((t) => ({ type: 'function', ...t.function }));
+const [systemTurn, userTurn] = fixture('tools_system_user').messages;
+const responsesCall = {
+  model,
+  instructions: systemTurn.content,
+  input: [{ role: 'user', content: userTurn.content }],
+  tools: flatTools,
+  temperature: 0,
+  max_output_tokens: 200,
+  store: false,
+  ...(family === 'harmony' ? { reasoning: { effort: 'high' } } : {}),
+};
+const rCall = await client.responses.create(responsesCall);
+assert.equal(rCall.object, 'response');
+assert.equal(rCall.status, 'completed', JSON.stringify(rCall));
+assert.equal(rCall.usage.input_tokens, callTokens, 'the prompt orcd-tokenize renders and counts');
+assert.equal(rCall.usage.output_tokens, Number(env.ORCD_SCRIPT_TOKENS_CALL) - 1);
+assert.equal(rCall.output_text, '');
+const itemTypes = rCall.output.map((i) => i.type);
+assert.deepEqual(itemTypes, family === 'harmony' ? ['reasoning', 'function_call'] : ['function_call']);
+const fnCall = rCall.output.at(-1);
+assert.equal(fnCall.name, 'get_current_weather');
+assert.match(fnCall.call_id, /^call_[A-Za-z0-9]{24}$/);
+assert.deepEqual(JSON.parse(fnCall.arguments), expectedArguments);
+if (family === 'harmony') {
+  assert.equal(rCall.output[0].content[0].type, 'reasoning_text');
+  assert.equal(rCall.output[0].content[0].text, 'The user wants the weather in Tokyo; call the tool.');
+  assert.ok(rCall.usage.output_tokens_details.reasoning_tokens > 0);
+}
+
+const rStream = client.responses.stream(responsesCall);
+const eventOrder = [];
+let streamedArguments = '';
+let lastSequence = -1;
+rStream.on('response.function_call_arguments.delta', (e) => (streamedArguments += e.delta));
+for await (const event of rStream) {
+  assert.equal(event.sequence_number, lastSequence + 1);
+  lastSequence = event.sequence_number;
+  if (eventOrder.at(-1) !== event.type) eventOrder.push(event.type);
+}
+const itemEvents = (kind) =>
+  kind === 'reasoning'
+    ? ['response.output_item.added', 'response.content_part.added', 'response.reasoning_text.delta',
+      'response.reasoning_text.done', 'response.content_part.done', 'response.output_item.done']
+    : ['response.output_item.added', 'response.function_call_arguments.delta',
+      'response.function_call_arguments.done', 'response.output_item.done'];
+assert.deepEqual(eventOrder, [
+  'response.created',
+  'response.in_progress',
+  ...(family === 'harmony' ? itemEvents('reasoning') : []),
+  ...itemEvents('call'),
+  'response.completed',
+]);
+assert.equal(streamedArguments, fnCall.arguments, 'streamed = non-streamed');
+const rFinal = await rStream.finalResponse();
+assert.deepEqual(rFinal.output.map((i) => i.type), itemTypes);
+assert.equal(rFinal.output.at(-1).arguments, fnCall.arguments);
+
+const [answerUser, answerCall, answerTool] = fixture('tools_call_string_args').messages;
+const sentCall = answerCall.tool_calls[0];
+const rAnswer = await client.responses.create({
+  model,
+  input: [
+    { role: 'user', content: answerUser.content },
+    { type: 'function_call', call_id: sentCall.id, name: sentCall.function.name, arguments: sentCall.function.arguments },
+    { type: 'function_call_output', call_id: sentCall.id, output: answerTool.content },
+  ],
+  tools: flatTools,
+  temperature: 0,
+  max_output_tokens: 200,
+  store: false,
+});
+assert.equal(rAnswer.usage.input_tokens, answerTokens, 'function_call items rendered as tool_calls');
+assert.equal(rAnswer.output_text, 'It is 22 °C and sunny in Paris.');
+assert.equal(rAnswer.output.at(-1).type, 'message');
+if (family === 'harmony') {
+  assert.equal(rAnswer.output[0].content[0].text, 'The tool says sunny, 22 degrees.');
+}
+
+// A worker keeps no state: asking it to is refused, naming the field.
+await assert.rejects(client.responses.create({ ...responsesCall, previous_response_id: 'resp_x' }), (e) => {
+  assert.equal(e.status, 400);
+  assert.equal(e.param, 'previous_response_id');
+  return true;
+});
+
+console.log(`openai client: ${family} tool call, stream (${fragments} argument fragments), tool reply, forced calls, responses api ok`);
