@@ -25,6 +25,10 @@ struct SampleRequest {
   double min_p = 0.0;
   double uniform = 0.0;
   std::span<const int32_t> penalized;
+  // top_logprobs >= 0: the chosen token's log-probabilities and its
+  // top_logprobs alternatives' are written to *logprobs (SampleDraw's).
+  int top_logprobs = -1;
+  TokenLogprobs* logprobs = nullptr;
 
   static SampleRequest From(const SampleDraw& d) {
     return {d.config->temperature,
@@ -33,7 +37,9 @@ struct SampleRequest {
             d.config->top_p,
             d.config->min_p,
             d.uniform,
-            d.penalized};
+            d.penalized,
+            d.logprobs != nullptr ? d.top_logprobs : -1,
+            d.logprobs};
   }
 };
 

@@ -63,6 +63,7 @@ class BatchScheduler::Source final : public LogitSource {
   // On a device that samples, every pick is made there, a step's rows in one
   // launch (greedy: the same argmax, ties to the lowest id).
   bool SamplesOnDevice() const override { return scheduler_.engine_.samples_on_device(); }
+  bool LogprobsOnDevice() const override { return SamplesOnDevice(); }
   int32_t PrefillGreedy(std::span<const int32_t> tokens) override {
     if (!SamplesOnDevice()) return LogitSource::PrefillGreedy(tokens);
     return Pick(tokens, static_cast<int64_t>(tokens.size()), Greedy());

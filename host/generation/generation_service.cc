@@ -47,6 +47,7 @@ class EngineLogits final : public LogitSource {
   }
   int32_t DecodeGreedy(int32_t token) override { return engine_.DecodeGreedy(token); }
   bool SamplesOnDevice() const override { return engine_.samples_on_device(); }
+  bool LogprobsOnDevice() const override { return engine_.samples_on_device(); }
   int32_t PrefillSample(std::span<const int32_t> tokens, const SampleDraw& draw) override {
     return engine_.PrefillSample(tokens, engine::SampleRequest::From(draw));
   }

@@ -109,15 +109,28 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
 
   model.Reset();
   // Greedy jobs, and every job on a device that samples, read back a token
-  // id per step, not the logits; logprobs and OpenAI's logit adjustments
-  // need the logits row on the host.
+  // id per step, not the logits; OpenAI's logit adjustments and grammars
+  // need the logits row on the host, and so do logprobs unless the device
+  // reports them with its pick (then greedy jobs with logprobs sample there
+  // too, at temperature 0: the same argmax).
   const SamplerConfig sampler_config = ToSamplerConfig(input.sampling);
-  const bool host_logits =
-      input.top_logprobs >= 0 || sampler_config.adjustments.active() || input.grammar != nullptr;
-  const bool greedy =
-      !host_logits && input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
+  const bool logprobs = input.top_logprobs >= 0;
+  const bool host_logits = sampler_config.adjustments.active() || input.grammar != nullptr ||
+                           (logprobs && !model.LogprobsOnDevice());
+  const bool greedy = !host_logits && !logprobs && input.sampling.temperature <= 0.0 &&
+                      input.sampling.repetition_penalty == 1.0;
   const bool on_device = !greedy && !host_logits && model.SamplesOnDevice();
   Sampler sampler(sampler_config);
+  // Where the device puts each pick's log-probabilities.
+  TokenLogprobs device_logprobs;
+  auto next_draw = [&] {
+    SampleDraw draw = sampler.NextDraw();
+    if (logprobs) {
+      draw.top_logprobs = input.top_logprobs;
+      draw.logprobs = &device_logprobs;
+    }
+    return draw;
+  };
   // Structured output: each token drawn from those the grammar allows (the
   // others' logits set to -inf before the sampler's filters).
   std::optional<structured::TokenConstraint> constraint;
@@ -136,7 +149,7 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     if (greedy) {
       next_token = model.PrefillGreedy(prompt);
     } else if (on_device) {
-      next_token = model.PrefillSample(prompt, sampler.NextDraw());
+      next_token = model.PrefillSample(prompt, next_draw());
     } else {
       logits = model.Prefill(prompt);
     }
@@ -205,8 +218,9 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
     std::string text = stops.Push(detokenizer.Push(token));
     ++index;
     ++result.tokens_out;
-    if (input.top_logprobs >= 0) {
-      observer.OnLogprobs(index, ComputeLogprobs(logits, token, input.top_logprobs));
+    if (logprobs) {
+      observer.OnLogprobs(
+          index, on_device ? device_logprobs : ComputeLogprobs(logits, token, input.top_logprobs));
     }
     if (result.ttft_ms < 0) result.ttft_ms = MsSince(t_start);
     // Decided before the token goes out, so that the last token carries
@@ -247,7 +261,7 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       if (greedy) {
         next_token = model.DecodeGreedy(token);
       } else if (on_device) {
-        next_token = model.DecodeSample(token, sampler.NextDraw());
+        next_token = model.DecodeSample(token, next_draw());
       } else {
         logits = model.Decode(token);
       }

@@ -35,6 +35,9 @@ class LogitSource {
   virtual bool SamplesOnDevice() const { return false; }
   virtual int32_t PrefillSample(std::span<const int32_t> tokens, const SampleDraw& draw);
   virtual int32_t DecodeSample(int32_t token, const SampleDraw& draw);
+  // Whether those picks also report log-probabilities where the logits are
+  // (SampleDraw::logprobs): a job asking for them then keeps sampling there.
+  virtual bool LogprobsOnDevice() const { return false; }
   virtual int64_t position() const = 0;
   virtual int64_t context_length() const = 0;
   // Installs a check the model asks while it evaluates (between layers or

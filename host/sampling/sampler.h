@@ -28,6 +28,7 @@
 
 #include "host/sampling/logit_adjustments.h"
 #include "host/sampling/ordered_sum.h"
+#include "host/sampling/token_logprobs.h"
 
 namespace orcd {
 
@@ -46,11 +47,15 @@ struct SamplerConfig {
 
 // What a sampler running elsewhere (on the device) needs for one token: the
 // configuration, the uniform draw Sample would make, the distinct tokens the
-// repetition penalty applies to.
+// repetition penalty applies to; and, when the job asks for log-probabilities
+// (top_logprobs >= 0), where the device puts the chosen token's and its
+// top_logprobs most probable alternatives' (ComputeLogprobs' values).
 struct SampleDraw {
   const SamplerConfig* config = nullptr;
   double uniform = 0.0;
   std::span<const int32_t> penalized;
+  int top_logprobs = -1;
+  TokenLogprobs* logprobs = nullptr;
 };
 
 // How the sampled (temperature > 0) tokens were chosen.

@@ -12,12 +12,12 @@ TokenLogprobs ComputeLogprobs(std::span<const float> logits, int32_t chosen, int
   double sum = 0.0;
   for (const float l : logits) sum += std::exp(static_cast<double>(l) - max);
   const double log_total = static_cast<double>(max) + std::log(sum);
-  const auto logprob = [&](int32_t id) {
-    return static_cast<float>(static_cast<double>(logits[static_cast<size_t>(id)]) - log_total);
+  const auto entry = [&](int32_t id) {
+    return LogprobOf(id, logits[static_cast<size_t>(id)], log_total);
   };
 
   TokenLogprobs out;
-  out.chosen = {chosen, logprob(chosen)};
+  out.chosen = entry(chosen);
   // The top_n largest in one pass: a small list kept in rank order; an id
   // equal to the smallest kept does not displace it (lower ids first).
   top_n = std::clamp(top_n, 0, kMaxTopLogprobs);
@@ -32,7 +32,7 @@ TokenLogprobs ComputeLogprobs(std::span<const float> logits, int32_t chosen, int
     best.insert(at, {l, static_cast<int32_t>(i)});
     if (static_cast<int>(best.size()) > top_n) best.pop_back();
   }
-  for (const auto& [l, id] : best) out.top.push_back({id, logprob(id)});
+  for (const auto& [l, id] : best) out.top.push_back(entry(id));
   return out;
 }
 

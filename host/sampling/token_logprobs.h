@@ -27,6 +27,13 @@ inline constexpr int kMaxTopLogprobs = 20;
 // `chosen` must be an index of `logits`; `top_n` in [0, kMaxTopLogprobs].
 TokenLogprobs ComputeLogprobs(std::span<const float> logits, int32_t chosen, int top_n);
 
+// One token's entry from its raw logit and the row's log_total (the log of
+// the sum of exp(logit) over the row, as ComputeLogprobs computes it): what a
+// device that reduced the row itself hands back.
+inline TokenLogprob LogprobOf(int32_t id, float logit, double log_total) {
+  return {id, static_cast<float>(static_cast<double>(logit) - log_total)};
+}
+
 }  // namespace orcd
 
 #endif  // ORCD_HOST_SAMPLING_TOKEN_LOGPROBS_H_

@@ -22,6 +22,7 @@
 #include "golden.h"
 #include "host/engine/cuda/op_kernels.h"
 #include "host/sampling/sampler.h"
+#include "host/sampling/token_logprobs.h"
 
 namespace orcd::testing {
 namespace {
@@ -138,6 +139,7 @@ TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRowsInOneLaunch) {
         p.top_p = c.config.top_p;
         p.min_p = c.config.min_p;
         p.uniform = draw.uniform;
+        p.top_logprobs = -1;
       }
       penalized.push_back(0);  // never empty
       std::vector<int32_t> out(n_rows, -1);
@@ -163,6 +165,146 @@ TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRowsInOneLaunch) {
       if (c.config.top_k != 50 || std::string(rows[r].first) != "peaked") {
         EXPECT_GT(chosen[r].size(), 1u)
             << rows[r].first << ", " << c.name << ": draws exercised nothing";
+      }
+    }
+  }
+}
+
+// Log-probabilities come with the device's pick: the same ids as the CPU's
+// ComputeLogprobs on the same raw logits (ties to the lower id, NaN never
+// listed), values within 1e-5 (the bound; the device sums the same
+// double terms in another order, a few ulps of a double, and its exp may be
+// an ulp off glibc's), the chosen id's own from its raw logit even when the
+// penalty changed the row. Odd vocabularies, a row shorter than top_n, rows
+// with NaN, -inf and ties, rows not asking (left untouched) in one launch.
+// A row with a NaN logit has a NaN total on both sides: NaN values match.
+::testing::AssertionResult Near(float device, float host) {
+  if ((std::isnan(device) && std::isnan(host)) || std::fabs(device - host) <= 1e-5f) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << device << " on the device, " << host << " on the CPU";
+}
+
+void ExpectLogprobsNear(const TokenLogprobs& device, const TokenLogprobs& host,
+                        const std::string& where) {
+  EXPECT_EQ(device.chosen.id, host.chosen.id) << where;
+  EXPECT_TRUE(Near(device.chosen.logprob, host.chosen.logprob)) << where;
+  ASSERT_EQ(device.top.size(), host.top.size()) << where;
+  for (size_t k = 0; k < host.top.size(); ++k) {
+    EXPECT_EQ(device.top[k].id, host.top[k].id) << where << ", rank " << k;
+    EXPECT_TRUE(Near(device.top[k].logprob, host.top[k].logprob)) << where << ", rank " << k;
+  }
+}
+
+TEST(CudaSampler, KernelReportsLogprobsAsTheCpuComputesThem) {
+  std::mt19937 gen(3);
+  std::normal_distribution<float> noise(0.0f, 2.0f);
+  for (const int64_t vocab : {int64_t{7}, int64_t{4099}, int64_t{40000}}) {
+    int64_t padded = 1;
+    while (padded < vocab) padded <<= 1;
+    std::vector<std::pair<std::string, std::vector<float>>> rows;
+    std::vector<float> plain(vocab), ties(vocab), odd(vocab);
+    for (int64_t i = 0; i < vocab; ++i) {
+      plain[i] = noise(gen);
+      ties[i] = static_cast<float>(static_cast<int>(noise(gen)));
+      odd[i] = i % 11 == 5 ? std::nanf("") : (i % 13 == 2 ? -INFINITY : noise(gen));
+    }
+    rows.emplace_back("plain", plain);
+    rows.emplace_back("ties", ties);
+    rows.emplace_back("nan and -inf", odd);
+    rows.emplace_back("not asking", plain);
+    const size_t n_rows = rows.size();
+    for (const int top_n : {0, 1, 5, 20}) {
+      for (const double penalty : {1.0, 1.4}) {
+        const SamplerConfig config{0.9, penalty, 0, 1.0, 0.0, static_cast<uint64_t>(top_n)};
+        std::vector<float> logits;
+        std::vector<int32_t> penalized;
+        std::vector<engine::cuda::SampleRow> params(n_rows);
+        std::vector<engine::cuda::RowLogprobs> lp(n_rows);
+        lp.back().n_top = -7;  // a row not asking is left as it was
+        for (size_t r = 0; r < n_rows; ++r) {
+          engine::cuda::SampleRow& p = params[r];
+          p.logits_offset = static_cast<int64_t>(logits.size());
+          logits.insert(logits.end(), rows[r].second.begin(), rows[r].second.end());
+          p.penalized_offset = static_cast<int64_t>(penalized.size());
+          // The penalty falls on the ids the row's pick is likeliest to be.
+          for (int64_t id = 0; id < vocab && penalty != 1.0; id += 2) {
+            if (rows[r].second[id] > 1.0f) penalized.push_back(static_cast<int32_t>(id));
+          }
+          p.n_penalized = static_cast<int64_t>(penalized.size()) - p.penalized_offset;
+          p.penalty = static_cast<float>(penalty);
+          p.inv_temperature = static_cast<float>(1.0 / config.temperature);
+          p.top_p = 1.0;
+          p.uniform = 0.25 + 0.2 * static_cast<double>(r);
+          p.top_logprobs = r + 1 == n_rows ? -1 : top_n;
+        }
+        penalized.push_back(0);  // never empty
+        std::vector<float> keys(padded * n_rows), raw(penalized.size());
+        std::vector<int32_t> ids(padded * n_rows), out(n_rows, -1);
+        engine::cuda::SampleRowsArgs a{};
+        a.logits = logits.data();
+        a.vocab = vocab;
+        a.padded = padded;
+        a.keys = keys.data();
+        a.ids = ids.data();
+        a.rows = params.data();
+        a.penalized = penalized.data();
+        a.out = out.data();
+        a.n_rows = static_cast<int64_t>(n_rows);
+        a.logprobs = lp.data();
+        a.raw_penalized = raw.data();
+        ASSERT_EQ(engine::cuda::EmulatedOpKernels().sample_rows(a, nullptr), 0);
+        EXPECT_EQ(lp.back().n_top, -7);
+        for (size_t r = 0; r + 1 < n_rows; ++r) {
+          const std::string where = rows[r].first + ", vocab " + std::to_string(vocab) + ", top " +
+                                    std::to_string(top_n) + ", penalty " + std::to_string(penalty);
+          ASSERT_GE(out[r], 0) << where;
+          TokenLogprobs device;
+          device.chosen = LogprobOf(out[r], lp[r].chosen_logit, lp[r].log_total);
+          for (int k = 0; k < lp[r].n_top; ++k) {
+            device.top.push_back(LogprobOf(lp[r].top_ids[k], lp[r].top_logits[k], lp[r].log_total));
+          }
+          ExpectLogprobsNear(device, ComputeLogprobs(rows[r].second, out[r], top_n), where);
+        }
+      }
+    }
+  }
+}
+
+// Through the engine: a job asking for logprobs samples on the device and its
+// entries equal ComputeLogprobs on the logits another engine on the same file
+// returns to the host (bit-identical rows), its choices the host sampler's.
+TEST(CudaSampler, EngineReportsLogprobsWithThePick) {
+  const std::vector<SamplerCase> cases = {
+      {"greedy", {0.0, 1.0, 0, 1.0, 0.0, 31}},
+      {"sampled with a penalty", {0.8, 1.3, 40, 0.9, 0.0, 32}},
+  };
+  for (const char* model : {"real/stories260K", "qwen2-tiny.Q4_K_M"}) {
+    const Golden golden = LoadGolden(model);
+    for (const SamplerCase& c : cases) {
+      auto host_side = LoadEmulatedCudaEngine(model);
+      auto device_side = LoadEmulatedCudaEngine(model);
+      Sampler host(c.config), device(c.config);
+      TokenLogprobs reported;
+      auto draw = [&] {
+        SampleDraw d = device.NextDraw();
+        d.top_logprobs = 5;
+        d.logprobs = &reported;
+        return engine::SampleRequest::From(d);
+      };
+      std::span<const float> logits = host_side->Prefill(golden.prompt);
+      int32_t on_device = device_side->PrefillSample(golden.prompt, draw());
+      for (int step = 0; step < 8; ++step) {
+        const std::string where =
+            std::string(model) + ", " + c.name + ", step " + std::to_string(step);
+        std::vector<float> row(logits.begin(), logits.end());
+        const TokenLogprobs expected = ComputeLogprobs(row, on_device, 5);
+        const int32_t on_host = host.Sample(row);
+        ASSERT_EQ(on_device, on_host) << where;
+        ExpectLogprobsNear(reported, expected, where);
+        device.Record(on_device);
+        logits = host_side->Decode(on_host);
+        on_device = device_side->DecodeSample(on_host, draw());
       }
     }
   }

@@ -153,9 +153,10 @@ TEST(DeviceFaultOnTheEmulatedDevice, EndsTheJobAndTakesTheWorkerOutOfService) {
   EXPECT_EQ(next.tokens, 0) << "nothing runs on a lost device";
 }
 
-// Logprobs (and OpenAI's logit adjustments) need the logits row: on the CUDA
-// backend such a job samples on the host from the device's logits, and
-// chooses what the device's own greedy and sampling kernels choose.
+// Logprobs on the CUDA backend come with the device's pick (the sampling
+// kernel reduces the row; tests/engine/cuda_sampler_test.cc checks the values
+// against the CPU's): a job asking for them chooses what the same job without
+// them chooses, greedy and sampled, through the whole service.
 class CollectLogprobs final : public GenerationObserver {
  public:
   bool OnToken(int64_t, const std::string& t) override {
@@ -173,7 +174,7 @@ class CollectLogprobs final : public GenerationObserver {
   std::vector<TokenLogprobs> logprobs;
 };
 
-TEST(LogprobsOnTheEmulatedDevice, HostSamplingFromDeviceLogitsChoosesAsTheDevice) {
+TEST(LogprobsOnTheEmulatedDevice, AskingForThemChangesNoChoice) {
   ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 128);
   InferenceService* service = on.service.get();
   for (const double temperature : {0.0, 0.8}) {
@@ -184,14 +185,14 @@ TEST(LogprobsOnTheEmulatedDevice, HostSamplingFromDeviceLogitsChoosesAsTheDevice
     input.sampling.temperature = temperature;
     input.sampling.seed = 5;
     input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-    CollectLogprobs on_device, on_host;
-    service->Generate(input, on_device);
-    EXPECT_TRUE(on_device.logprobs.empty());
+    CollectLogprobs plain, with_logprobs;
+    service->Generate(input, plain);
+    EXPECT_TRUE(plain.logprobs.empty());
     input.top_logprobs = 2;
-    service->Generate(input, on_host);
-    EXPECT_EQ(on_host.text, on_device.text);
-    ASSERT_EQ(on_host.logprobs.size(), static_cast<size_t>(on_host.tokens));
-    for (const TokenLogprobs& lp : on_host.logprobs) {
+    service->Generate(input, with_logprobs);
+    EXPECT_EQ(with_logprobs.text, plain.text);
+    ASSERT_EQ(with_logprobs.logprobs.size(), static_cast<size_t>(with_logprobs.tokens));
+    for (const TokenLogprobs& lp : with_logprobs.logprobs) {
       ASSERT_EQ(lp.top.size(), 2u);
       EXPECT_LE(lp.chosen.logprob, 0.0f);
       if (temperature == 0.0) {

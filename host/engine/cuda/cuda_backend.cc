@@ -8,8 +8,11 @@
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/engine/lowered_ops.h"
+#include "host/sampling/token_logprobs.h"
 
 namespace orcd::engine::cuda {
+
+static_assert(kRowLogprobsMax == kMaxTopLogprobs, "a row reports every top_logprobs asked");
 namespace {
 
 struct MoeShape {
@@ -321,13 +324,22 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length,
   sample_rows_ = Make(sampled * sizeof(SampleRow), &VramUsage::other);
   penalized_capacity_ = std::max<int64_t>(context_length, 1);
   penalized_ = Make(static_cast<uint64_t>(penalized_capacity_) * 4 * sampled, &VramUsage::other);
+  // Rows asking for log-probabilities: their penalized logits before the
+  // penalty, and what comes back.
+  raw_penalized_ =
+      Make(static_cast<uint64_t>(penalized_capacity_) * 4 * sampled, &VramUsage::other);
+  row_logprobs_ = Make(sampled * sizeof(RowLogprobs), &VramUsage::other);
   const uint64_t results_bytes = (sampled * 4 + 7) / 8 * 8;
+  const uint64_t penalized_bytes =
+      (static_cast<uint64_t>(penalized_capacity_) * 4 * sampled + 7) / 8 * 8;
   staging_ = PinnedBuffer(*runtime_, step_bytes + results_bytes + sampled * sizeof(SampleRow) +
-                                         static_cast<uint64_t>(penalized_capacity_) * 4 * sampled);
+                                         penalized_bytes + sampled * sizeof(RowLogprobs));
   staged_result_ = reinterpret_cast<int32_t*>(staging_.get<uint8_t>() + step_bytes);
   staged_sample_rows_ =
       reinterpret_cast<SampleRow*>(staging_.get<uint8_t>() + step_bytes + results_bytes);
   staged_penalized_ = reinterpret_cast<int32_t*>(staged_sample_rows_ + sampled);
+  staged_logprobs_ = reinterpret_cast<RowLogprobs*>(reinterpret_cast<uint8_t*>(staged_penalized_) +
+                                                    penalized_bytes);
   if (const int64_t elements = PrefillChunkElements(plan, f16_prefill_on_); elements > 0) {
     prefill_buffer_ = Make(PrefillScratchBytes(elements), &VramUsage::scratch);
     auto* base = prefill_buffer_.get<uint8_t>();
@@ -456,6 +468,7 @@ void CudaBackend::FinishRunSampleRows(std::span<const SampledRow> rows, int64_t 
                                           std::to_string(sample_rows_capacity_));
   }
   int64_t n_penalized_all = 0;
+  bool any_logprobs = false;
   for (int64_t i = 0; i < n; ++i) {
     const SampleRequest& r = rows[static_cast<size_t>(i)].request;
     const auto n_penalized = static_cast<int64_t>(r.penalized.size());
@@ -480,6 +493,10 @@ void CudaBackend::FinishRunSampleRows(std::span<const SampledRow> rows, int64_t 
     row.top_p = r.top_p;
     row.min_p = r.min_p;
     row.uniform = r.uniform;
+    row.top_logprobs = r.logprobs != nullptr && r.top_logprobs >= 0
+                           ? std::min(r.top_logprobs, kRowLogprobsMax)
+                           : -1;
+    any_logprobs = any_logprobs || row.top_logprobs >= 0;
   }
   runtime_->CopyToDevice(sample_rows_.get(), staged_sample_rows_,
                          static_cast<uint64_t>(n) * sizeof(SampleRow));
@@ -497,10 +514,26 @@ void CudaBackend::FinishRunSampleRows(std::span<const SampledRow> rows, int64_t 
   a.penalized = penalized_.get<int32_t>();
   a.out = positions_.get<int32_t>();  // free once the run's kernels are queued
   a.n_rows = n;
+  a.logprobs = row_logprobs_.get<RowLogprobs>();
+  a.raw_penalized = raw_penalized_.get<float>();
   runtime_->Check(kernels().sample_rows(a, stream()), "sample");
   runtime_->CopyToHost(staged_result_, a.out, static_cast<uint64_t>(n) * 4);  // waits
   staging_in_flight_ = false;
   std::copy_n(staged_result_, n, out.begin());
+  if (!any_logprobs) return;
+  runtime_->CopyToHost(staged_logprobs_, a.logprobs,
+                       static_cast<uint64_t>(n) * sizeof(RowLogprobs));
+  for (int64_t i = 0; i < n; ++i) {
+    const SampleRequest& r = rows[static_cast<size_t>(i)].request;
+    if (staged_sample_rows_[i].top_logprobs < 0) continue;
+    const RowLogprobs& lp = staged_logprobs_[i];
+    TokenLogprobs& result = *r.logprobs;
+    result.chosen = LogprobOf(out[static_cast<size_t>(i)], lp.chosen_logit, lp.log_total);
+    result.top.clear();
+    for (int k = 0; k < lp.n_top && k < kRowLogprobsMax; ++k) {
+      result.top.push_back(LogprobOf(lp.top_ids[k], lp.top_logits[k], lp.log_total));
+    }
+  }
 }
 
 int32_t CudaBackend::ReadToken(const int32_t* device_token) {

@@ -169,8 +169,9 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // A run's values on the device, [StepValues][tokens: row_capacity_][rows:
   // row_capacity_][tables: table_capacity_], and their pinned staging, the
   // same then [result tokens: sample_rows_capacity_][SampleRow: as many]
-  // [penalized tokens: penalized_capacity_ per sampled row]: three copies in
-  // per run (two more to sample), the tokens out.
+  // [penalized tokens: penalized_capacity_ per sampled row][RowLogprobs: as
+  // many as rows]: three copies in per run (two more to sample), the tokens
+  // out (and the rows' log-probabilities when a row asks).
   DeviceBuffer step_block_;
   uint64_t rows_offset_ = 0, tables_offset_ = 0;
   int64_t table_capacity_ = 1;
@@ -184,8 +185,9 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   bool staging_in_flight_ = false;  // a run's copy in may still be queued
   // The run's chosen token, through the staging (ends the run: waits).
   int32_t ReadToken(const int32_t* device_token);
-  DeviceBuffer sample_keys_, sample_ids_, sample_rows_, penalized_, q8_, attention_partial_,
-      prefill_buffer_;
+  DeviceBuffer sample_keys_, sample_ids_, sample_rows_, penalized_, raw_penalized_, row_logprobs_,
+      q8_, attention_partial_, prefill_buffer_;
+  RowLogprobs* staged_logprobs_ = nullptr;
   PrefillScratch prefill_;
   bool f16_prefill_on_ = true;
   int64_t sample_padded_ = 0, penalized_capacity_ = 0, sample_rows_capacity_ = 1;

@@ -125,6 +125,7 @@ struct SampleArgs {
   double top_p, min_p;    // 1 / 0 = off
   double uniform;         // [0, 1), the job's seeded draw
   int32_t* out;
+  float* raw_penalized;  // non-null: each penalized logit saved here before the penalty
 };
 
 // One row of a sampling launch, in device memory: its SampleArgs without the
@@ -137,6 +138,23 @@ struct SampleRow {
   float penalty, inv_temperature;
   int64_t top_k;
   double top_p, min_p, uniform;
+  // Log-probabilities asked for: the most probable ids to report (0 to
+  // kRowLogprobsMax; -1: none, and SampleRowsArgs::logprobs[r] is untouched).
+  int32_t top_logprobs;
+};
+
+// The most top-logprob ids a row reports (OpenAI's top_logprobs limit).
+constexpr int kRowLogprobsMax = 20;
+
+// A sampled row's log-probabilities in the model's own distribution (the raw
+// logits, before the penalty and temperature), for the host to finish as
+// ComputeLogprobs does: logprob(id) = logit - log_total, in double.
+struct RowLogprobs {
+  double log_total;    // max + log(sum of exp(logit - max)), the sum in double
+  float chosen_logit;  // the chosen id's raw logit
+  int32_t n_top;       // ids in top_*, most probable first (ties: lower id)
+  int32_t top_ids[kRowLogprobsMax];
+  float top_logits[kRowLogprobsMax];
 };
 
 struct SampleRowsArgs {
@@ -148,6 +166,8 @@ struct SampleRowsArgs {
   const int32_t* penalized;
   int32_t* out;  // [rows]: each row's chosen id
   int64_t n_rows;
+  RowLogprobs* logprobs;  // [rows], written for rows with top_logprobs >= 0
+  float* raw_penalized;   // parallel to penalized: the logits before the penalty
 };
 
 // Each returns 0, or the runtime's error number for a failed launch.

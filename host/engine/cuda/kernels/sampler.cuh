@@ -2,7 +2,8 @@
 // (host/sampling/sampler.cc): repetition penalty on the generated tokens,
 // temperature, sort by (logit desc, id asc), top-k, softmax with a double sum,
 // top-p, min-p, then the pick for a uniform draw the host makes from the job's
-// seeded generator. Only the chosen id crosses to the host.
+// seeded generator. Only the chosen id crosses to the host (and, for a row
+// asking for log-probabilities, row_logprobs.cuh's few values).
 //
 // One CTA per row (rows are independent: a row's pick is the same alone or
 // among others). Only the candidates are sorted: the scaled logits within
@@ -18,41 +19,12 @@
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
 
 #include "host/engine/cuda/kernels/common.cuh"
+#include "host/engine/cuda/kernels/row_block.cuh"
+#include "host/engine/cuda/kernels/row_logprobs.cuh"
 
 namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 
-constexpr int kSamplerThreads = 1024;
-
-// Whether candidate a is ordered before b: larger key, then lower id.
-__device__ __forceinline__ bool before(float ka, int32_t ia, float kb, int32_t ib) {
-  return ka > kb || (ka == kb && ia < ib);
-}
-
-// Thread t's contiguous share [begin, end) of [0, n).
-__device__ __forceinline__ void chunk(int64_t n, int64_t* begin, int64_t* end) {
-  const int64_t per = (n + blockDim.x - 1) / blockDim.x;
-  *begin = threadIdx.x * per < n ? threadIdx.x * per : n;
-  *end = *begin + per < n ? *begin + per : n;
-}
-
-// Exclusive prefix of the per-thread values in `part` (in place, in thread
-// order, by thread 0); returns the total. Every thread calls.
-__device__ __forceinline__ double exclusive_prefix(double* part, double mine) {
-  __shared__ double total;
-  part[threadIdx.x] = mine;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double acc = 0.0;
-    for (unsigned t = 0; t < blockDim.x; ++t) {
-      const double v = part[t];
-      part[t] = acc;
-      acc += v;
-    }
-    total = acc;
-  }
-  __syncthreads();
-  return total;
-}
+constexpr int kSamplerThreads = kRowThreadsMax;
 
 // The smallest of the per-thread candidates (`none` when no thread has one).
 __device__ __forceinline__ int64_t block_min_index(int64_t* slots, int64_t mine) {
@@ -85,20 +57,6 @@ __device__ __forceinline__ int64_t block_argmax(const float* v, int64_t n, int64
       if (c >= 0 && (winner < 0 || v[winner] < v[c])) winner = c;
     }
     result = winner;
-  }
-  __syncthreads();
-  return result;
-}
-
-// The largest of the per-thread values (NaN never wins). Every thread calls.
-__device__ __forceinline__ float block_max(double* part, float mine) {
-  __shared__ float result;
-  part[threadIdx.x] = mine;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double best = -INFINITY;
-    for (unsigned t = 0; t < blockDim.x; ++t) best = part[t] > best ? part[t] : best;
-    result = static_cast<float>(best);
   }
   __syncthreads();
   return result;
@@ -192,8 +150,9 @@ __device__ __forceinline__ Candidates sort_candidates(const SampleArgs& a, float
   return c;
 }
 
-// Samples one row with the whole CTA; thread 0 writes *a.out.
-__device__ __forceinline__ void sample_row(const SampleArgs& a) {
+// Samples one row with the whole CTA: every thread returns the chosen id;
+// thread 0 also writes it to *a.out.
+__device__ __forceinline__ int32_t sample_row(const SampleArgs& a) {
   __shared__ double part[kSamplerThreads];
   __shared__ int64_t slots[kSamplerThreads];
   const int64_t n = a.vocab;
@@ -203,13 +162,14 @@ __device__ __forceinline__ void sample_row(const SampleArgs& a) {
   // Repetition penalty (the ids are distinct), then temperature.
   for (int64_t i = threadIdx.x; i < a.n_penalized; i += blockDim.x) {
     float& l = a.logits[a.penalized[i]];
+    if (a.raw_penalized != nullptr) a.raw_penalized[i] = l;
     l = l > 0 ? l / a.penalty : l * a.penalty;
   }
   __syncthreads();
   if (a.inv_temperature <= 0.0f) {  // greedy after the penalty
-    const int64_t best = block_argmax(a.logits, n, slots);
-    if (threadIdx.x == 0) *a.out = static_cast<int32_t>(best);
-    return;
+    const auto best = static_cast<int32_t>(block_argmax(a.logits, n, slots));
+    if (threadIdx.x == 0) *a.out = best;
+    return best;
   }
   int64_t begin, end;
   chunk(n, &begin, &end);
@@ -225,9 +185,9 @@ __device__ __forceinline__ void sample_row(const SampleArgs& a) {
   const Candidates candidates =
       isfinite(max_key) ? sort_candidates(a, max_key, part) : Candidates{0, 0.0, true};
   if (!isfinite(max_key) || candidates.not_a_number) {
-    const int64_t best = block_argmax(a.logits, n, slots);
-    if (threadIdx.x == 0) *a.out = static_cast<int32_t>(best);
-    return;
+    const auto best = static_cast<int32_t>(block_argmax(a.logits, n, slots));
+    if (threadIdx.x == 0) *a.out = best;
+    return best;
   }
 
   // Softmax over the top-k survivors (keys become probabilities); survivors
@@ -293,7 +253,9 @@ __device__ __forceinline__ void sample_row(const SampleArgs& a) {
     }
   }
   pick = block_min_index(slots, pick);
-  if (threadIdx.x == 0) *a.out = ids[pick == INT64_MAX ? count - 1 : pick];
+  const int32_t chosen = ids[pick == INT64_MAX ? count - 1 : pick];
+  if (threadIdx.x == 0) *a.out = chosen;
+  return chosen;
 }
 
 __global__ void __launch_bounds__(kSamplerThreads) sample_rows_kernel(SampleRowsArgs b) {
@@ -314,7 +276,20 @@ __global__ void __launch_bounds__(kSamplerThreads) sample_rows_kernel(SampleRows
   a.min_p = row.min_p;
   a.uniform = row.uniform;
   a.out = b.out + r;
-  sample_row(a);
+  a.raw_penalized = nullptr;
+  if (row.top_logprobs < 0) {
+    sample_row(a);
+    return;
+  }
+  // Log-probabilities from the raw row, before the penalty changes it; the
+  // penalized logits are saved for the chosen id's own.
+  RowLogprobs* lp = b.logprobs + r;
+  const int top_n = row.top_logprobs < kRowLogprobsMax ? row.top_logprobs : kRowLogprobsMax;
+  row_logprobs(a.logits, a.vocab, top_n, lp);
+  __syncthreads();
+  a.raw_penalized = b.raw_penalized + row.penalized_offset;
+  const int32_t chosen = sample_row(a);
+  chosen_raw_logit(a.logits, a.penalized, a.raw_penalized, a.n_penalized, chosen, lp);
 }
 
 }  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT
