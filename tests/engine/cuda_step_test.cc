@@ -24,6 +24,7 @@
 #include "host/common/status.h"
 #include "host/engine/engine.h"
 #include "host/sampling/sampler.h"
+#include "host/sampling/token_logprobs.h"
 #include "step_runs.h"
 #if ORCD_ADAPTER_TEST_ON_GPU
 #include "device_buffer.h"
@@ -205,8 +206,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,
 // sampler picks from its solo logits (the device sampler equals the CPU's
 // except within an ulp of a boundary, which these draws do not hit: see
 // cuda_sampler_test.cc). One sequence asks for its logits instead (a job
-// with logprobs) in the same steps: its row comes back while the others are
-// sampled.
+// with a grammar or OpenAI's bias) in the same steps: its row comes back while
+// the others are sampled. Another asks for log-probabilities with its picks:
+// they equal the CPU's ComputeLogprobs of its solo logits within 1e-5.
 TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
   ORCD_SKIP_WITHOUT_CUDA();
   engine::EngineOptions options;
@@ -234,9 +236,12 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
       config(1.5, 1.2, 0, 0.95, 0.0, 34),   // hot, with a penalty
   };
   constexpr size_t kHostRow = 2;
+  constexpr size_t kLogprobsRow = 1;
+  constexpr int kTopLogprobs = 5;
   constexpr int kTokens = 8;
   // Solo, on the host: each sequence alone, its logits sampled by the CPU sampler.
   std::vector<std::vector<int32_t>> solo(prompts.size());
+  std::vector<TokenLogprobs> solo_logprobs;  // of kLogprobsRow's picks
   for (size_t i = 0; i < prompts.size(); ++i) {
     Sampler host(configs[i]);
     const int seq = e->OpenSequence();
@@ -246,7 +251,10 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
     for (int t = 0; t < kTokens; ++t) {
       const std::span<const float> logits = e->Step({&part, 1});
       std::copy_n(logits.begin(), vocab, row.begin());
+      const std::vector<float> raw = row;
       solo[i].push_back(host.Sample(row));
+      if (i == kLogprobsRow)
+        solo_logprobs.push_back(ComputeLogprobs(raw, solo[i].back(), kTopLogprobs));
       part = {seq, {&solo[i].back(), 1}, 0};
     }
     e->CloseSequence(seq);
@@ -258,13 +266,22 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
   for (const SamplerConfig& c : configs) samplers.emplace_back(c);
   std::vector<int> seqs;
   std::vector<std::vector<int32_t>> together(prompts.size());
+  std::vector<TokenLogprobs> reported(kTokens);
+  const auto draw = [&](size_t i, int t) {
+    SampleDraw d = samplers[i].NextDraw();
+    if (i == kLogprobsRow) {
+      d.top_logprobs = kTopLogprobs;
+      d.logprobs = &reported[static_cast<size_t>(t)];
+    }
+    return engine::SampleRequest::From(d);
+  };
   for (size_t i = 0; i < prompts.size(); ++i) {
     seqs.push_back(e->OpenSequence());
     ASSERT_TRUE(e->Reserve(seqs[i], static_cast<int64_t>(prompts[i].size()) + kTokens));
     engine::StepPart part{seqs[i], prompts[i], static_cast<int64_t>(prompts[i].size())};
     engine::SampleRequest request;
     if (i != kHostRow) {
-      request = engine::SampleRequest::From(samplers[i].NextDraw());
+      request = draw(i, 0);
       part.sample = &request;
     }
     const std::span<const float> logits = e->Step({&part, 1});
@@ -284,7 +301,7 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
     for (size_t i = 0; i < prompts.size(); ++i) {
       engine::StepPart part{seqs[i], {&together[i].back(), 1}, 0};
       if (i != kHostRow) {
-        requests[i] = engine::SampleRequest::From(samplers[i].NextDraw());
+        requests[i] = draw(i, t);
         part.sample = &requests[i];
       }
       parts.push_back(part);
@@ -307,6 +324,19 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
   for (size_t i = 0; i < prompts.size(); ++i) {
     EXPECT_EQ(together[i], solo[i]) << "sequence " << i;
     e->CloseSequence(seqs[i]);
+  }
+  // The device reduced the same raw rows (bit-identical to the solo ones) in
+  // another order: a few ulps of a double, far inside 1e-5.
+  for (int t = 0; t < kTokens; ++t) {
+    const TokenLogprobs& got = reported[static_cast<size_t>(t)];
+    const TokenLogprobs& want = solo_logprobs[static_cast<size_t>(t)];
+    EXPECT_EQ(got.chosen.id, want.chosen.id) << "token " << t;
+    EXPECT_NEAR(got.chosen.logprob, want.chosen.logprob, 1e-5) << "token " << t;
+    ASSERT_EQ(got.top.size(), static_cast<size_t>(kTopLogprobs)) << "token " << t;
+    for (int k = 0; k < kTopLogprobs; ++k) {
+      EXPECT_EQ(got.top[k].id, want.top[k].id) << "token " << t << ", rank " << k;
+      EXPECT_NEAR(got.top[k].logprob, want.top[k].logprob, 1e-5) << "token " << t;
+    }
   }
   // The draws exercised the distributions: not a constant stream.
   for (const size_t i : {1, 3})

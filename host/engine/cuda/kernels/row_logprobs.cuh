@@ -66,7 +66,7 @@ __device__ __forceinline__ void row_logprobs(const float* logits, int64_t n, int
     }
     const int32_t winner = head_id[0];
     const float winner_key = head_key[0];
-    __syncthreads();  // every thread read the winner before the next rank's writes
+    __syncthreads();                 // every thread read the winner before the next rank's writes
     if (winner == INT32_MAX) break;  // fewer listed ids than asked: the same for all
     if (head < kept && id[head] == winner) ++head;  // ids are distinct across threads
     if (threadIdx.x == 0) {
