@@ -15,8 +15,8 @@
 #include "host/common/logger.h"
 #include "host/common/status.h"
 #include "host/server/chat_job_input.h"
+#include "host/server/chat_reply_grammar.h"
 #include "host/server/execute_handler.h"
-#include "host/server/forced_tool_call.h"
 #include "host/server/http_exchange.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
@@ -132,18 +132,15 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.cache_salt = req.cache_salt;
   input.top_logprobs = req.top_logprobs;
   input.grammar = req.grammar;
-  if (req.grammar && (output_format == ChatOutputFormat::kHarmony || req.tools_enabled)) {
-    // The grammar holds the whole output: a reasoning channel or a tool
-    // call would have no place in it.
-    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
-                    "invalid_request",
-                    output_format == ChatOutputFormat::kHarmony
-                        ? "response_format json is not supported with this model's chat format "
-                          "(harmony: the answer follows a reasoning channel) yet"
-                        : "response_format json together with tools is not supported yet",
-                    "response_format");
+  if (req.grammar && req.tools_enabled) {
+    // The grammar holds the whole answer: a tool call would have no place in it.
+    SendOpenAiError(
+        response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", "invalid_request",
+        "response_format json together with tools is not supported yet", "response_format");
     return;
   }
+  // Harmony: the analysis message stays free, the final message is the JSON.
+  if (chat_) input.grammar = JsonAnswerGrammar(output_format, req.grammar, req.json_schema);
   // tool_choice "required" / a named function: the reply is one call, in
   // the format's own text, its arguments an instance of the parameters
   // schema. Formats whose calls are marked by control tokens (harmony,

@@ -45,7 +45,8 @@ void RefuseUnsupported(const Poco::JSON::Object::Ptr& o, bool chat) {
 // response_format: text (free), json_object (any JSON object) or
 // json_schema ({name, schema, strict}: the schema's instances; strict or not,
 // the output is held to the schema).
-std::shared_ptr<const structured::Grammar> ParseResponseFormat(const Poco::JSON::Object::Ptr& o) {
+std::shared_ptr<const structured::Grammar> ParseResponseFormat(const Poco::JSON::Object::Ptr& o,
+                                                               Poco::Dynamic::Var& schema) {
   if (!Present(o, "response_format")) return nullptr;
   const Poco::JSON::Object::Ptr format = o->getObject("response_format");
   if (!format || !format->has("type") || !format->get("type").isString())
@@ -62,7 +63,8 @@ std::shared_ptr<const structured::Grammar> ParseResponseFormat(const Poco::JSON:
   if (spec->has("strict") && !spec->get("strict").isEmpty())
     BoolField(spec->get("strict"), "response_format.json_schema.strict");
   if (!spec->has("schema")) FailField("response_format.json_schema.schema", "is required");
-  return SchemaGrammar(spec->get("schema"), "response_format.json_schema.schema");
+  schema = spec->get("schema");
+  return SchemaGrammar(schema, "response_format.json_schema.schema");
 }
 
 // tool_choice "required" or {"type": "function", "function": {"name"}}
@@ -152,7 +154,7 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       if (r.cache_salt.size() > 256) FailField("cache_salt", "must be at most 256 characters");
     }
     RefuseUnsupported(o, chat);
-    r.grammar = ParseResponseFormat(o);
+    r.grammar = ParseResponseFormat(o, r.json_schema);
     if (Present(o, "stream_options")) {
       const Poco::JSON::Object::Ptr options = o->getObject("stream_options");
       if (!options) FailField("stream_options", "must be an object");

@@ -32,8 +32,10 @@ struct OpenAiRequest {
   // -1: no logprobs.
   int top_logprobs = -1;
   int n = 1;  // choices, each its own sequence (1 .. kMaxChoices)
-  // response_format json_object / json_schema: the output's grammar.
+  // response_format json_object / json_schema: the output's grammar, and
+  // the schema it was compiled from (empty for json_object).
   std::shared_ptr<const structured::Grammar> grammar;
+  Poco::Dynamic::Var json_schema;
   // tool_choice "required" or a named function: the functions one of which
   // the reply calls (their parameters schemas already checked to compile).
   std::vector<structured::ToolSchema> forced_tools;

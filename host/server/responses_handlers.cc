@@ -10,8 +10,8 @@
 #include "host/common/json_escape.h"
 #include "host/common/status.h"
 #include "host/server/chat_job_input.h"
+#include "host/server/chat_reply_grammar.h"
 #include "host/server/execute_handler.h"
-#include "host/server/forced_tool_call.h"
 #include "host/server/http_exchange.h"
 #include "host/server/http_util.h"
 #include "host/server/job_runner.h"
@@ -139,20 +139,17 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   GenerationInput& input = chat.input;
-  if (req.grammar && (chat.format == ChatOutputFormat::kHarmony || req.tools_enabled)) {
-    // As on /v1/chat/completions: the grammar holds the whole output.
+  if (req.grammar && req.tools_enabled) {
+    // As on /v1/chat/completions: the grammar holds the whole answer.
     SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", "invalid_request",
-              chat.format == ChatOutputFormat::kHarmony
-                  ? "text.format json is not supported with this model's chat format (harmony: "
-                    "the answer follows a reasoning channel) yet"
-                  : "text.format json together with tools is not supported yet",
-              "text.format");
+              "text.format json together with tools is not supported yet", "text.format");
     return;
   }
   input.max_tokens = req.max_output_tokens;
   input.sampling = req.sampling;
-  input.grammar =
-      req.forced_tools.empty() ? req.grammar : ForcedToolCallGrammar(chat.format, req.forced_tools);
+  input.grammar = req.forced_tools.empty()
+                      ? JsonAnswerGrammar(chat.format, req.grammar, req.json_schema)
+                      : ForcedToolCallGrammar(chat.format, req.forced_tools);
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",

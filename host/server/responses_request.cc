@@ -279,7 +279,8 @@ void RefuseUnsupported(const Poco::JSON::Object::Ptr& o) {
 
 // text: {format: {type: text | json_object | json_schema (name, schema, strict)}}.
 std::shared_ptr<const structured::Grammar> TextFormat(const Poco::JSON::Object::Ptr& o,
-                                                      std::string& echo) {
+                                                      std::string& echo,
+                                                      Poco::Dynamic::Var& schema) {
   if (!Present(o, "text")) return nullptr;
   const Poco::JSON::Object::Ptr text = o->getObject("text");
   if (!text) FailField("text", "must be an object");
@@ -297,7 +298,8 @@ std::shared_ptr<const structured::Grammar> TextFormat(const Poco::JSON::Object::
     FailField("text.format.name", "must be a string");
   if (Present(format, "strict")) BoolField(format->get("strict"), "text.format.strict");
   if (!format->has("schema")) FailField("text.format.schema", "is required");
-  return SchemaGrammar(format->get("schema"), "text.format.schema");
+  schema = format->get("schema");
+  return SchemaGrammar(schema, "text.format.schema");
 }
 
 void ChatFields(const std::string& body, ResponsesRequest& r, std::optional<std::string>& forced) {
@@ -391,7 +393,7 @@ std::variant<ResponsesRequest, ValidationError> ParseResponsesRequest(const std:
       if (!o->getObject("metadata")) FailField("metadata", "must be an object");
       r.metadata_json = Stringify(o->get("metadata"));
     }
-    r.grammar = TextFormat(o, r.text_format_json);
+    r.grammar = TextFormat(o, r.text_format_json, r.json_schema);
     std::optional<std::string> forced;
     ChatFields(body, r, forced);
     if (Present(o, "instructions")) r.instructions_json = Stringify(o->get("instructions"));

@@ -27,8 +27,10 @@ struct ResponsesRequest {
   int64_t max_output_tokens = 0;
   SamplingParams sampling;
   bool stream = false;
-  // text.format json_object / json_schema: the output's grammar.
+  // text.format json_object / json_schema: the output's grammar, and the
+  // schema it was compiled from (empty for json_object).
   std::shared_ptr<const structured::Grammar> grammar;
+  Poco::Dynamic::Var json_schema;
   // tool_choice "required" or a named function: one of these is called.
   std::vector<structured::ToolSchema> forced_tools;
   // Echoed in the response object as the request set them (JSON text).

@@ -6,7 +6,6 @@
 #include "host/structured/json_schema_grammar.h"
 
 namespace orcd::structured {
-namespace {
 
 void AppendMarkup(GrammarBuilder& b, const std::vector<MarkupPiece>& pieces,
                   GrammarBuilder::Sequence& out) {
@@ -18,8 +17,6 @@ void AppendMarkup(GrammarBuilder& b, const std::vector<MarkupPiece>& pieces,
     }
   }
 }
-
-}  // namespace
 
 std::shared_ptr<const Grammar> ToolCallGrammar(const ToolCallText& text,
                                                const std::vector<ToolSchema>& tools) {

@@ -32,6 +32,10 @@ struct ToolCallText {
   std::string arguments_key;
 };
 
+// Appends `pieces` to `out`: control tokens as themselves, text as bytes.
+void AppendMarkup(GrammarBuilder& b, const std::vector<MarkupPiece>& pieces,
+                  GrammarBuilder::Sequence& out);
+
 struct ToolSchema {
   std::string name;
   Poco::Dynamic::Var parameters;  // a JSON schema; empty: any object

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "host/server/forced_tool_call.h"
+#include "host/server/chat_reply_grammar.h"
 #include "host/server/request_validation.h"
 
 namespace orcd {

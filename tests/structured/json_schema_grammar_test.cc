@@ -11,6 +11,7 @@
 
 #include "host/common/status.h"
 #include "host/structured/grammar_matcher.h"
+#include "host/structured/json_answer_grammar.h"
 #include "host/structured/json_schema_grammar.h"
 #include "host/structured/tool_call_grammar.h"
 
@@ -239,6 +240,57 @@ TEST(ToolCallGrammar, HarmonyCallsUseControlTokens) {
   ASSERT_TRUE(m.AcceptBytes(R"({"city":"Oslo"})"));
   EXPECT_TRUE(m.CanEnd());
   EXPECT_FALSE(m.CanContinue());
+}
+
+// response_format json on harmony: an analysis message (any text, never a
+// control token spelled in it) may come first; the final message is the
+// schema's instance and ends the reply.
+TEST(JsonAnswerGrammar, HarmonyReasonsFreelyThenAnswersWithTheJson) {
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  const JsonAnswerText harmony{{{"<|channel|>", true}, {"analysis"}, {"<|message|>", true}},
+                               {{"<|end|>", true}, {"<|start|>", true}, {"assistant"}},
+                               {{"<|channel|>", true}, {"final"}, {"<|message|>", true}}};
+  const auto g = JsonAnswerGrammar(
+      harmony, parser.parse(R"({"type":"object","properties":{"n":{"type":"integer"}},
+          "required":["n"],"additionalProperties":false})"));
+  // Control tokens by index: <|channel|> 0, <|message|> 1, <|end|> 2, <|start|> 3.
+  ASSERT_EQ(g->control_tokens(), 4u);
+  const auto walk = [&](GrammarMatcher& m, const std::vector<std::string>& steps) {
+    for (const std::string& step : steps) {
+      const bool ok = step.size() == 1 && step[0] >= '0' && step[0] <= '3'
+                          ? m.AcceptControlToken(static_cast<uint32_t>(step[0] - '0'))
+                          : m.AcceptBytes(step);
+      if (!ok) return false;
+    }
+    return true;
+  };
+  GrammarMatcher reasoned(g);
+  ASSERT_TRUE(walk(reasoned, {"0", "analysis", "1", "Weigh <|end|> spelled out, and \xff bytes.",
+                              "2", "3", "assistant", "0", "final", "1"}));
+  EXPECT_FALSE(reasoned.CanEnd()) << "the answer is still missing";
+  EXPECT_FALSE(GrammarMatcher(reasoned).AcceptBytes(R"({"n":"x"})")) << "not the schema's";
+  ASSERT_TRUE(reasoned.AcceptBytes(R"({"n":42})"));
+  EXPECT_TRUE(reasoned.CanEnd());
+  EXPECT_FALSE(reasoned.CanContinue());
+
+  GrammarMatcher direct(g);
+  ASSERT_TRUE(walk(direct, {"0", "final", "1", R"({"n":-1})"}));
+  EXPECT_TRUE(direct.CanEnd()) << "the analysis message is optional";
+
+  GrammarMatcher other(g);
+  ASSERT_TRUE(other.AcceptControlToken(0));
+  EXPECT_FALSE(GrammarMatcher(other).AcceptBytes("commentary")) << "no other channel";
+  GrammarMatcher unended(g);
+  ASSERT_TRUE(walk(unended, {"0", "analysis", "1", "thinking"}));
+  EXPECT_FALSE(GrammarMatcher(unended).AcceptControlToken(0)) << "the analysis ends with <|end|>";
+
+  // json_object: any object as the answer, nothing else.
+  const auto object = JsonAnswerGrammar(harmony, Poco::Dynamic::Var());
+  GrammarMatcher any(object);
+  ASSERT_TRUE(walk(any, {"0", "final", "1"}));
+  EXPECT_FALSE(GrammarMatcher(any).AcceptBytes("[1]"));
+  ASSERT_TRUE(any.AcceptBytes(R"({"a":[1,{"b":null}]})"));
+  EXPECT_TRUE(any.CanEnd());
 }
 
 }  // namespace

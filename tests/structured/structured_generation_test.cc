@@ -17,9 +17,14 @@
 #include <Poco/JSON/ParseHandler.h>
 #include <Poco/JSON/Parser.h>
 
+#include "host/chat/output/chat_output_format.h"
 #include "host/generation/generation_service.h"
+#include "host/generation/token_generator.h"
 #include "host/plugins/host_services.h"
+#include "host/structured/json_answer_grammar.h"
 #include "host/structured/json_schema_grammar.h"
+#include "host/structured/token_trie.h"
+#include "host/tokenizer/tokenizer_factory.h"
 #include "tests/unit/test_files.h"
 
 namespace orcd {
@@ -175,6 +180,101 @@ TEST(StructuredGenerationSeeds, ASeededRequestRepeatsItsOutput) {
   Generate(*l.service, Schemas()[0], 77, second);
   EXPECT_EQ(first, second);
   EXPECT_EQ(first.front(), '{');
+}
+
+// response_format json on harmony (gpt-oss's vocabulary, the generation
+// loop, the harmony parser): a model that reasons first keeps its analysis
+// message, free, and its final message is the schema's instance, ended by
+// the grammar; a model that would answer in prose is held to the schema.
+// (One that drifts into the analysis channel and never ends it runs to
+// max_tokens: the analysis is free by design.) The model
+// prefers a scripted sequence of tokens, then has no preference (greedy
+// picks the lowest allowed id).
+class PreferringModel final : public LogitSource {
+ public:
+  PreferringModel(std::vector<int32_t> script, int64_t vocab)
+      : script_(std::move(script)), logits_(static_cast<size_t>(vocab)) {}
+  void Reset() override { position_ = emitted_ = 0; }
+  std::span<const float> Prefill(std::span<const int32_t> tokens) override {
+    position_ += static_cast<int64_t>(tokens.size());
+    return Next();
+  }
+  std::span<const float> Decode(int32_t) override {
+    ++position_;
+    return Next();
+  }
+  int64_t position() const override { return position_; }
+  int64_t context_length() const override { return 4096; }
+
+ private:
+  std::span<const float> Next() {
+    std::fill(logits_.begin(), logits_.end(), 0.0f);
+    const auto k = static_cast<size_t>(emitted_++);
+    if (k < script_.size()) logits_[static_cast<size_t>(script_[k])] = 10.0f;
+    return logits_;
+  }
+  std::vector<int32_t> script_;
+  std::vector<float> logits_;
+  int64_t position_ = 0, emitted_ = 0;
+};
+
+TEST(StructuredHarmony, TheAnalysisStaysFreeAndTheFinalMessageIsTheSchemasInstance) {
+  const std::unique_ptr<Tokenizer> tokenizer =
+      LoadTokenizer(std::string(ORCD_FIXTURES_DIR) + "/vocab/ggml-vocab-gpt-oss.gguf");
+  const structured::TokenTrie trie(*tokenizer);
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  const Poco::Dynamic::Var schema = parser.parse(
+      R"({"type":"object","properties":{"color":{"enum":["red","blue"]},"n":{"type":"integer",
+          "minimum":1,"maximum":9}},"required":["color","n"],"additionalProperties":false})");
+  const auto markup = JsonAnswerMarkupOf(ChatOutputFormat::kHarmony);
+  ASSERT_TRUE(markup.has_value());
+  const auto grammar = structured::JsonAnswerGrammar(*markup, schema);
+  struct Case {
+    const char* name;
+    std::string script;  // what the model would write
+    std::string reasoning;
+  };
+  const std::vector<Case> cases = {
+      {"reasons, then answers",
+       "<|channel|>analysis<|message|>Blue suits; n is 3.<|end|><|start|>assistant"
+       "<|channel|>final<|message|>{\"color\":\"blue\",\"n\":3}<|return|>",
+       "Blue suits; n is 3."},
+      {"answers at once", "<|channel|>final<|message|>{\"color\":\"red\",\"n\":7}<|return|>", ""},
+      {"wants prose", "<|channel|>final<|message|>Blue, and three.<|return|>", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    PreferringModel model(tokenizer->Encode(c.script, false, /*parse_special=*/true),
+                          tokenizer->vocab_size());
+    GenerationInput input;
+    input.max_tokens = 200;
+    input.sampling.temperature = 0.0;
+    input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    input.grammar = grammar;
+    for (const std::string_view t : ChatOutputMarkupTokens(ChatOutputFormat::kHarmony)) {
+      input.render_special.emplace_back(t);
+    }
+    GeneratorOptions options;
+    options.token_trie = &trie;
+    Collect out;
+    const GenerationResult r = GenerateTokens(
+        model, *tokenizer, tokenizer->Encode("Pick.", false, false), input, out, options);
+    EXPECT_EQ(r.stop_reason, "eos") << out.text;
+    ChatOutputCollector reply;
+    auto harmony = MakeChatOutputParser(ChatOutputFormat::kHarmony, false);
+    harmony->Push(out.text, reply);
+    harmony->Finish(reply);
+    EXPECT_EQ(reply.reasoning, c.reasoning) << out.text;
+    const auto answer =
+        Poco::JSON::Parser().parse(reply.content).extract<Poco::JSON::Object::Ptr>();
+    const std::string color = answer->getValue<std::string>("color");
+    EXPECT_TRUE(color == "red" || color == "blue") << reply.content;
+    const int n = answer->getValue<int>("n");
+    EXPECT_TRUE(n >= 1 && n <= 9) << reply.content;
+    if (!c.reasoning.empty()) {
+      EXPECT_EQ(reply.content, R"({"color":"blue","n":3})");
+    }
+  }
 }
 
 }  // namespace

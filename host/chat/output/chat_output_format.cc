@@ -95,4 +95,13 @@ std::optional<structured::ToolCallText> ToolCallMarkupOf(ChatOutputFormat format
   }
 }
 
+std::optional<structured::JsonAnswerText> JsonAnswerMarkupOf(ChatOutputFormat format) {
+  if (format != ChatOutputFormat::kHarmony) return std::nullopt;
+  // The analysis message as the template renders a past one, then the final
+  // channel; <|return|> after the JSON ends the turn as the end of generation.
+  return structured::JsonAnswerText{{{"<|channel|>", true}, {"analysis"}, {"<|message|>", true}},
+                                    {{"<|end|>", true}, {"<|start|>", true}, {"assistant"}},
+                                    {{"<|channel|>", true}, {"final"}, {"<|message|>", true}}};
+}
+
 }  // namespace orcd

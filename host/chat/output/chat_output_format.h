@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/chat/output/chat_output_parser.h"
+#include "host/structured/json_answer_grammar.h"
 #include "host/structured/tool_call_grammar.h"
 
 namespace orcd {
@@ -43,6 +44,11 @@ std::vector<std::string_view> ChatOutputMarkupTokens(ChatOutputFormat format);
 // for formats without tool calls and for [TOOL_CALLS] (whose calls are a
 // JSON array after a control token: not held yet).
 std::optional<structured::ToolCallText> ToolCallMarkupOf(ChatOutputFormat format);
+
+// Where response_format json goes in a format whose answer is a message of
+// its own after an optional reasoning message (harmony); none for the others,
+// whose whole reply is the JSON.
+std::optional<structured::JsonAnswerText> JsonAnswerMarkupOf(ChatOutputFormat format);
 
 }  // namespace orcd
 

@@ -1,4 +1,4 @@
-#include "host/server/forced_tool_call.h"
+#include "host/server/chat_reply_grammar.h"
 
 #include <optional>
 #include <string>
@@ -24,6 +24,18 @@ std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
   }
   return structured::CachedGrammar(key,
                                    [&] { return structured::ToolCallGrammar(*markup, tools); });
+}
+
+std::shared_ptr<const structured::Grammar> JsonAnswerGrammar(
+    ChatOutputFormat format, std::shared_ptr<const structured::Grammar> plain,
+    const Poco::Dynamic::Var& schema) {
+  const std::optional<structured::JsonAnswerText> markup = JsonAnswerMarkupOf(format);
+  if (!plain || !markup) return plain;
+  const std::string key =
+      "json-answer " + std::string(ChatOutputFormatName(format)) + " " +
+      (schema.isEmpty() ? std::string("object") : structured::CompactJson(schema));
+  return structured::CachedGrammar(key,
+                                   [&] { return structured::JsonAnswerGrammar(*markup, schema); });
 }
 
 }  // namespace orcd
