@@ -42,6 +42,7 @@ struct Options {
   std::string cuda_graphs = "on";
   std::string cuda_prefill = "f16";
   std::string fusion = "on";
+  std::string kv_type = "f16";
   int sequences = 1;
   std::vector<std::filesystem::path> plugin_dirs;
 };
@@ -52,7 +53,7 @@ void usage(std::FILE* out) {
                "                        [--gen N] [--ctx N] [--repeat R] [--plugin-dir DIR]\n"
                "                        [--activations q8|f32] [--device cpu|cuda]\n"
                "                        [--cuda-graphs on|off] [--cuda-prefill f16|f32]\n"
-               "                        [--fusion on|off] [--sequences N]\n"
+               "                        [--fusion on|off] [--sequences N] [--kv-type T]\n"
                "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
                "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
                "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
@@ -62,6 +63,7 @@ void usage(std::FILE* out) {
                "  --cuda-graphs on|off  replay the decode step as a CUDA graph (default on)\n"
                "  --cuda-prefill f16|f32  quantized prefill on tensor cores (f16, default) or\n"
                "                        the quant plugins' f32 kernel\n"
+               "  --kv-type f16|f32|q8_0  the KV cache's type (default f16; q8_0: CPU)\n"
                "  --fusion on|off      let the backend fuse what it has lowered ops for\n"
                "                        (default on; off: the plan as the plugin wrote it)\n"
                "  --sequences N  also decode N sequences at once, one token each per step\n"
@@ -151,7 +153,7 @@ int run_model(const Args& args) {
        PathListFlag("--plugin-dir", &o.plugin_dirs), StringFlag("--activations", &o.activations),
        StringFlag("--device", &o.device), StringFlag("--cuda-graphs", &o.cuda_graphs),
        StringFlag("--cuda-prefill", &o.cuda_prefill), StringFlag("--fusion", &o.fusion),
-       IntFlag("--sequences", &o.sequences)},
+       IntFlag("--sequences", &o.sequences), StringFlag("--kv-type", &o.kv_type)},
       usage);
   if (exit_code >= 0) return exit_code;
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
@@ -160,11 +162,12 @@ int run_model(const Args& args) {
       (o.device != "cpu" && o.device != "cuda") ||
       (o.cuda_graphs != "on" && o.cuda_graphs != "off") ||
       (o.cuda_prefill != "f16" && o.cuda_prefill != "f32") ||
-      (o.fusion != "on" && o.fusion != "off")) {
+      (o.fusion != "on" && o.fusion != "off") || !engine::ParseKvType(o.kv_type)) {
     std::fprintf(stderr,
                  "orcd-bench model: --model is required; counts must be positive; "
                  "--activations is q8 or f32; --device is cpu or cuda; --cuda-graphs is on or off; "
-                 "--cuda-prefill is f16 or f32; --fusion is on or off\n");
+                 "--cuda-prefill is f16 or f32; --fusion is on or off; --kv-type is f16, f32 "
+                 "or q8_0\n");
     usage(stderr);
     return 2;
   }
@@ -181,6 +184,7 @@ int run_model(const Args& args) {
     eo.fuse_ops = o.fusion == "on";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
     eo.max_sequences = o.sequences;
+    eo.kv_type = *engine::ParseKvType(o.kv_type);
     const double load_start = now_seconds();
     std::unique_ptr<engine::Engine> e = engine::Engine::Load(o.model, registry, eo);
     const double load_s = now_seconds() - load_start;
@@ -234,6 +238,7 @@ int run_model(const Args& args) {
       cuda_json = ",\"vram_bytes\":" + std::to_string(info.vram_bytes) +
                   ",\"cuda_graphs\":" + (b->graphs_on() ? "true" : "false") +
                   ",\"cuda_prefill\":" + json_string(o.cuda_prefill) +
+                  ",\"kv_type\":" + json_string(o.kv_type) +
                   ",\"decode_graph_kernels\":" + std::to_string(b->decode_graph_kernels()) +
                   ",\"device_copy_gb_s\":" + json_number(copy_gbps) + ",\"bandwidth_fraction\":" +
                   json_number(bytes_per_token * decode_tps / 1e9 / copy_gbps);

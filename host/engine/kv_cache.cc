@@ -8,7 +8,36 @@
 
 namespace orcd::engine {
 
-std::string_view KvTypeName(KvType type) { return type == KvType::kF16 ? "f16" : "f32"; }
+std::string_view KvTypeName(KvType type) {
+  switch (type) {
+    case KvType::kF16:
+      return "f16";
+    case KvType::kF32:
+      return "f32";
+    case KvType::kQ8_0:
+      return "q8_0";
+  }
+  return "?";
+}
+
+std::optional<KvType> ParseKvType(std::string_view name) {
+  for (const KvType t : {KvType::kF16, KvType::kF32, KvType::kQ8_0}) {
+    if (KvTypeName(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+uint64_t KvBytes(KvType type, uint64_t elements) {
+  switch (type) {
+    case KvType::kF16:
+      return elements * 2;
+    case KvType::kF32:
+      return elements * 4;
+    case KvType::kQ8_0:
+      return elements / kKvQ8Block * kKvQ8BlockBytes;
+  }
+  return 0;
+}
 
 namespace {
 
@@ -44,7 +73,7 @@ int64_t Capacity(const KvStateDesc& d, int64_t context_length) {
 int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
 uint64_t PositionBytes(const KvStateDesc& d, KvType type) {
-  return 2ull * d.n_kv_heads * d.head_dim * (type == KvType::kF16 ? 2 : 4);
+  return 2ull * d.n_kv_heads * KvBytes(type, static_cast<uint64_t>(d.head_dim));
 }
 
 }  // namespace
@@ -91,6 +120,13 @@ KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length,
   if (paged && (layout.blocks <= 0 || layout.ring_slots <= 0))
     throw Error(ErrorCode::kInvalidArgument, "a paged KV cache needs blocks and ring slots");
   for (const KvStateDesc& d : states) {
+    if (type == KvType::kQ8_0 && d.head_dim % kKvQ8Block != 0) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "kv_type q8_0 needs head dimensions that are multiples of 32; this model's "
+                  "layer " +
+                      std::to_string(d.layer) + " has " + std::to_string(d.head_dim) +
+                      " (use f16)");
+    }
     Layer layer;
     layer.desc = d;
     const int64_t held = Capacity(d, context_length);
@@ -112,7 +148,8 @@ KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length,
       layer.block_tokens = layout.block_tokens;
       positions = static_cast<uint64_t>(layout.blocks * layout.block_tokens);
     }
-    const uint64_t bytes = positions * d.n_kv_heads * d.head_dim * element_size();
+    const uint64_t bytes =
+        positions * d.n_kv_heads * KvBytes(type, static_cast<uint64_t>(d.head_dim));
     layer.bytes = 2 * bytes;
     for (void** side : {&layer.k, &layer.v}) {
       void* p = nullptr;

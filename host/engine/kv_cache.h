@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -26,8 +27,17 @@
 
 namespace orcd::engine {
 
-enum class KvType { kF16, kF32 };
+// q8_0: ggml's block_q8_0 (an f16 scale and 32 int8 values, 34 bytes per 32
+// values: 53 % of f16), on the CPU backend, for head dims that are multiples
+// of 32.
+enum class KvType { kF16, kF32, kQ8_0 };
 std::string_view KvTypeName(KvType type);
+// "f16" | "f32" | "q8_0"; nullopt for anything else.
+std::optional<KvType> ParseKvType(std::string_view name);
+// Bytes of `elements` values of `type` (a multiple of 32 for q8_0).
+uint64_t KvBytes(KvType type, uint64_t elements);
+inline constexpr int64_t kKvQ8Block = 32;       // values per q8_0 block
+inline constexpr int64_t kKvQ8BlockBytes = 34;  // its bytes
 
 // Where a KV cache's buffers come from: host memory by default, device
 // memory on the CUDA backend. Allocate throws (kOutOfMemory) or returns zeroed memory.
@@ -113,7 +123,14 @@ class KvCache {
   int Find(uint32_t layer) const;
   const Layer& layer(int index) const { return layers_[static_cast<size_t>(index)]; }
   size_t layer_count() const { return layers_.size(); }
-  size_t element_size() const { return type_ == KvType::kF16 ? 2 : 4; }
+  // Bytes of one head's row of `head_dim` values, and the byte offset of
+  // an element index (Layer::RowIndex's) in a layer's K or V buffer.
+  size_t RowBytes(int64_t head_dim) const {
+    return static_cast<size_t>(KvBytes(type_, static_cast<uint64_t>(head_dim)));
+  }
+  size_t ByteOffset(int64_t element) const {
+    return static_cast<size_t>(KvBytes(type_, static_cast<uint64_t>(element)));
+  }
   // The one sequence of the default layout.
   KvSequenceView contiguous_view() const { return {&zero_block_, 1, 0}; }
 

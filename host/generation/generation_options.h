@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "host/engine/kv_cache.h"
+
 namespace orcd::engine::cuda {
 class DeviceRuntime;
 }
@@ -30,9 +32,10 @@ struct GenerationOptions {
   // CUDA: the device to run on instead of GPU gpu_index (tests: the emulated
   // device, host/engine/cuda/device_runtime.h).
   std::shared_ptr<engine::cuda::DeviceRuntime> device_runtime;
-  int64_t context_length = 0;    // 0 = the model's trained context
-  int64_t max_input_tokens = 0;  // 0 = context_length - 1
-  int64_t kv_cache_bytes = 0;    // the KV pool; 0 = slots x context_length
+  int64_t context_length = 0;                     // 0 = the model's trained context
+  int64_t max_input_tokens = 0;                   // 0 = context_length - 1
+  int64_t kv_cache_bytes = 0;                     // the KV pool; 0 = slots x context_length
+  engine::KvType kv_type = engine::KvType::kF16;  // q8_0: CPU only
   // Sequences generated at once (CPU: batched in shared steps; the CUDA
   // backend runs one at a time, the others wait in order).
   int slots = 4;

@@ -228,6 +228,7 @@ class GenerationService final : public InferenceService {
     if (batched) options.max_batch = config.max_batched_tokens;
     if (batched) options.kv_pool_bytes = static_cast<uint64_t>(config.kv_cache_bytes);
     options.prefix_cache = config.prefix_cache;
+    options.kv_type = config.kv_type;
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     if (!on_cuda) TouchWeights(*gguf, progress);
     engine_ = engine::Engine::Load(config.model_path, registry, options);

@@ -11,6 +11,7 @@
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/engine/kv_cache.h"
 
 namespace orcd {
 namespace {
@@ -166,6 +167,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->kv_cache_bytes = ParseInt(key, v, 0, INT64_MAX);
   } else if (key == "limits.kv_cache_size_mb") {  // the spec's unit (MiB); 0 = auto
     c->kv_cache_bytes = ParseInt(key, v, 0, int64_t{1} << 30) << 20;
+  } else if (key == "limits.kv_type") {
+    c->kv_type = OneOf(key, v, {"f16", "f32", "q8_0"});
   } else if (key == "limits.shutdown_timeout_s") {
     c->shutdown_timeout_s = ParseSeconds(key, v);
   } else if (key == "logging.level") {
@@ -352,6 +355,9 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.slots = config.slots;
   o.max_batched_tokens = config.max_batched_tokens;
   o.prefix_cache = config.prefix_cache == "on";
+  o.kv_type = config.kv_type == "q8_0"  ? engine::KvType::kQ8_0
+              : config.kv_type == "f32" ? engine::KvType::kF32
+                                        : engine::KvType::kF16;  // OneOf checked the name
   return o;
 }
 

@@ -76,7 +76,8 @@ struct WorkerConfig {
   int64_t max_input_tokens = 0;  // 0 = context_length - 1
   int64_t max_output_tokens = 2048;
   double inference_timeout_s = 300;
-  int64_t kv_cache_bytes = 0;  // 0 = sized for context_length
+  int64_t kv_cache_bytes = 0;   // 0 = sized for context_length
+  std::string kv_type = "f16";  // f16 | f32 | q8_0 (CPU)
   double shutdown_timeout_s = 30;
   // logging
   std::string log_level = "info";

@@ -49,7 +49,7 @@ int32_t Argmax(std::span<const float> row);  // ties: lowest id
 
 // How close a backend's logits must be to a golden (see golden_check.cc for
 // the reasoning behind each bound).
-enum class Tolerance { kF16, kQuantized, kQuantizedMoe };
+enum class Tolerance { kF16, kQuantized, kQuantizedMoe, kKvQ8 };
 
 // GoogleTest expectations: per-row relative RMS within the tolerance, and the
 // argmax where the golden's top-1 margin is clear. Prints the statistics.

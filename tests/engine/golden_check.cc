@@ -63,6 +63,13 @@ void ExpectMatchesGolden(std::span<const float> ours, const Golden& golden, Tole
       EXPECT_LE(s.median, 4e-2);
       EXPECT_LE(s.p90, 1e-1);
       break;
+    case Tolerance::kKvQ8:
+      // f16 weights, the KV cache in q8_0 (kv_q8_test.cc): every family
+      // measured median 3e-3 to 1.2e-2, max up to 1.9e-2 (gemma2); the
+      // bound keeps 1.5x of that.
+      EXPECT_LE(s.median, 1.8e-2);
+      EXPECT_LE(s.max, 3e-2);
+      break;
   }
 
   int64_t checked = 0, agree = 0;

@@ -5,6 +5,8 @@
 // go two rows at a time) and strides wider than a row.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -84,6 +86,72 @@ TEST_F(SimdRows, AxpysAreTheSingleRowAxpysInOrder) {
       EXPECT_TRUE(SameBits(got16, want16)) << s.name << " f16, " << shape;
     }
   }
+}
+
+// q8_0 KV rows (limits.kv_type: q8_0): the quantizer writes ggml's bytes
+// (quantize_row_q8_0_ref, fixtures/quant/Q8_0: 8 rows of 512 with outliers),
+// and the row dot and axpy over those bytes agree with a float64 sum of the
+// ggml-dequantized values to float rounding (1e-5 of the sum of |terms|).
+std::vector<uint8_t> ReadBytes(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  std::vector<uint8_t> out;
+  if (f == nullptr) return out;
+  uint8_t buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.insert(out.end(), buf, buf + n);
+  std::fclose(f);
+  return out;
+}
+
+std::vector<float> ReadFloats(const std::string& path) {
+  const std::vector<uint8_t> bytes = ReadBytes(path);
+  std::vector<float> out(bytes.size() / sizeof(float));
+  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+  return out;
+}
+
+TEST_F(SimdRows, Q8RowsAreGgmlsBytesAndTheirDotsAndSums) {
+  const std::string base = std::string(ORCD_FIXTURES_DIR) + "/quant/Q8_0";
+  const std::vector<float> src = ReadFloats(base + ".src.f32");
+  const std::vector<uint8_t> golden = ReadBytes(base + ".q.bin");
+  const std::vector<float> deq = ReadFloats(base + ".deq.f32");
+  const std::vector<float> x = ReadFloats(base + ".x.f32");
+  constexpr int64_t kRows = 8, kCols = 512, kRowBytes = 544;
+  ASSERT_EQ(src.size(), static_cast<size_t>(kRows * kCols));
+  ASSERT_EQ(golden.size(), static_cast<size_t>(kRows * kRowBytes));
+  std::vector<uint8_t> q(golden.size());
+  for (int64_t r = 0; r < kRows; ++r) {
+    QuantizeRowQ8_0(src.data() + r * kCols, q.data() + r * kRowBytes, kCols);
+  }
+  EXPECT_EQ(q, golden) << "not ggml's q8_0 bytes";
+
+  const SimdKernels& s = Simd();
+  std::vector<float> dots(kRows);
+  s.dot_q8_0_rows(q.data(), kRowBytes, kRows, x.data(), kCols, dots.data());
+  std::vector<float> w = Normal(kRows);
+  std::vector<float> y(kCols, 0.0f);
+  s.axpy_q8_0_rows(w.data(), q.data(), kRowBytes, kRows, y.data(), kCols);
+  for (int64_t r = 0; r < kRows; ++r) {
+    double want = 0.0, scale = 0.0;
+    for (int64_t c = 0; c < kCols; ++c) {
+      want += static_cast<double>(deq[r * kCols + c]) * x[c];
+      scale += std::fabs(static_cast<double>(deq[r * kCols + c]) * x[c]);
+    }
+    EXPECT_NEAR(dots[r], want, 1e-5 * scale) << s.name << ", row " << r;
+  }
+  for (int64_t c = 0; c < kCols; ++c) {
+    double want = 0.0, scale = 0.0;
+    for (int64_t r = 0; r < kRows; ++r) {
+      want += static_cast<double>(w[r]) * deq[r * kCols + c];
+      scale += std::fabs(static_cast<double>(w[r]) * deq[r * kCols + c]);
+    }
+    EXPECT_NEAR(y[c], want, 1e-5 * scale + 1e-30) << s.name << ", column " << c;
+  }
+  // Two rows at a stride wider than a row: the same as one call each.
+  std::vector<float> one(1), two(2);
+  s.dot_q8_0_rows(q.data(), 2 * kRowBytes, 2, x.data(), kCols, two.data());
+  s.dot_q8_0_rows(q.data() + 2 * kRowBytes, kRowBytes, 1, x.data(), kCols, one.data());
+  EXPECT_EQ(std::memcmp(&two[1], &one[0], sizeof(float)), 0);
 }
 
 }  // namespace

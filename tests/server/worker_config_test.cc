@@ -40,6 +40,7 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   EXPECT_EQ(c.slots, d.slots);
   EXPECT_EQ(c.queue_depth, d.queue_depth);
   EXPECT_EQ(c.max_batched_tokens, d.max_batched_tokens);
+  EXPECT_EQ(c.kv_type, d.kv_type);
   EXPECT_EQ(c.prefix_cache, "on");
 }
 
@@ -268,6 +269,12 @@ TEST(WorkerConfig, ManyUsersKeys) {
   const WorkerConfig off = ParseWorkerConfig("server: {prefix_cache: off}\n", "w.yaml");
   EXPECT_FALSE(GenerationOptionsFrom(off).prefix_cache);
   EXPECT_THROW(ParseWorkerConfig("server: {prefix_cache: maybe}\n", "w.yaml"), Error);
+  EXPECT_EQ(GenerationOptionsFrom(c).kv_type, engine::KvType::kF16) << "f16 KV by default";
+  EXPECT_EQ(GenerationOptionsFrom(ParseWorkerConfig("limits: {kv_type: q8_0}\n", "w.yaml")).kv_type,
+            engine::KvType::kQ8_0);
+  EXPECT_EQ(GenerationOptionsFrom(ParseWorkerConfig("limits: {kv_type: f32}\n", "w.yaml")).kv_type,
+            engine::KvType::kF32);
+  EXPECT_THROW(ParseWorkerConfig("limits: {kv_type: q4_0}\n", "w.yaml"), Error);
   // Every accepted job holds a connection: they must leave room for probes.
   WorkerConfig crowded = ParseWorkerConfig(
       "model: {path: /m.gguf}\nserver: {slots: 40, queue_depth: 20, max_connections: 64}\n",

@@ -86,6 +86,7 @@ int Run(const RunOptions& o) {
   eo.threads = o.threads;
   eo.q8_decode_activations = o.q8_decode_activations;
   eo.context_length = o.context;
+  eo.kv_type = *engine::ParseKvType(o.kv_type);  // checked by the option parser
   std::unique_ptr<engine::Engine> engine = engine::Engine::Load(std::move(file), route, eo);
   const double load_s = Seconds(load_start);
   const engine::ModelInfo& info = engine->info();

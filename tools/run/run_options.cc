@@ -41,6 +41,7 @@ std::string RunUsage() {
          "  --activations q8|f32      decode rounds activations to 8 bits before quantized\n"
          "                            weights (default q8, as llama.cpp) or keeps f32\n"
          "  --ctx N                   context length (default: the model's)\n"
+         "  --kv-type f16|f32|q8_0    the KV cache's type (default f16; q8_0: CPU only)\n"
          "  --dump-logits FILE        float32 rows [positions][vocab]: every prompt position,\n"
          "                            then one row per generated token\n"
          "  --ignore-eos              keep generating past end-of-generation tokens\n"
@@ -109,6 +110,10 @@ std::optional<RunOptions> ParseRunOptions(int argc, char** argv) {
       if (v != "q8" && v != "f32")
         throw UsageError{"--activations wants q8 or f32, got '" + v + "'"};
       o.q8_decode_activations = v == "q8";
+    } else if (a == "--kv-type") {
+      if (v != "f16" && v != "f32" && v != "q8_0")
+        throw UsageError{"--kv-type wants f16, f32 or q8_0, got '" + v + "'"};
+      o.kv_type = v;
     } else if (a == "--ctx" || a == "-c") {
       o.context = ToInt(a, v, 1, 1 << 24);
     } else if (a == "--dump-logits") {

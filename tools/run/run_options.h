@@ -22,6 +22,7 @@ struct RunOptions {
   int threads = 0;                    // 0 = every hardware thread
   bool q8_decode_activations = true;  // --activations q8|f32
   int64_t context = 0;                // 0 = the model's own
+  std::string kv_type = "f16";        // --kv-type f16|f32|q8_0
   std::optional<std::filesystem::path> dump_logits;
   std::vector<std::filesystem::path> plugin_dirs;  // empty = the default search path
   bool ignore_eos = false;

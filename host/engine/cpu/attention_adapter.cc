@@ -2,7 +2,8 @@
 // over the positions the query may see (causal, limited by the state's sliding
 // window; optional sinks join the denominator only) and the weighted sum of V,
 // then stores the batch's K and V in the cache. Scores and softmax in f32;
-// K/V are read in the cache's type (f16 by default). In a step of several
+// K/V are read in the cache's type (f16 by default; f32; q8_0, dequantized
+// as it is read). In a step of several
 // sequences each query sees only its own sequence's keys: its cached blocks
 // (through its block table or ring) and its own tokens of this batch.
 //
@@ -29,16 +30,22 @@ namespace {
 // token's heads apart (6 KiB on Phi-3: a page, and a TLB miss, per row).
 const uint8_t* Stage(const KvCache& kv, const float* src, int64_t n_tokens, int64_t heads,
                      int64_t d, std::vector<uint8_t>& buf) {
-  buf.resize(static_cast<size_t>(n_tokens * heads * d) * kv.element_size());
+  const size_t row_bytes = kv.RowBytes(d);
+  buf.resize(static_cast<size_t>(n_tokens * heads) * row_bytes);
   for (int64_t g = 0; g < heads; ++g) {
     for (int64_t t = 0; t < n_tokens; ++t) {
       const float* from = src + (t * heads + g) * d;
-      const int64_t at = g * n_tokens + t;
-      if (kv.type() == KvType::kF32) {
-        std::memcpy(reinterpret_cast<float*>(buf.data()) + at * d, from,
-                    static_cast<size_t>(d) * sizeof(float));
-      } else {
-        Simd().f32_to_f16(from, reinterpret_cast<uint16_t*>(buf.data()) + at * d, d);
+      uint8_t* to = buf.data() + static_cast<size_t>(g * n_tokens + t) * row_bytes;
+      switch (kv.type()) {
+        case KvType::kF32:
+          std::memcpy(to, from, row_bytes);
+          break;
+        case KvType::kF16:
+          Simd().f32_to_f16(from, reinterpret_cast<uint16_t*>(to), d);
+          break;
+        case KvType::kQ8_0:
+          QuantizeRowQ8_0(from, to, d);
+          break;
       }
     }
   }
@@ -50,13 +57,12 @@ const uint8_t* Stage(const KvCache& kv, const float* src, int64_t n_tokens, int6
 void StoreKv(const KvCache& kv, const KvCache::Layer& layer, const uint8_t* k, const uint8_t* v,
              int64_t n_tokens, const StepSequence& seq) {
   const int64_t heads = layer.desc.n_kv_heads;
-  const size_t bytes = static_cast<size_t>(layer.desc.head_dim) * kv.element_size();
+  const size_t bytes = kv.RowBytes(layer.desc.head_dim);
   const int64_t first = std::max<int64_t>(0, seq.n_tokens - layer.capacity);
   for (int64_t i = first; i < seq.n_tokens; ++i) {
     const int64_t t = seq.first_row + i;
     for (int64_t g = 0; g < heads; ++g) {
-      const auto at =
-          static_cast<size_t>(layer.RowIndex(seq.kv, seq.pos0 + i, g)) * kv.element_size();
+      const size_t at = kv.ByteOffset(layer.RowIndex(seq.kv, seq.pos0 + i, g));
       const size_t from = static_cast<size_t>(g * n_tokens + t) * bytes;
       std::memcpy(static_cast<uint8_t*>(layer.k) + at, k + from, bytes);
       std::memcpy(static_cast<uint8_t*>(layer.v) + at, v + from, bytes);
@@ -84,14 +90,13 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   const int64_t n_seqs = ctx.seqs ? ctx.n_seqs : 1;
 
   const SimdKernels& s = Simd();
-  const bool f16 = kv.type() == KvType::kF16;
+  const KvType type = kv.type();
   const int64_t window = layer.desc.sliding_window;
   const float* sinks =
       insn.weights.empty() ? nullptr : reinterpret_cast<const float*>(insn.weights[0]->data);
   const float* q = ctx.In(insn, 0);
   float* o = ctx.Out(insn, 0);
-  const size_t row_bytes = static_cast<size_t>(d) * kv.element_size();
-  const size_t elem = kv.element_size();
+  const size_t row_bytes = kv.RowBytes(d);
   const auto* k_cache = static_cast<const uint8_t*>(layer.k);
   const auto* v_cache = static_cast<const uint8_t*>(layer.v);
 
@@ -113,30 +118,35 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       // Positions first .. pos as runs of rows at one stride each: the
       // sequence's cached blocks (or ring, split where it wraps), then its
       // tokens of this batch in the staging copy.
-      // fn(rows, stride in elements, index of the run's first position, rows).
+      // fn(rows, index of the run's first position, rows); a run's rows are
+      // row_bytes apart.
       const auto for_each_run = [&](const uint8_t* batch, const uint8_t* cache, auto&& fn) {
         int64_t j = first;
         const int64_t cached_end = std::min(pos + 1, seq.pos0);
         while (j < cached_end) {
           const int64_t n = std::min(cached_end - j, layer.RunLength(j));
-          fn(cache + static_cast<size_t>(layer.RowIndex(seq.kv, j, g)) * elem, d, j - first, n);
+          fn(cache + kv.ByteOffset(layer.RowIndex(seq.kv, j, g)), j - first, n);
           j += n;
         }
         if (j <= pos) {
           const int64_t row = g * ctx.n_tokens + seq.first_row + (j - seq.pos0);
-          fn(batch + static_cast<size_t>(row) * row_bytes, d, j - first, pos + 1 - j);
+          fn(batch + static_cast<size_t>(row) * row_bytes, j - first, pos + 1 - j);
         }
       };
 
-      for_each_run(
-          k_batch, k_cache, [&](const uint8_t* rows, int64_t stride, int64_t at, int64_t n) {
-            if (f16) {
-              s.dot_f16_rows(reinterpret_cast<const uint16_t*>(rows), stride, n, qh, d,
-                             scores + at);
-            } else {
-              s.dot_f32_rows(reinterpret_cast<const float*>(rows), stride, n, qh, d, scores + at);
-            }
-          });
+      for_each_run(k_batch, k_cache, [&](const uint8_t* rows, int64_t at, int64_t n) {
+        switch (type) {
+          case KvType::kF16:
+            s.dot_f16_rows(reinterpret_cast<const uint16_t*>(rows), d, n, qh, d, scores + at);
+            break;
+          case KvType::kF32:
+            s.dot_f32_rows(reinterpret_cast<const float*>(rows), d, n, qh, d, scores + at);
+            break;
+          case KvType::kQ8_0:
+            s.dot_q8_0_rows(rows, static_cast<int64_t>(row_bytes), n, qh, d, scores + at);
+            break;
+        }
+      });
       float max_score = -std::numeric_limits<float>::infinity();
       for (int64_t j = 0; j < count; ++j) {
         float score = scores[j] * p.scale;
@@ -154,15 +164,19 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       for (int64_t j = 0; j < count; ++j) scores[j] *= inv;  // each value row's weight
       float* oh = o + t * n_head * d + h * d;
       std::fill(oh, oh + d, 0.0f);
-      for_each_run(
-          v_batch, v_cache, [&](const uint8_t* rows, int64_t stride, int64_t at, int64_t n) {
-            if (f16) {
-              s.axpy_f16_rows(scores + at, reinterpret_cast<const uint16_t*>(rows), stride, n, oh,
-                              d);
-            } else {
-              s.axpy_f32_rows(scores + at, reinterpret_cast<const float*>(rows), stride, n, oh, d);
-            }
-          });
+      for_each_run(v_batch, v_cache, [&](const uint8_t* rows, int64_t at, int64_t n) {
+        switch (type) {
+          case KvType::kF16:
+            s.axpy_f16_rows(scores + at, reinterpret_cast<const uint16_t*>(rows), d, n, oh, d);
+            break;
+          case KvType::kF32:
+            s.axpy_f32_rows(scores + at, reinterpret_cast<const float*>(rows), d, n, oh, d);
+            break;
+          case KvType::kQ8_0:
+            s.axpy_q8_0_rows(scores + at, rows, static_cast<int64_t>(row_bytes), n, oh, d);
+            break;
+        }
+      });
     }
   });
   for (int64_t i = 0; i < n_seqs; ++i) StoreKv(kv, layer, k_batch, v_batch, ctx.n_tokens, seqs[i]);

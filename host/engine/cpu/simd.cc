@@ -1,5 +1,8 @@
 #include "host/engine/cpu/simd.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "orcd/cpp/half.h"
 
 #if defined(__x86_64__)
@@ -65,6 +68,43 @@ void AxpyRowsPortable(const float* w, const A* rows, int64_t stride, int64_t n_r
   for (int64_t j = 0; j < n_rows; ++j) kAxpy(w[j], rows + j * stride, y, n);
 }
 
+// q8_0 blocks: the f16 scale, then 32 int8.
+float Q8Scale(const uint8_t* block) {
+  uint16_t h;
+  __builtin_memcpy(&h, block, 2);
+  return fp16_to_f32(h);
+}
+const int8_t* Q8Values(const uint8_t* block) { return reinterpret_cast<const int8_t*>(block + 2); }
+
+float DotQ8Portable(const uint8_t* row, const float* b, int64_t n) {
+  float s = 0.0f;
+  for (int64_t i = 0; i < n; i += 32, row += 34) {
+    const int8_t* q = Q8Values(row);
+    float block = 0.0f;
+    for (int j = 0; j < 32; ++j) block += static_cast<float>(q[j]) * b[i + j];
+    s += Q8Scale(row) * block;
+  }
+  return s;
+}
+
+void AxpyQ8Portable(float a, const uint8_t* row, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; i += 32, row += 34) {
+    const float ad = a * Q8Scale(row);
+    const int8_t* q = Q8Values(row);
+    for (int j = 0; j < 32; ++j) y[i + j] += ad * static_cast<float>(q[j]);
+  }
+}
+
+void DotQ8RowsPortable(const uint8_t* rows, int64_t stride, int64_t n_rows, const float* b,
+                       int64_t n, float* out) {
+  for (int64_t j = 0; j < n_rows; ++j) out[j] = DotQ8Portable(rows + j * stride, b, n);
+}
+
+void AxpyQ8RowsPortable(const float* w, const uint8_t* rows, int64_t stride, int64_t n_rows,
+                        float* y, int64_t n) {
+  for (int64_t j = 0; j < n_rows; ++j) AxpyQ8Portable(w[j], rows + j * stride, y, n);
+}
+
 constexpr SimdKernels kPortable = {"portable",
                                    DotF32Portable,
                                    DotF16Portable,
@@ -76,7 +116,9 @@ constexpr SimdKernels kPortable = {"portable",
                                    DotRowsPortable<float, DotF32Portable>,
                                    DotRowsPortable<uint16_t, DotF16Portable>,
                                    AxpyRowsPortable<float, AxpyF32Portable>,
-                                   AxpyRowsPortable<uint16_t, AxpyF16Portable>};
+                                   AxpyRowsPortable<uint16_t, AxpyF16Portable>,
+                                   DotQ8RowsPortable,
+                                   AxpyQ8RowsPortable};
 
 // ---- AVX2 + FMA + F16C ------------------------------------------------------
 #if ORCD_ENGINE_X86
@@ -250,6 +292,45 @@ ORCD_AVX2 void AxpyRowsAvx2(const float* w, const A* rows, int64_t stride, int64
   }
 }
 
+// Eight int8 of a q8_0 block as floats.
+ORCD_AVX2 inline __m256 LoadQ8(const int8_t* q) {
+  return _mm256_cvtepi32_ps(
+      _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q))));
+}
+
+ORCD_AVX2 float DotQ8Avx2(const uint8_t* row, const float* b, int64_t n) {
+  __m256 acc = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n; i += 32, row += 34) {
+    const int8_t* q = Q8Values(row);
+    __m256 block = _mm256_mul_ps(LoadQ8(q), _mm256_loadu_ps(b + i));
+    block = _mm256_fmadd_ps(LoadQ8(q + 8), _mm256_loadu_ps(b + i + 8), block);
+    block = _mm256_fmadd_ps(LoadQ8(q + 16), _mm256_loadu_ps(b + i + 16), block);
+    block = _mm256_fmadd_ps(LoadQ8(q + 24), _mm256_loadu_ps(b + i + 24), block);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(Q8Scale(row)), block, acc);
+  }
+  return HorizontalSum(acc);
+}
+
+ORCD_AVX2 void AxpyQ8Avx2(float a, const uint8_t* row, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; i += 32, row += 34) {
+    const __m256 ad = _mm256_set1_ps(a * Q8Scale(row));
+    const int8_t* q = Q8Values(row);
+    for (int c = 0; c < 32; c += 8) {
+      _mm256_storeu_ps(y + i + c, _mm256_fmadd_ps(ad, LoadQ8(q + c), _mm256_loadu_ps(y + i + c)));
+    }
+  }
+}
+
+ORCD_AVX2 void DotQ8RowsAvx2(const uint8_t* rows, int64_t stride, int64_t n_rows, const float* b,
+                             int64_t n, float* out) {
+  for (int64_t j = 0; j < n_rows; ++j) out[j] = DotQ8Avx2(rows + j * stride, b, n);
+}
+
+ORCD_AVX2 void AxpyQ8RowsAvx2(const float* w, const uint8_t* rows, int64_t stride, int64_t n_rows,
+                              float* y, int64_t n) {
+  for (int64_t j = 0; j < n_rows; ++j) AxpyQ8Avx2(w[j], rows + j * stride, y, n);
+}
+
 constexpr SimdKernels kAvx2 = {"avx2",
                                DotF32Avx2,
                                DotF16Avx2,
@@ -261,7 +342,9 @@ constexpr SimdKernels kAvx2 = {"avx2",
                                DotRowsAvx2<float>,
                                DotRowsAvx2<uint16_t>,
                                AxpyRowsAvx2<float>,
-                               AxpyRowsAvx2<uint16_t>};
+                               AxpyRowsAvx2<uint16_t>,
+                               DotQ8RowsAvx2,
+                               AxpyQ8RowsAvx2};
 
 bool CpuHasAvx2() {
   __builtin_cpu_init();
@@ -271,6 +354,19 @@ bool CpuHasAvx2() {
 #endif
 
 }  // namespace
+
+void QuantizeRowQ8_0(const float* in, uint8_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; i += 32, out += 34) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(in[i + j]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t h = f32_to_fp16(d);
+    __builtin_memcpy(out, &h, 2);
+    auto* q = reinterpret_cast<int8_t*>(out + 2);
+    for (int j = 0; j < 32; ++j) q[j] = static_cast<int8_t>(std::round(in[i + j] * id));
+  }
+}
 
 const SimdKernels& Simd() {
 #if ORCD_ENGINE_X86

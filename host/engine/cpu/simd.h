@@ -31,7 +31,18 @@ struct SimdKernels {
                         int64_t n);
   void (*axpy_f16_rows)(const float* w, const uint16_t* rows, int64_t stride, int64_t n_rows,
                         float* y, int64_t n);
+  // The same over q8_0 rows (ggml's block_q8_0: an f16 scale d and 32 int8
+  // q, value d * q; n a multiple of 32), row j at rows + j * stride bytes.
+  // A row's dot sums each block's q * b, times d, over the blocks in order.
+  void (*dot_q8_0_rows)(const uint8_t* rows, int64_t stride, int64_t n_rows, const float* b,
+                        int64_t n, float* out);
+  void (*axpy_q8_0_rows)(const float* w, const uint8_t* rows, int64_t stride, int64_t n_rows,
+                         float* y, int64_t n);
 };
+
+// n values (a multiple of 32) as q8_0 blocks, rounded as ggml's
+// quantize_row_q8_0_ref: d = max |x| / 127, q = round(x / d), half away from zero.
+void QuantizeRowQ8_0(const float* in, uint8_t* out, int64_t n);
 
 const SimdKernels& Simd();
 
