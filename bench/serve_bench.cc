@@ -13,7 +13,14 @@
 // token on both servers), requests/s, time to first token and inter-token
 // latency percentiles, errors, and the server's peak RSS (--pid). With
 // --response-format F every request carries F's JSON as its response_format
-// (structured output's cost under many users).
+// (structured output's cost under many users). With --turns T each measured
+// request is a conversation of T turns: every later turn's prompt is the
+// previous prompt, the answer the server streamed and a new user message
+// (its own words), as a chat client resends the history; every turn is a
+// sample (what prefix caching serves: the history's beginning is computed).
+// --requests counts conversations then.
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
@@ -48,6 +55,7 @@ struct Options {
   std::vector<std::string> prompt_words;   // empty: 16,256
   std::vector<std::string> output_tokens;  // empty: 32,128
   int64_t shared_prefix_words = 0;
+  int64_t turns = 1;
   int pid = 0;
   bool json = false;
   std::string response_format_file;
@@ -59,7 +67,8 @@ void usage(std::FILE* out) {
                "usage: orcd-bench serve [--url URL] [--clients C] [--requests N] [--warmup W]\n"
                "                        [--seed S] [--prompt-words MIN,MAX]\n"
                "                        [--output-tokens MIN,MAX] [--shared-prefix-words P]\n"
-               "                        [--model NAME] [--pid PID] [--response-format F] [--json]\n"
+               "                        [--model NAME] [--pid PID] [--response-format F]\n"
+               "                        [--turns T] [--json]\n"
                "  --url URL        the server (default http://127.0.0.1:8080)\n"
                "  --clients C      concurrent clients (default 8)\n"
                "  --requests N     measured requests in all (default 64)\n"
@@ -67,6 +76,8 @@ void usage(std::FILE* out) {
                "  --prompt-words   prompt length range in words (default 16,256)\n"
                "  --output-tokens  max_tokens range (default 32,128)\n"
                "  --shared-prefix-words P  every prompt starts with the same P words\n"
+               "  --turns T        each request a conversation of T turns (default 1): a\n"
+               "                   turn's prompt is the last prompt, its answer and new words\n"
                "  --pid PID        the server's process: its peak RSS is reported\n"
                "  --response-format F  a JSON file: every request's response_format\n");
 }
@@ -101,12 +112,33 @@ Request MakeRequest(const Options& o, int64_t i, int pmin, int pmax, int omin, i
   return r;
 }
 
+// Turn t > 0 of conversation i: the user's next message (its own words).
+std::string NextUserTurn(const Options& o, int64_t i, int64_t t, int pmin, int pmax) {
+  Options turn = o;
+  turn.shared_prefix_words = 0;
+  turn.seed = o.seed + 7777 * t;
+  return "\nUser: " + MakeRequest(turn, i, pmin, pmax, 1, 1).prompt + "\nAssistant:";
+}
+
 struct Sample {
   bool ok = false;
   double ttft_ms = 0;
   std::vector<double> gaps_ms;  // between streamed tokens
   int64_t tokens = 0;
+  std::string text;  // the answer, streamed
 };
+
+// choices[0].text of a streamed completion chunk ("" when it has none).
+std::string ChunkText(const std::string& json) {
+  try {
+    const auto chunk = Poco::JSON::Parser().parse(json).extract<Poco::JSON::Object::Ptr>();
+    const auto choices = chunk->getArray("choices");
+    if (!choices || choices->size() == 0) return "";
+    return choices->getObject(0)->optValue<std::string>("text", "");
+  } catch (const std::exception&) {
+    return "";
+  }
+}
 
 // One streamed completion; counts the chunks that carry text.
 Sample Run(const Poco::URI& uri, const Options& o, const Request& r) {
@@ -135,6 +167,7 @@ Sample Run(const Poco::URI& uri, const Options& o, const Request& r) {
       // A chunk with text: "text":"..." that is not empty.
       const size_t at = line.find("\"text\":\"");
       if (at == std::string::npos || line.compare(at + 8, 1, "\"") == 0) continue;
+      if (o.turns > 1) s.text += ChunkText(line.substr(6));
       const double now = now_seconds();
       if (s.tokens == 0) {
         s.ttft_ms = (now - t0) * 1000.0;
@@ -189,7 +222,8 @@ int run_serve(const Args& args) {
        IntFlag("--warmup", &o.warmup), IntFlag("--seed", &o.seed),
        CsvFlag("--prompt-words", &o.prompt_words), CsvFlag("--output-tokens", &o.output_tokens),
        IntFlag("--shared-prefix-words", &o.shared_prefix_words), IntFlag("--pid", &o.pid),
-       StringFlag("--response-format", &o.response_format_file), Switch("--json", &o.json)},
+       IntFlag("--turns", &o.turns), StringFlag("--response-format", &o.response_format_file),
+       Switch("--json", &o.json)},
       &usage);
   if (parsed >= 0) return parsed;
   if (!o.response_format_file.empty()) {
@@ -206,21 +240,33 @@ int run_serve(const Args& args) {
   if (o.output_tokens.empty()) o.output_tokens = {"32", "128"};
   int pmin = 0, pmax = 0, omin = 0, omax = 0;
   if (!ParseRange(o.prompt_words, &pmin, &pmax) || !ParseRange(o.output_tokens, &omin, &omax) ||
-      o.clients < 1 || o.requests < 1 || o.warmup < 0 || o.shared_prefix_words < 0) {
-    std::fprintf(stderr, "orcd-bench serve: bad --clients, --requests or a range\n");
+      o.clients < 1 || o.requests < 1 || o.warmup < 0 || o.shared_prefix_words < 0 || o.turns < 1 ||
+      o.turns > 64) {
+    std::fprintf(stderr, "orcd-bench serve: bad --clients, --requests, --turns or a range\n");
     usage(stderr);
     return 2;
   }
   const Poco::URI uri(o.url);
   const int64_t rss_before = o.pid > 0 ? ProcStatusKb(o.pid, "VmRSS") : -1;
+  // Conversation i, turn by turn (one turn: the request alone).
+  const auto converse = [&](int64_t i, std::vector<Sample>* out) {
+    Request r = MakeRequest(o, i, pmin, pmax, omin, omax);
+    if (o.turns > 1) r.prompt = "System: " + r.prompt + "\nAssistant:";
+    for (int64_t t = 0; t < o.turns; ++t) {
+      Sample s = Run(uri, o, r);
+      const bool ok = s.ok;
+      r.prompt += s.text + NextUserTurn(o, i, t + 1, pmin, pmax);
+      if (out != nullptr) out->push_back(std::move(s));
+      if (!ok) break;
+    }
+  };
 
   // Warm-up: requests numbered from -1 down, never measured.
   {
     std::vector<std::thread> threads;
     for (int c = 0; c < o.clients; ++c) {
       threads.emplace_back([&, c] {
-        for (int w = 0; w < o.warmup; ++w)
-          Run(uri, o, MakeRequest(o, -1 - (c * o.warmup + w), pmin, pmax, omin, omax));
+        for (int w = 0; w < o.warmup; ++w) converse(-1 - (c * o.warmup + w), nullptr);
       });
     }
     for (auto& t : threads) t.join();
@@ -235,9 +281,10 @@ int run_serve(const Args& args) {
     for (int c = 0; c < o.clients; ++c) {
       threads.emplace_back([&] {
         for (int i = next++; i < o.requests; i = next++) {
-          Sample s = Run(uri, o, MakeRequest(o, i, pmin, pmax, omin, omax));
+          std::vector<Sample> turns;
+          converse(i, &turns);
           std::lock_guard lock(mu);
-          samples.push_back(std::move(s));
+          for (Sample& s : turns) samples.push_back(std::move(s));
         }
       });
     }
@@ -264,14 +311,14 @@ int run_serve(const Args& args) {
   if (o.json) {
     std::printf(
         "{\"bench\":\"serve\",\"url\":%s,\"clients\":%d,\"requests\":%d,\"warmup_per_client\":%d,"
-        "\"seed\":%lld,\"prompt_words\":[%d,%d],\"shared_prefix_words\":%lld,"
+        "\"seed\":%lld,\"prompt_words\":[%d,%d],\"shared_prefix_words\":%lld,\"turns\":%lld,"
         "\"output_tokens\":[%d,%d],\"cpu\":%s,"
         "\"wall_s\":%s,\"output_tokens_total\":%lld,\"output_tok_s\":%s,\"requests_per_s\":%s,"
         "\"ttft_ms\":{\"p50\":%s,\"p99\":%s},\"itl_ms\":{\"p50\":%s,\"p99\":%s},\"errors\":%d,"
         "\"rss_kb\":{\"before\":%lld,\"after\":%lld,\"peak\":%lld}}\n",
         json_string(o.url).c_str(), o.clients, o.requests, o.warmup, static_cast<long long>(o.seed),
-        pmin, pmax, static_cast<long long>(o.shared_prefix_words), omin, omax,
-        json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
+        pmin, pmax, static_cast<long long>(o.shared_prefix_words), static_cast<long long>(o.turns),
+        omin, omax, json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
         static_cast<long long>(tokens), json_number(tok_s).c_str(), json_number(req_s).c_str(),
         json_number(Percentile(ttft, 50)).c_str(), json_number(Percentile(ttft, 99)).c_str(),
         json_number(Percentile(gaps, 50)).c_str(), json_number(Percentile(gaps, 99)).c_str(),

@@ -9,7 +9,8 @@
 #   one unified KV, continuous batching), context 1024 per sequence, 2 threads.
 #   Environment: REQUESTS (per measurement, default 32), PROMPT_WORDS (16,128),
 #   OUTPUT_TOKENS (32,96), THREADS (2), SHARED_PREFIX_WORDS (0: every prompt
-#   starts with that many shared words, the prefix caches' scenario).
+#   starts with that many shared words, the prefix caches' scenario), TURNS (1:
+#   each request a conversation of that many turns, the history resent).
 set -euo pipefail
 model=$1
 build=$2
@@ -23,6 +24,7 @@ prompt_words=${PROMPT_WORDS:-16,128}
 output_tokens=${OUTPUT_TOKENS:-32,96}
 threads=${THREADS:-2}
 shared_prefix_words=${SHARED_PREFIX_WORDS:-0}
+turns=${TURNS:-1}
 slots=8
 ctx=1024
 port=18181
@@ -74,6 +76,7 @@ for round in $(seq "$rounds"); do
         --seed $((round * 1000 + c)) \
         --requests "$requests" --warmup 1 --prompt-words "$prompt_words" \
         --output-tokens "$output_tokens" --shared-prefix-words "$shared_prefix_words" \
+        --turns "$turns" \
         --pid "$server_pid" --json || true)  # errors: in the line
       echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
     done
