@@ -264,6 +264,17 @@ int64_t Engine::MatchPrefix(int sequence, std::span<const int32_t> prompt, uint6
   return seq.length;
 }
 
+bool Engine::RewindToPrompt(int sequence, int64_t prompt_length) {
+  Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
+  if (!prefix_cache_ || !seq.open || static_cast<int64_t>(seq.prompt.size()) != prompt_length ||
+      seq.length < prompt_length) {
+    return false;
+  }
+  seq.length = prompt_length;
+  seq.generated = false;
+  return true;
+}
+
 void Engine::RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t old_length) {
   if (!prefix_cache_ || seq.generated) return;
   // Positions rewound (the single-sequence API) break the correspondence of

@@ -198,6 +198,13 @@ class Engine {
   // part starts at prompt[returned]. The logits that follow are the bits a
   // cold run gives (batch invariance). 0 when caching is off.
   int64_t MatchPrefix(int sequence, std::span<const int32_t> prompt, uint64_t salt = 0);
+  // Prefix caching, after a sequence generated: forgets its positions past
+  // its prompt of `prompt_length` tokens (their KV came from decode steps,
+  // whose bits a prompt's differ from), keeping its blocks, so that its
+  // generated tokens can be evaluated again as prompt tokens and their full
+  // blocks cached for the next turn of a conversation. False (nothing
+  // changed) when caching is off or the sequence's prompt is not that long.
+  bool RewindToPrompt(int sequence, int64_t prompt_length);
   // Blocks `positions` positions need, and the pool's state.
   int64_t BlocksFor(int64_t positions) const;
   KvPoolInfo kv_pool() const;

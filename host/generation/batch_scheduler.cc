@@ -38,6 +38,12 @@ struct BatchScheduler::Sequence {
   int64_t history_prompt = 0;
   int64_t evaluated = 0;
   bool recompute = false;  // preempted: replay the history before the pending tokens
+  // Its request ended and (prefix caching) its generated tokens are being
+  // evaluated again as prompt tokens, so that the conversation's next turn
+  // finds its answer cached (StartFill). Nobody waits for it but that next
+  // turn (ContinuesAFill); it is the first to go when another request needs
+  // its engine sequence or blocks.
+  bool fill = false;
   uint64_t cache_salt = 0;
   std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
   std::atomic<double> queued_ms{-1};  // set at admission
@@ -148,7 +154,8 @@ std::unique_ptr<LogitSource> BatchScheduler::OpenSequence(int64_t positions, uin
 ServingStats BatchScheduler::stats() const {
   std::lock_guard lock(mu_);
   ServingStats s = stats_;
-  s.running = static_cast<int>(running_.size());
+  s.running = static_cast<int>(
+      std::count_if(running_.begin(), running_.end(), [](const auto& seq) { return !seq->fill; }));
   s.waiting = static_cast<int>(waiting_.size());
   return s;
 }
@@ -204,8 +211,61 @@ bool BatchScheduler::AllRunningAsked() const {
   return true;
 }
 
+bool BatchScheduler::StartFill(Sequence& seq) {
+  if (seq.fill || seq.engine_seq < 0 || seq.error || seq.recompute) return false;
+  // Only whole blocks are cached: the generated tokens up to the last
+  // block boundary, if that is past the prompt.
+  const int64_t bt = engine_.kv_pool().block_tokens;
+  const auto evaluated = static_cast<int64_t>(seq.history.size());
+  const int64_t n = evaluated / bt * bt - seq.history_prompt;
+  if (n <= 0 || !engine_.RewindToPrompt(seq.engine_seq, seq.history_prompt)) return false;
+  const auto first = seq.history.begin() + seq.history_prompt;
+  seq.pending.assign(first, first + n);
+  seq.history.resize(static_cast<size_t>(seq.history_prompt));
+  seq.prompt_tokens = n;
+  seq.fed = 0;
+  seq.evaluated = seq.history_prompt;
+  seq.sampling = false;
+  seq.stop_check = nullptr;
+  seq.fill = true;
+  seq.asked = true;
+  return true;
+}
+
+bool BatchScheduler::DropFill(size_t from) {
+  for (size_t i = running_.size(); i-- > from;) {
+    if (!running_[i]->fill) continue;
+    engine_.CloseSequence(running_[i]->engine_seq);
+    running_[i]->engine_seq = -1;
+    running_[i]->asked = false;
+    running_.erase(running_.begin() + static_cast<int64_t>(i));
+    return true;
+  }
+  return false;
+}
+
+bool BatchScheduler::ContinuesAFill(const Sequence& seq) const {
+  if (seq.recompute || seq.evaluated != 0) return false;
+  const auto prompt = static_cast<size_t>(seq.prompt_tokens);
+  for (const auto& f : running_) {
+    if (!f->fill) continue;
+    // The fill's whole sequence: the prompt before it (the history but what
+    // the fill evaluated so far) and its answer (pending).
+    const size_t head = f->history.size() - f->fed;
+    if (prompt < head + f->pending.size()) continue;
+    if (std::equal(f->history.begin(), f->history.begin() + static_cast<int64_t>(head),
+                   seq.pending.begin()) &&
+        std::equal(f->pending.begin(), f->pending.end(),
+                   seq.pending.begin() + static_cast<int64_t>(head))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void BatchScheduler::CloseAndAdmit() {
   for (const auto& seq : closing_) {
+    if (StartFill(*seq)) continue;  // stays running until its answer is cached
     const auto it = std::find(running_.begin(), running_.end(), seq);
     if (it != running_.end()) running_.erase(it);
     if (seq->engine_seq >= 0) engine_.CloseSequence(seq->engine_seq);
@@ -217,12 +277,19 @@ void BatchScheduler::CloseAndAdmit() {
   // and blocks for what it will hold after its pending tokens are free.
   while (!waiting_.empty() && waiting_.front()->asked) {
     const std::shared_ptr<Sequence>& seq = waiting_.front();
+    // The next turn of a conversation whose answer is being cached waits
+    // for it: it would compute the same tokens again otherwise.
+    if (ContinuesAFill(*seq)) break;
     const int id = engine_.OpenSequence();
-    if (id < 0) break;
+    if (id < 0) {
+      if (DropFill()) continue;  // a request comes before caching an answer
+      break;
+    }
     const int64_t cached = MapCachedPrefix(*seq, id);
     if (!engine_.Reserve(id, Needed(*seq))) {
       engine_.CloseSequence(id);
       UnmapCachedPrefix(*seq, cached);
+      if (DropFill()) continue;
       break;
     }
     seq->engine_seq = id;
@@ -299,6 +366,10 @@ void BatchScheduler::Preempt(size_t index) {
   running_.erase(running_.begin() + static_cast<int64_t>(index));
   engine_.CloseSequence(victim->engine_seq);
   victim->engine_seq = -1;
+  if (victim->fill) {  // an answer being cached is dropped, never recomputed
+    victim->asked = false;
+    return;
+  }
   victim->recompute = true;
   waiting_.push_front(victim);
   ++preemptions_;
@@ -308,8 +379,10 @@ void BatchScheduler::Preempt(size_t index) {
 
 BatchScheduler::Grow BatchScheduler::ReserveOrPreempt(size_t index) {
   while (!engine_.Reserve(running_[index]->engine_seq, Needed(*running_[index]))) {
-    // The most recently admitted sequence gives its blocks back and waits,
+    // An answer being cached after this one gives its blocks first. Then the
+    // most recently admitted sequence gives its blocks back and waits,
     // first in line, to recompute what it had: another one, or this one.
+    if (DropFill(index + 1)) continue;
     if (index + 1 < running_.size()) {
       Preempt(running_.size() - 1);
     } else if (index > 0) {
@@ -390,14 +463,14 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     part.tokens = std::span<const int32_t>(seq->pending).subspan(seq->fed, n);
     part.prompt_tokens =
         std::clamp<int64_t>(seq->prompt_tokens - static_cast<int64_t>(seq->fed), 0, n);
-    part.logits = n == left;
+    part.logits = n == left && !seq->fill;
     if (part.logits && seq->sampling) part.sample = &seq->sample;
     parts.push_back(part);
     seqs.push_back(seq);
   };
   if (!options_.separate_prompt_steps) {
-    // Every decoding sequence's token first, then prompt chunks in admission
-    // order while the token budget lasts.
+    // Every decoding sequence's token first, then prompt chunks (answers
+    // being cached among them) in admission order while the token budget lasts.
     int64_t budget = options_.max_batched_tokens;
     for (int pass = 0; pass < 2; ++pass) {
       for (const auto& seq : running_) {
@@ -468,6 +541,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     std::lock_guard lock(mu_);
     if (error) {
       Fail(seq, error);
+      if (seq.fill) closing_.push_back(seqs[i]);
       return;
     }
     seq.history.insert(seq.history.end(), parts[i].tokens.begin(), parts[i].tokens.end());
@@ -475,6 +549,13 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     seq.fed += static_cast<size_t>(n);
     seq.evaluated += n;
     seq.length = std::max(seq.length.load(), seq.evaluated);
+    if (seq.fill && seq.fed == seq.pending.size()) {  // the answer's blocks are cached
+      seq.asked = false;
+      closing_.push_back(seqs[i]);
+      ++changes_;
+      ++stats_.answers_cached;
+      return;
+    }
     if (!parts[i].logits) return;  // more prompt chunks to come
     seq.logits.assign(row.begin(), row.end());
     seq.token = token;

@@ -81,8 +81,19 @@ class BatchScheduler {
                                   int32_t* token = nullptr);
   void Close(const std::shared_ptr<Sequence>& seq);
   void Loop();
-  // With mu_ held: frees closed sequences, admits waiting ones in order.
+  // With mu_ held: frees closed sequences (or starts caching their answer),
+  // admits waiting ones in order.
   void CloseAndAdmit();
+  // With mu_ held: a closed sequence that generated becomes a fill (see
+  // Sequence::fill) when prefix caching is on and its answer reaches past a
+  // block boundary; false: close it.
+  bool StartFill(Sequence& seq);
+  // With mu_ held: whether `seq`'s prompt begins with the whole sequence of
+  // a running fill (the conversation's previous turn and its answer).
+  bool ContinuesAFill(const Sequence& seq) const;
+  // With mu_ held: ends the latest fill at running_[from] or later; false
+  // when none runs there.
+  bool DropFill(size_t from = 0);
   // Positions `seq` holds once its pending tokens are evaluated.
   static int64_t Needed(const Sequence& seq);
   // At admission to engine sequence `id`: the prompt's cached prefix mapped

@@ -139,6 +139,9 @@ struct ServingStats {
   uint64_t prefix_query_tokens = 0;
   uint64_t prefix_hit_tokens = 0;
   uint64_t kv_block_evictions = 0;
+  // Answers evaluated again as prompt tokens after their request ended, so
+  // that a conversation's next turn finds them cached (CPU scheduler).
+  uint64_t answers_cached = 0;
   Histogram step_sequences_hist{{1, 2, 4, 8, 16, 32, 64, 128}};
   Histogram step_tokens_hist{{1, 4, 16, 64, 256, 512, 1024, 2048, 4096}};
 };

@@ -105,6 +105,10 @@ std::string Metrics::RenderServing(const ServingStats& s) {
   line("worker_prefix_cache_hit_tokens_total", "counter",
        "Prompt tokens found in the prefix cache (not computed again).",
        std::to_string(s.prefix_hit_tokens));
+  line("worker_prefix_cache_answers_total", "counter",
+       "Finished answers evaluated again as prompt tokens so that the next turn finds them "
+       "cached.",
+       std::to_string(s.answers_cached));
   line("worker_kv_block_evictions_total", "counter",
        "Cached KV blocks no sequence held, evicted for new content.",
        std::to_string(s.kv_block_evictions));

@@ -5,8 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "host/common/status.h"
 #include "host/plugins/host_services.h"
+#include "host/tokenizer/tokenizer.h"
 
 namespace orcd {
 namespace {
@@ -129,6 +136,64 @@ TEST(GenerationService, ARepeatedPromptHitsThePrefixCacheWithTheSameText) {
     EXPECT_EQ(off.service->serving().prefix_query_tokens, 0u);
     EXPECT_EQ(b.texts, cold.texts);
   }
+}
+
+// A conversation's next turn resends the history: the previous prompt, the
+// answer, a new message. Once a request ends, its generated tokens are
+// evaluated again as prompt tokens (their decode-step KV has other bits), so
+// the next turn maps the answer's full blocks too, not only the prompt's
+// (arriving at once, it waits for them), and still generates the text a
+// cold run does.
+class CollectIds final : public GenerationObserver {
+ public:
+  bool OnToken(int64_t, const std::string& text) override {
+    texts.push_back(text);
+    return true;
+  }
+  void OnLogprobs(int64_t, const TokenLogprobs& lp) override { ids.push_back(lp.chosen.id); }
+  bool Cancelled() override { return false; }
+  std::vector<std::string> texts;
+  std::vector<int32_t> ids;
+};
+
+TEST(GenerationService, TheNextTurnFindsThePreviousAnswerCached) {
+  std::string prompt;
+  for (int i = 0; i < 20; ++i) prompt += " the quick brown fox";
+  Loaded l = Load("qwen2-tiny.F16.gguf");
+  GenerationInput first = Input(prompt, 48, 0.0, 5);
+  first.top_logprobs = 0;  // the generated ids
+  CollectIds turn1;
+  ASSERT_EQ(l.service->Generate(first, turn1).stop_reason, "max_tokens");
+
+  std::string answer;
+  for (const std::string& t : turn1.texts) answer += t;
+  const std::string next = prompt + answer + " and then";
+  // What the cache can hold of it: its tokens in common with the first
+  // turn's evaluated ones (prompt + answer but the last, never evaluated),
+  // in whole blocks, leaving the last prompt token to evaluate.
+  const Tokenizer& tok = *l.service->tokenizer();
+  const std::vector<int32_t> p1 = tok.Encode(prompt, true, true);
+  std::vector<int32_t> evaluated = p1;
+  evaluated.insert(evaluated.end(), turn1.ids.begin(), turn1.ids.end() - 1);
+  const std::vector<int32_t> p2 = tok.Encode(next, true, true);
+  size_t common = 0;
+  while (common < p2.size() && common < evaluated.size() && p2[common] == evaluated[common]) {
+    ++common;
+  }
+  const uint64_t expected = std::min(common, p2.size() - 1) / 32 * 32;
+  ASSERT_GT(expected, p1.size() / 32 * 32) << "the answer re-encodes too differently to test";
+
+  // Sent at once, as a client with no think time (an agent) does: the turn
+  // waits for the answer's blocks rather than computing them again.
+  const uint64_t before = l.service->serving().prefix_hit_tokens;
+  Collect warm;
+  l.service->Generate(Input(next, 12, 0.0, 5), warm);
+  EXPECT_EQ(l.service->serving().answers_cached, 1u);
+  EXPECT_EQ(l.service->serving().prefix_hit_tokens - before, expected);
+  Loaded off = Load("qwen2-tiny.F16.gguf", 256, 0, false);
+  Collect cold;
+  off.service->Generate(Input(next, 12, 0.0, 5), cold);
+  EXPECT_EQ(warm.texts, cold.texts) << "a hit changed the output";
 }
 
 TEST(GenerationService, PromptOverTheLimitIsAnErrorResultNotACrash) {
