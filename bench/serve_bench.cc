@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <istream>
@@ -56,6 +57,7 @@ struct Options {
   std::vector<std::string> output_tokens;  // empty: 32,128
   int64_t shared_prefix_words = 0;
   int64_t turns = 1;
+  int64_t think_ms = 0;
   int pid = 0;
   bool json = false;
   std::string response_format_file;
@@ -68,7 +70,7 @@ void usage(std::FILE* out) {
                "                        [--seed S] [--prompt-words MIN,MAX]\n"
                "                        [--output-tokens MIN,MAX] [--shared-prefix-words P]\n"
                "                        [--model NAME] [--pid PID] [--response-format F]\n"
-               "                        [--turns T] [--json]\n"
+               "                        [--turns T] [--think-ms MS] [--json]\n"
                "  --url URL        the server (default http://127.0.0.1:8080)\n"
                "  --clients C      concurrent clients (default 8)\n"
                "  --requests N     measured requests in all (default 64)\n"
@@ -78,6 +80,7 @@ void usage(std::FILE* out) {
                "  --shared-prefix-words P  every prompt starts with the same P words\n"
                "  --turns T        each request a conversation of T turns (default 1): a\n"
                "                   turn's prompt is the last prompt, its answer and new words\n"
+               "  --think-ms MS    with --turns: a user's pause before each later turn\n"
                "  --pid PID        the server's process: its peak RSS is reported\n"
                "  --response-format F  a JSON file: every request's response_format\n");
 }
@@ -126,6 +129,7 @@ struct Sample {
   std::vector<double> gaps_ms;  // between streamed tokens
   int64_t tokens = 0;
   std::string text;  // the answer, streamed
+  int64_t turn = 0;  // of its conversation
 };
 
 // choices[0].text of a streamed completion chunk ("" when it has none).
@@ -222,8 +226,8 @@ int run_serve(const Args& args) {
        IntFlag("--warmup", &o.warmup), IntFlag("--seed", &o.seed),
        CsvFlag("--prompt-words", &o.prompt_words), CsvFlag("--output-tokens", &o.output_tokens),
        IntFlag("--shared-prefix-words", &o.shared_prefix_words), IntFlag("--pid", &o.pid),
-       IntFlag("--turns", &o.turns), StringFlag("--response-format", &o.response_format_file),
-       Switch("--json", &o.json)},
+       IntFlag("--turns", &o.turns), IntFlag("--think-ms", &o.think_ms),
+       StringFlag("--response-format", &o.response_format_file), Switch("--json", &o.json)},
       &usage);
   if (parsed >= 0) return parsed;
   if (!o.response_format_file.empty()) {
@@ -253,7 +257,10 @@ int run_serve(const Args& args) {
     Request r = MakeRequest(o, i, pmin, pmax, omin, omax);
     if (o.turns > 1) r.prompt = "System: " + r.prompt + "\nAssistant:";
     for (int64_t t = 0; t < o.turns; ++t) {
+      if (t > 0 && o.think_ms > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(o.think_ms));
       Sample s = Run(uri, o, r);
+      s.turn = t;
       const bool ok = s.ok;
       r.prompt += s.text + NextUserTurn(o, i, t + 1, pmin, pmax);
       if (out != nullptr) out->push_back(std::move(s));
@@ -294,7 +301,7 @@ int run_serve(const Args& args) {
 
   int errors = 0;
   int64_t tokens = 0;
-  std::vector<double> ttft, gaps;
+  std::vector<double> ttft, gaps, later_ttft;  // later: the turns after a conversation's first
   for (const Sample& s : samples) {
     if (!s.ok) {
       ++errors;
@@ -302,6 +309,7 @@ int run_serve(const Args& args) {
     }
     tokens += s.tokens;
     ttft.push_back(s.ttft_ms);
+    if (s.turn > 0) later_ttft.push_back(s.ttft_ms);
     gaps.insert(gaps.end(), s.gaps_ms.begin(), s.gaps_ms.end());
   }
   const int64_t rss_after = o.pid > 0 ? ProcStatusKb(o.pid, "VmRSS") : -1;
@@ -312,13 +320,16 @@ int run_serve(const Args& args) {
     std::printf(
         "{\"bench\":\"serve\",\"url\":%s,\"clients\":%d,\"requests\":%d,\"warmup_per_client\":%d,"
         "\"seed\":%lld,\"prompt_words\":[%d,%d],\"shared_prefix_words\":%lld,\"turns\":%lld,"
+        "\"think_ms\":%lld,\"later_turns_ttft_ms\":{\"p50\":%s,\"p99\":%s},"
         "\"output_tokens\":[%d,%d],\"cpu\":%s,"
         "\"wall_s\":%s,\"output_tokens_total\":%lld,\"output_tok_s\":%s,\"requests_per_s\":%s,"
         "\"ttft_ms\":{\"p50\":%s,\"p99\":%s},\"itl_ms\":{\"p50\":%s,\"p99\":%s},\"errors\":%d,"
         "\"rss_kb\":{\"before\":%lld,\"after\":%lld,\"peak\":%lld}}\n",
         json_string(o.url).c_str(), o.clients, o.requests, o.warmup, static_cast<long long>(o.seed),
         pmin, pmax, static_cast<long long>(o.shared_prefix_words), static_cast<long long>(o.turns),
-        omin, omax, json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
+        static_cast<long long>(o.think_ms), json_number(Percentile(later_ttft, 50)).c_str(),
+        json_number(Percentile(later_ttft, 99)).c_str(), omin, omax,
+        json_string(cpu_model_name()).c_str(), json_number(wall).c_str(),
         static_cast<long long>(tokens), json_number(tok_s).c_str(), json_number(req_s).c_str(),
         json_number(Percentile(ttft, 50)).c_str(), json_number(Percentile(ttft, 99)).c_str(),
         json_number(Percentile(gaps, 50)).c_str(), json_number(Percentile(gaps, 99)).c_str(),

@@ -8,47 +8,9 @@
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/generation/scheduled_sequence.h"
 
 namespace orcd {
-
-// One request's sequence. Guarded by the scheduler's mu_, except where said.
-struct BatchScheduler::Sequence {
-  int engine_seq = -1;  // >= 0 while admitted
-  // The tokens asked for (the request thread waits until they are
-  // evaluated; it does not touch them meanwhile, so the loop reads them
-  // without the lock), how many are prompt tokens, and how many are done.
-  std::vector<int32_t> pending;
-  int64_t prompt_tokens = 0;
-  size_t fed = 0;
-  bool asked = false;  // pending holds work
-  bool ready = false;  // the work is done: logits or error
-  std::exception_ptr error;
-  std::vector<float> logits;
-  // Sampled where the logits are (a device that samples): the request and,
-  // once ready, the chosen id instead of the logits.
-  bool sampling = false;
-  engine::SampleRequest sample;
-  int32_t token = -1;
-  std::function<bool()> stop_check;
-  std::atomic<int64_t> length{0};  // positions evaluated (read by its own thread)
-  // Every token evaluated so far, of which the first history_prompt are
-  // prompt tokens: what a preempted sequence recomputes. `evaluated` counts
-  // the positions its engine sequence holds now.
-  std::vector<int32_t> history;
-  int64_t history_prompt = 0;
-  int64_t evaluated = 0;
-  bool recompute = false;  // preempted: replay the history before the pending tokens
-  // Its request ended and (prefix caching) its generated tokens are being
-  // evaluated again as prompt tokens, so that the conversation's next turn
-  // finds its answer cached (StartFill). Nobody waits for it but that next
-  // turn (ContinuesAFill); it is the first to go when another request needs
-  // its engine sequence or blocks.
-  bool fill = false;
-  uint64_t cache_salt = 0;
-  std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
-  std::atomic<double> queued_ms{-1};  // set at admission
-  std::condition_variable cv;
-};
 
 class BatchScheduler::Source final : public LogitSource {
  public:
@@ -209,58 +171,6 @@ bool BatchScheduler::AllRunningAsked() const {
   for (const auto& seq : running_)
     if (!seq->asked) return false;
   return true;
-}
-
-bool BatchScheduler::StartFill(Sequence& seq) {
-  if (seq.fill || seq.engine_seq < 0 || seq.error || seq.recompute) return false;
-  // Only whole blocks are cached: the generated tokens up to the last
-  // block boundary, if that is past the prompt.
-  const int64_t bt = engine_.kv_pool().block_tokens;
-  const auto evaluated = static_cast<int64_t>(seq.history.size());
-  const int64_t n = evaluated / bt * bt - seq.history_prompt;
-  if (n <= 0 || !engine_.RewindToPrompt(seq.engine_seq, seq.history_prompt)) return false;
-  const auto first = seq.history.begin() + seq.history_prompt;
-  seq.pending.assign(first, first + n);
-  seq.history.resize(static_cast<size_t>(seq.history_prompt));
-  seq.prompt_tokens = n;
-  seq.fed = 0;
-  seq.evaluated = seq.history_prompt;
-  seq.sampling = false;
-  seq.stop_check = nullptr;
-  seq.fill = true;
-  seq.asked = true;
-  return true;
-}
-
-bool BatchScheduler::DropFill(size_t from) {
-  for (size_t i = running_.size(); i-- > from;) {
-    if (!running_[i]->fill) continue;
-    engine_.CloseSequence(running_[i]->engine_seq);
-    running_[i]->engine_seq = -1;
-    running_[i]->asked = false;
-    running_.erase(running_.begin() + static_cast<int64_t>(i));
-    return true;
-  }
-  return false;
-}
-
-bool BatchScheduler::ContinuesAFill(const Sequence& seq) const {
-  if (seq.recompute || seq.evaluated != 0) return false;
-  const auto prompt = static_cast<size_t>(seq.prompt_tokens);
-  for (const auto& f : running_) {
-    if (!f->fill) continue;
-    // The fill's whole sequence: the prompt before it (the history but what
-    // the fill evaluated so far) and its answer (pending).
-    const size_t head = f->history.size() - f->fed;
-    if (prompt < head + f->pending.size()) continue;
-    if (std::equal(f->history.begin(), f->history.begin() + static_cast<int64_t>(head),
-                   seq.pending.begin()) &&
-        std::equal(f->pending.begin(), f->pending.end(),
-                   seq.pending.begin() + static_cast<int64_t>(head))) {
-      return true;
-    }
-  }
-  return false;
 }
 
 void BatchScheduler::CloseAndAdmit() {

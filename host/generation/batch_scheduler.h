@@ -47,6 +47,9 @@ struct SchedulerOptions {
   // or one sequence's prompt chunk, in turn when both wait (Engine::Step);
   // false: any mix within the budget (the CPU backend).
   bool separate_prompt_steps = false;
+  // Prefix caching: a finished request's answer is evaluated again as prompt
+  // tokens and cached for the conversation's next turn (Sequence::fill).
+  bool cache_answers = true;
 };
 
 class BatchScheduler {

@@ -42,6 +42,8 @@ struct GenerationOptions {
   int64_t max_batched_tokens = 512;  // tokens per step (decode tokens + prompt chunks)
   // CPU: prompt blocks stay cached for later requests that start the same way.
   bool prefix_cache = true;
+  // With it: a finished answer is cached for the conversation's next turn.
+  bool cache_answers = true;
 };
 
 }  // namespace orcd

@@ -139,6 +139,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->max_batched_tokens = ParseInt(key, v, 1, 8192);
   } else if (key == "server.prefix_cache") {
     c->prefix_cache = OneOf(key, v, {"on", "off"});
+  } else if (key == "server.prefix_cache_answers") {
+    c->prefix_cache_answers = OneOf(key, v, {"on", "off"});
   } else if (key == "server.max_connections") {
     c->max_connections = static_cast<int>(ParseInt(key, v, 4, 4096));
   } else if (key == "server.header_timeout_s") {
@@ -355,6 +357,7 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.slots = config.slots;
   o.max_batched_tokens = config.max_batched_tokens;
   o.prefix_cache = config.prefix_cache == "on";
+  o.cache_answers = config.prefix_cache_answers == "on";
   o.kv_type = config.kv_type == "q8_0"  ? engine::KvType::kQ8_0
               : config.kv_type == "f32" ? engine::KvType::kF32
                                         : engine::KvType::kF16;  // OneOf checked the name

@@ -60,6 +60,8 @@ struct WorkerConfig {
   int64_t max_batched_tokens = 512;
   // Prompt blocks kept for later requests that begin the same way (CPU).
   std::string prefix_cache = "on";
+  // With it: finished answers cached for a conversation's next turn.
+  std::string prefix_cache_answers = "on";
   double header_timeout_s = 5;
   double body_timeout_s = 10;
   double idle_timeout_s = 5;

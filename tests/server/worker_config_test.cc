@@ -41,6 +41,7 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   EXPECT_EQ(c.queue_depth, d.queue_depth);
   EXPECT_EQ(c.max_batched_tokens, d.max_batched_tokens);
   EXPECT_EQ(c.kv_type, d.kv_type);
+  EXPECT_EQ(c.prefix_cache_answers, d.prefix_cache_answers);
   EXPECT_EQ(c.prefix_cache, "on");
 }
 
@@ -269,6 +270,10 @@ TEST(WorkerConfig, ManyUsersKeys) {
   const WorkerConfig off = ParseWorkerConfig("server: {prefix_cache: off}\n", "w.yaml");
   EXPECT_FALSE(GenerationOptionsFrom(off).prefix_cache);
   EXPECT_THROW(ParseWorkerConfig("server: {prefix_cache: maybe}\n", "w.yaml"), Error);
+  EXPECT_TRUE(GenerationOptionsFrom(c).cache_answers);
+  EXPECT_FALSE(
+      GenerationOptionsFrom(ParseWorkerConfig("server: {prefix_cache_answers: off}\n", "w.yaml"))
+          .cache_answers);
   EXPECT_EQ(GenerationOptionsFrom(c).kv_type, engine::KvType::kF16) << "f16 KV by default";
   EXPECT_EQ(GenerationOptionsFrom(ParseWorkerConfig("limits: {kv_type: q8_0}\n", "w.yaml")).kv_type,
             engine::KvType::kQ8_0);
