@@ -80,10 +80,7 @@ class MessagesHandler : public Poco::Net::HTTPRequestHandler {
 
 void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                                     Poco::Net::HTTPServerResponse& response) {
-  if (const std::optional<WorkerState::JobRefusal> refusal = state_.Refusal()) {
-    state_.metrics.RecordRejected(std::string(refusal->metric));
-    if (refusal->retry_after_s > 0)
-      response.set("Retry-After", std::to_string(refusal->retry_after_s));
+  if (const std::optional<WorkerState::JobRefusal> refusal = RefuseNewJob(state_, response)) {
     SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "overloaded_error",
               refusal->message);
     return;
@@ -130,10 +127,8 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
       "msg_" + std::to_string(std::time(nullptr)) + "_" + std::to_string(++counter);
   const std::shared_ptr<JobTicket> ticket = state_.jobs.TryAcquire(id);
   if (!ticket) {
-    state_.metrics.RecordRejected("busy");
-    response.set("Retry-After", "1");
     SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "overloaded_error",
-              state_.BusyMessage() + "; retry later");
+              RefuseBusy(state_, response));
     return;
   }
   JobLease lease(state_.jobs, ticket);

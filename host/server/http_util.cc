@@ -3,6 +3,7 @@
 #include <ctime>
 #include <istream>
 
+#include "host/common/json_escape.h"
 #include "host/common/logger.h"
 
 namespace orcd {
@@ -44,6 +45,16 @@ void SendTooLarge(Poco::Net::HTTPServerResponse& response) {
 }
 
 }  // namespace
+
+void SendOpenAiError(Poco::Net::HTTPServerResponse& response,
+                     Poco::Net::HTTPResponse::HTTPStatus status, const std::string& type,
+                     const std::string& code, const std::string& message,
+                     const std::string& param) {
+  SendJson(response, status,
+           "{\"error\":{\"message\":" + JsonQuote(message) + ",\"type\":" + JsonQuote(type) +
+               ",\"param\":" + (param.empty() ? "null" : JsonQuote(param)) +
+               ",\"code\":" + JsonQuote(code) + "}}");
+}
 
 std::optional<std::string> ReadBody(Poco::Net::HTTPServerRequest& request,
                                     Poco::Net::HTTPServerResponse& response) {

@@ -18,6 +18,12 @@ void SendError(Poco::Net::HTTPServerResponse& response, Poco::Net::HTTPResponse:
                const std::string& field = "");
 void SendJson(Poco::Net::HTTPServerResponse& response, Poco::Net::HTTPResponse::HTTPStatus status,
               const std::string& json);
+// OpenAI's error shape (/v1/completions, /v1/chat/completions, /v1/responses):
+// {"error":{"message","type","param","code"}}, param null when empty.
+void SendOpenAiError(Poco::Net::HTTPServerResponse& response,
+                     Poco::Net::HTTPResponse::HTTPStatus status, const std::string& type,
+                     const std::string& code, const std::string& message,
+                     const std::string& param = "");
 // Reads the body; nullopt (after answering 413) when it exceeds the limit.
 std::optional<std::string> ReadBody(Poco::Net::HTTPServerRequest& request,
                                     Poco::Net::HTTPServerResponse& response);

@@ -108,4 +108,20 @@ GenerationResult RunJob(WorkerState& state, const std::string& job_id, Generatio
   return result;
 }
 
+std::optional<WorkerState::JobRefusal> RefuseNewJob(WorkerState& state,
+                                                    Poco::Net::HTTPServerResponse& response) {
+  std::optional<WorkerState::JobRefusal> refusal = state.Refusal();
+  if (!refusal) return refusal;
+  state.metrics.RecordRejected(std::string(refusal->metric));
+  if (refusal->retry_after_s > 0)
+    response.set("Retry-After", std::to_string(refusal->retry_after_s));
+  return refusal;
+}
+
+std::string RefuseBusy(WorkerState& state, Poco::Net::HTTPServerResponse& response) {
+  state.metrics.RecordRejected("busy");
+  response.set("Retry-After", "1");
+  return state.BusyMessage() + "; retry later";
+}
+
 }  // namespace orcd

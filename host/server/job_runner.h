@@ -4,7 +4,10 @@
 #ifndef ORCD_HOST_SERVER_JOB_RUNNER_H_
 #define ORCD_HOST_SERVER_JOB_RUNNER_H_
 
+#include <Poco/Net/HTTPServerResponse.h>
+
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "host/server/worker_state.h"
@@ -15,6 +18,14 @@ namespace orcd {
 // reason into "client_gone" (the observer saw a failed write).
 GenerationResult RunJob(WorkerState& state, const std::string& job_id, GenerationInput input,
                         GenerationObserver& observer, const std::function<bool()>& client_gone);
+
+// Before a new job: the worker's refusal (shutting down, residency lost, not
+// ready), counted and its Retry-After set on `response`; the caller answers
+// in its API's shape. nullopt: jobs are taken.
+std::optional<WorkerState::JobRefusal> RefuseNewJob(WorkerState& state,
+                                                    Poco::Net::HTTPServerResponse& response);
+// No slot or queue place for it: counted, Retry-After: 1 set; the message.
+std::string RefuseBusy(WorkerState& state, Poco::Net::HTTPServerResponse& response);
 
 // Lower-case hex SHA-256: what the logs carry instead of a prompt.
 std::string Sha256Hex(const std::string& text);

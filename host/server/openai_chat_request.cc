@@ -14,11 +14,6 @@ namespace {
 using jinja::Dict;
 using jinja::Value;
 
-const Value* Field(const Dict& d, std::string_view key) {
-  const Value* v = d.Find(key);
-  return v == nullptr || v->is_none() ? nullptr : v;
-}
-
 // A message's content: a string, null, or text parts joined into one string
 // (templates concatenate content as text).
 Value Content(const Value& v, const std::string& field) {
@@ -81,7 +76,7 @@ Value Messages(const Dict& body) {
 
 // The tools list (None when absent or empty) and the function names it offers.
 Value Tools(const Dict& body, std::vector<std::string>& names) {
-  const Value* tools = Field(body, "tools");
+  const Value* tools = PresentAt(body, "tools");
   if (tools == nullptr) return Value::None();
   if (!tools->is_list()) FailField("tools", "must be an array");
   for (size_t k = 0; k < tools->AsList().size(); ++k) {
@@ -106,7 +101,7 @@ Value Tools(const Dict& body, std::vector<std::string>& names) {
 // decoding they are honoured as "auto": the template sees the tools, and
 // whatever the model writes is parsed.
 void ToolChoice(const Dict& body, const std::vector<std::string>& names, Value& tools) {
-  const Value* choice = Field(body, "tool_choice");
+  const Value* choice = PresentAt(body, "tool_choice");
   if (choice == nullptr) return;
   if (choice->is_string()) {
     const std::string& c = choice->AsString();
@@ -130,7 +125,7 @@ void ToolChoice(const Dict& body, const std::vector<std::string>& names, Value& 
 }
 
 void TemplateKwargs(const Dict& body, Dict& kwargs) {
-  if (const Value* kw = Field(body, "chat_template_kwargs")) {
+  if (const Value* kw = PresentAt(body, "chat_template_kwargs")) {
     // The variables orcd sets itself cannot be replaced from a request.
     static constexpr std::array<std::string_view, 6> kReserved = {
         "messages", "tools", "documents", "add_generation_prompt", "bos_token", "eos_token"};
@@ -141,7 +136,7 @@ void TemplateKwargs(const Dict& body, Dict& kwargs) {
       kwargs.Set(key, value);
     }
   }
-  if (const Value* effort = Field(body, "reasoning_effort")) {
+  if (const Value* effort = PresentAt(body, "reasoning_effort")) {
     static constexpr std::array<std::string_view, 4> kEfforts = {"minimal", "low", "medium",
                                                                  "high"};
     if (!effort->is_string() ||

@@ -29,15 +29,6 @@ namespace {
 
 using Poco::Net::HTTPResponse;
 
-void SendOpenAiError(Poco::Net::HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
-                     const std::string& type, const std::string& code, const std::string& message,
-                     const std::string& param = "") {
-  SendJson(response, status,
-           "{\"error\":{\"message\":" + JsonQuote(message) + ",\"type\":" + JsonQuote(type) +
-               ",\"param\":" + (param.empty() ? "null" : JsonQuote(param)) +
-               ",\"code\":" + JsonQuote(code) + "}}");
-}
-
 std::string NewId(const char* prefix) {
   static std::atomic<uint64_t> counter{0};
   return std::string(prefix) + std::to_string(std::time(nullptr)) + "-" + std::to_string(++counter);
@@ -92,10 +83,7 @@ class CompletionHandler : public Poco::Net::HTTPRequestHandler {
 
 void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                                       Poco::Net::HTTPServerResponse& response) {
-  if (const std::optional<WorkerState::JobRefusal> refusal = state_.Refusal()) {
-    state_.metrics.RecordRejected(std::string(refusal->metric));
-    if (refusal->retry_after_s > 0)
-      response.set("Retry-After", std::to_string(refusal->retry_after_s));
+  if (const std::optional<WorkerState::JobRefusal> refusal = RefuseNewJob(state_, response)) {
     SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
                     std::string(refusal->openai_code), refusal->message);
     return;
@@ -159,10 +147,8 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   const std::string id = NewId(chat_ ? "chatcmpl-" : "cmpl-");
   const std::shared_ptr<JobTicket> ticket = state_.jobs.TryAcquire(id);
   if (!ticket) {
-    state_.metrics.RecordRejected("busy");
-    response.set("Retry-After", "1");
     SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error", "worker_busy",
-                    state_.BusyMessage() + "; retry later");
+                    RefuseBusy(state_, response));
     return;
   }
   JobLease lease(state_.jobs, ticket);

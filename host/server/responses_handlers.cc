@@ -25,15 +25,6 @@ namespace {
 
 using Poco::Net::HTTPResponse;
 
-void SendError(Poco::Net::HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
-               const std::string& type, const std::string& code, const std::string& message,
-               const std::string& param = "") {
-  SendJson(response, status,
-           "{\"error\":{\"message\":" + JsonQuote(message) + ",\"type\":" + JsonQuote(type) +
-               ",\"param\":" + (param.empty() ? "null" : JsonQuote(param)) +
-               ",\"code\":" + JsonQuote(code) + "}}");
-}
-
 // Feeds the model's text through the chat output parser into `output`,
 // counting the tokens whose text was reasoning.
 class ResponseObserver final : public GenerationObserver {
@@ -111,12 +102,9 @@ class ResponsesHandler : public Poco::Net::HTTPRequestHandler {
 
 void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                                      Poco::Net::HTTPServerResponse& response) {
-  if (const std::optional<WorkerState::JobRefusal> refusal = state_.Refusal()) {
-    state_.metrics.RecordRejected(std::string(refusal->metric));
-    if (refusal->retry_after_s > 0)
-      response.set("Retry-After", std::to_string(refusal->retry_after_s));
-    SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
-              std::string(refusal->openai_code), refusal->message);
+  if (const std::optional<WorkerState::JobRefusal> refusal = RefuseNewJob(state_, response)) {
+    SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error",
+                    std::string(refusal->openai_code), refusal->message);
     return;
   }
   const std::optional<std::string> body = ReadBody(request, response);
@@ -124,8 +112,8 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   auto parsed = ParseResponsesRequest(*body, MakeRequestLimits(state_));
   if (auto* e = std::get_if<ValidationError>(&parsed)) {
     state_.metrics.RecordRejected("invalid");
-    SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", "invalid_request",
-              e->message, e->field);
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "invalid_request", e->message, e->field);
     return;
   }
   const ResponsesRequest& req = std::get<ResponsesRequest>(parsed);
@@ -134,15 +122,16 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     chat = MakeChatJobInput(*state_.service, req.chat, req.tools_enabled);
   } catch (const Error& e) {  // a role the template has no place for, or no template
     state_.metrics.RecordRejected("invalid");
-    SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", "invalid_request",
-              e.what(), "input");
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "invalid_request", e.what(), "input");
     return;
   }
   GenerationInput& input = chat.input;
   if (req.grammar && req.tools_enabled) {
     // As on /v1/chat/completions: the grammar holds the whole answer.
-    SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", "invalid_request",
-              "text.format json together with tools is not supported yet", "text.format");
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "invalid_request", "text.format json together with tools is not supported yet",
+                    "text.format");
     return;
   }
   input.max_tokens = req.max_output_tokens;
@@ -152,11 +141,11 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                       : ForcedToolCallGrammar(chat.format, req.forced_tools);
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
-    SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
-              "context_length_exceeded",
-              "the input is " + std::to_string(n) + " tokens, the limit is " +
-                  std::to_string(state_.service->max_prompt_tokens()),
-              "input");
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "context_length_exceeded",
+                    "the input is " + std::to_string(n) + " tokens, the limit is " +
+                        std::to_string(state_.service->max_prompt_tokens()),
+                    "input");
     return;
   }
   const ResponseHead head{req, NewCallId("resp_"),
@@ -164,10 +153,8 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                           static_cast<int64_t>(std::time(nullptr))};
   const std::shared_ptr<JobTicket> ticket = state_.jobs.TryAcquire(head.id);
   if (!ticket) {
-    state_.metrics.RecordRejected("busy");
-    response.set("Retry-After", "1");
-    SendError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error", "worker_busy",
-              state_.BusyMessage() + "; retry later");
+    SendOpenAiError(response, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "server_error", "worker_busy",
+                    RefuseBusy(state_, response));
     return;
   }
   JobLease lease(state_.jobs, ticket);
@@ -200,11 +187,11 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                                                "{\"code\":" + JsonQuote(code) +
                                                    ",\"message\":" + JsonQuote(message) + "}"));
     } else if (r.error_code == "INVALID_REQUEST") {  // e.g. more KV than the pool holds
-      SendError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
-                "invalid_request", message);
+      SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                      "invalid_request", message);
     } else {
-      SendError(response, HTTPResponse::HTTP_INTERNAL_SERVER_ERROR, "server_error", r.stop_reason,
-                message);
+      SendOpenAiError(response, HTTPResponse::HTTP_INTERNAL_SERVER_ERROR, "server_error",
+                      r.stop_reason, message);
     }
     return;
   }

@@ -23,11 +23,6 @@ namespace {
 using jinja::Dict;
 using jinja::Value;
 
-const Value* Field(const Dict& d, std::string_view key) {
-  const Value* v = d.Find(key);
-  return v == nullptr || v->is_none() ? nullptr : v;
-}
-
 // A message's content: a string, or its text parts joined (input_text,
 // output_text and refusal parts; images, files and audio are refused).
 std::string ContentText(const Value& v, const std::string& field) {
@@ -54,7 +49,7 @@ std::string ContentText(const Value& v, const std::string& field) {
 std::string ReasoningText(const Dict& item, const std::string& field) {
   std::string text;
   for (const char* key : {"content", "summary"}) {
-    const Value* parts = Field(item, key);
+    const Value* parts = PresentAt(item, key);
     if (parts == nullptr) continue;
     if (!parts->is_list()) FailField(field + "." + key, "must be an array");
     for (size_t k = 0; k < parts->AsList().size(); ++k) {
@@ -79,7 +74,7 @@ class InputMessages {
 
   void Add(const Value& v, const std::string& field) {
     const Dict& item = ObjectAt(v, field);
-    const Value* type_value = Field(item, "type");
+    const Value* type_value = PresentAt(item, "type");
     if (type_value != nullptr && !type_value->is_string())
       FailField(field + ".type", "must be a string");
     const std::string type = type_value == nullptr ? "message" : type_value->AsString();
@@ -171,7 +166,7 @@ class InputMessages {
 // function: {name, description, parameters}} (no "strict": held to it
 // or not, the template describes the same function).
 Value Tools(const Dict& body, std::vector<std::string>& names) {
-  const Value* tools = Field(body, "tools");
+  const Value* tools = PresentAt(body, "tools");
   if (tools == nullptr) return Value::None();
   if (!tools->is_list()) FailField("tools", "must be an array");
   jinja::ValueList out;
@@ -188,8 +183,8 @@ Value Tools(const Dict& body, std::vector<std::string>& names) {
     names.push_back(name);
     Dict function;
     function.Set("name", Value(name));
-    if (const Value* d = Field(tool, "description")) function.Set("description", *d);
-    if (const Value* p = Field(tool, "parameters")) {
+    if (const Value* d = PresentAt(tool, "description")) function.Set("description", *d);
+    if (const Value* p = PresentAt(tool, "parameters")) {
       if (!p->is_dict()) FailField(field + ".parameters", "must be an object");
       function.Set("parameters", *p);
     }
@@ -206,7 +201,7 @@ Value Tools(const Dict& body, std::vector<std::string>& names) {
 // ("" for any tool), or nullopt when nothing is forced.
 std::optional<std::string> ToolChoice(const Dict& body, const std::vector<std::string>& names,
                                       Value& tools) {
-  const Value* choice = Field(body, "tool_choice");
+  const Value* choice = PresentAt(body, "tool_choice");
   if (choice == nullptr) return std::nullopt;
   if (choice->is_string()) {
     const std::string& c = choice->AsString();
@@ -306,11 +301,11 @@ void ChatFields(const std::string& body, ResponsesRequest& r, std::optional<std:
   const Value parsed = ParseBodyValue(body);
   const Dict& o = ObjectAt(parsed, "");
   InputMessages messages;
-  if (const Value* instructions = Field(o, "instructions")) {
+  if (const Value* instructions = PresentAt(o, "instructions")) {
     if (!instructions->is_string()) FailField("instructions", "must be a string");
     messages.System(instructions->AsString());
   }
-  const Value* input = Field(o, "input");
+  const Value* input = PresentAt(o, "input");
   if (input == nullptr) FailField("input", "is required");
   if (input->is_string()) {
     if (input->AsString().empty()) FailField("input", "must not be empty");
@@ -330,11 +325,11 @@ void ChatFields(const std::string& body, ResponsesRequest& r, std::optional<std:
   r.chat.tools = Tools(o, names);
   forced = ToolChoice(o, names, r.chat.tools);
   r.tools_enabled = !r.chat.tools.is_none();
-  if (const Value* reasoning = Field(o, "reasoning")) {
+  if (const Value* reasoning = PresentAt(o, "reasoning")) {
     const Dict& settings = ObjectAt(*reasoning, "reasoning");
     // summary ("auto", "concise", "detailed") is accepted: the reasoning
     // comes back whole as the reasoning item's content, never summarized.
-    if (const Value* effort = Field(settings, "effort")) {
+    if (const Value* effort = PresentAt(settings, "effort")) {
       static constexpr std::array<std::string_view, 4> kEfforts = {"minimal", "low", "medium",
                                                                    "high"};
       if (!effort->is_string() ||

@@ -25,6 +25,12 @@ inline jinja::Value ParseBodyValue(const std::string& body) {
   }
 }
 
+// The member `key` unless it is absent or null.
+inline const jinja::Value* PresentAt(const jinja::Dict& d, std::string_view key) {
+  const jinja::Value* v = d.Find(key);
+  return v == nullptr || v->is_none() ? nullptr : v;
+}
+
 inline const jinja::Dict& ObjectAt(const jinja::Value& v, const std::string& field) {
   if (!v.is_dict()) FailField(field, "must be an object");
   return v.AsDict();
