@@ -68,4 +68,38 @@ for (const e of entries) {
   assert.equal(e.top_logprobs[0].token, e.token); // greedy: the most probable
 }
 assert.equal(scored.usage.completion_tokens, 8);
-console.log('openai client: logprobs ok, n ok');
+
+// n streamed, with stream_options.include_usage: each chunk names its
+// choice; usage comes once, in a last chunk of its own with no choices.
+const many = await client.chat.completions.create({
+  model: 'qwen2-tiny',
+  messages: [{ role: 'user', content: 'Say hello' }],
+  max_tokens: 4,
+  temperature: 0,
+  n: 2,
+  stream: true,
+  stream_options: { include_usage: true },
+});
+const texts = ['', ''];
+const finishes = [null, null];
+let usage = null;
+let afterUsage = 0;
+for await (const chunk of many) {
+  if (usage) afterUsage += 1;
+  if (chunk.usage) {
+    assert.equal(chunk.choices.length, 0, 'usage in a chunk of its own');
+    usage = chunk.usage;
+    continue;
+  }
+  assert.equal(chunk.usage ?? null, null);
+  for (const c of chunk.choices) {
+    texts[c.index] += c.delta?.content ?? '';
+    finishes[c.index] = c.finish_reason ?? finishes[c.index];
+  }
+}
+assert.deepEqual(finishes, ['length', 'length']);
+assert.deepEqual(texts, [scored.choices[0].message.content, scored.choices[1].message.content]);
+assert.equal(usage.completion_tokens, 8);
+assert.equal(usage.prompt_tokens, scored.usage.prompt_tokens);
+assert.equal(afterUsage, 0, 'the usage chunk is the last');
+console.log('openai client: logprobs ok, n ok, n streamed with include_usage ok');

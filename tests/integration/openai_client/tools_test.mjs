@@ -2,6 +2,7 @@
 // npm client (run by run_tools_test.sh, which scripted the model's output).
 // Exits non-zero on any mismatch.
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 
@@ -243,6 +244,52 @@ if (family === 'harmony') {
   assert.equal(rAnswer.output[0].content[0].text, 'The tool says sunny, 22 degrees.');
 }
 
+// Anthropic's Messages API with the unmodified @anthropic-ai/sdk, the same
+// conversations in its shapes (tools with input_schema, a tool_use block
+// sent back with its tool_result): the scripted call and answer come back
+// only if they render to the chat conversations' tokens. Hermes only: the
+// harmony call prompt asks for reasoning_effort high, which Messages cannot.
+if (family === 'hermes') {
+  const anthropic = new Anthropic({ baseURL: env.ORCD_BASE_URL, apiKey: 'unused', maxRetries: 0 });
+  const anthropicTools = tools.map((t) => ({
+    name: t.function.name,
+    description: t.function.description,
+    input_schema: t.function.parameters,
+  }));
+  const aCall = await anthropic.messages.create({
+    model,
+    system: systemTurn.content,
+    messages: [{ role: 'user', content: userTurn.content }],
+    tools: anthropicTools,
+    max_tokens: 200,
+    temperature: 0,
+  });
+  assert.equal(aCall.stop_reason, 'tool_use', JSON.stringify(aCall));
+  assert.equal(aCall.usage.input_tokens, callTokens);
+  const use = aCall.content.find((b) => b.type === 'tool_use');
+  assert.equal(use.name, 'get_current_weather');
+  assert.match(use.id, /^toolu_/);
+  assert.deepEqual(use.input, expectedArguments);
+  const aAnswer = await anthropic.messages.create({
+    model,
+    messages: [
+      { role: 'user', content: answerUser.content },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: sentCall.id, name: sentCall.function.name,
+          input: JSON.parse(sentCall.function.arguments) }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: sentCall.id, content: answerTool.content }] },
+    ],
+    tools: anthropicTools,
+    max_tokens: 200,
+    temperature: 0,
+  });
+  assert.equal(aAnswer.usage.input_tokens, answerTokens, 'tool_use and tool_result rendered');
+  assert.equal(aAnswer.stop_reason, 'end_turn');
+  assert.equal(aAnswer.content[0].text, 'It is 22 °C and sunny in Paris.');
+}
+
 // A worker keeps no state: asking it to is refused, naming the field.
 await assert.rejects(client.responses.create({ ...responsesCall, previous_response_id: 'resp_x' }), (e) => {
   assert.equal(e.status, 400);
@@ -250,4 +297,4 @@ await assert.rejects(client.responses.create({ ...responsesCall, previous_respon
   return true;
 });
 
-console.log(`openai client: ${family} tool call, stream (${fragments} argument fragments), tool reply, forced calls, responses api ok`);
+console.log(`openai client: ${family} tool call, stream (${fragments} argument fragments), tool reply, forced calls, responses api${family === 'hermes' ? ', anthropic tool round trip' : ''} ok`);
