@@ -1,5 +1,7 @@
 #include "host/server/openai_choice_observer.h"
 
+#include <utility>
+
 #include <algorithm>
 #include <span>
 
@@ -42,6 +44,7 @@ void OpenAiChoiceObserver::OnLogprobs(int64_t, const TokenLogprobs& logprobs) {
 }
 
 bool OpenAiChoiceObserver::OnToken(int64_t index, const std::string& text) {
+  if (first_token_) std::exchange(first_token_, nullptr)();
   // The logprobs of the tokens up to this one (a held-back token's text
   // comes with its own index, after the next token's logprobs).
   const size_t ready = std::min(logprobs_.size(), static_cast<size_t>(index + 1));

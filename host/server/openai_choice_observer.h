@@ -55,6 +55,8 @@ class OpenAiChoiceObserver : public GenerationObserver {
   }
   // Logprobs asked for: tokens' entries rendered with `tokenizer`.
   void SetLogprobs(const Tokenizer* tokenizer) { tokenizer_ = tokenizer; }
+  // Called once, at the choice's first token (its prompt is evaluated then).
+  void OnFirstToken(std::function<void()> hook) { first_token_ = std::move(hook); }
 
   void OnLogprobs(int64_t index, const TokenLogprobs& logprobs) override;
   bool OnToken(int64_t index, const std::string& text) override;
@@ -83,6 +85,7 @@ class OpenAiChoiceObserver : public GenerationObserver {
   ChatOutputParser* parser_ = nullptr;
   OpenAiChatOutput* output_ = nullptr;
   const Tokenizer* tokenizer_ = nullptr;
+  std::function<void()> first_token_;
   std::vector<TokenLogprobs> logprobs_;  // every generated token's, in order
   size_t sent_ = 0;                      // of which streamed
   int64_t text_offset_ = 0;              // completions: bytes of text streamed

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <ctime>
 #include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -201,7 +203,22 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
                observer, [&observer] { return observer.client_left(); });
     if (chat_) choice.parser->Finish(choice.output);
   };
-  {
+  if (req.n > 1 && state_.service->serving().prefix_cache) {
+    // Prefix caching: the other choices start once choice 0 has evaluated
+    // the prompt (its first token), and map its blocks instead of computing
+    // the same prompt n times.
+    std::promise<void> prefilled;
+    std::once_flag once;
+    const auto release = [&] { std::call_once(once, [&] { prefilled.set_value(); }); };
+    choices[0].observer->OnFirstToken(release);
+    std::vector<std::jthread> others;
+    std::jthread first([&] {
+      run(0);
+      release();  // no token at all: the others start anyway
+    });
+    prefilled.get_future().wait();
+    for (int c = 1; c < req.n; ++c) others.emplace_back(run, c);
+  } else {
     std::vector<std::jthread> others;
     for (int c = 1; c < req.n; ++c) others.emplace_back(run, c);
     run(0);

@@ -338,6 +338,46 @@ TEST(OpenAi, NChoicesAreIndependentReproducibleAndStreamedByIndex) {
   EXPECT_EQ(HttpPost(w->port(), "/v1/completions", R"({"prompt":"Hi","n":17})").status, 400);
 }
 
+// With prefix caching the choices of one request evaluate the prompt once:
+// the others start after choice 0's first token and map its blocks (the
+// prompt cache's hit counter grows by their full blocks), and still give
+// the same seeded choices as a request that computes each prompt.
+int64_t MetricValue(int port, const std::string& name) {
+  const std::string text = HttpGet(port, "/metrics").body;
+  const size_t at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + name.size() + 2));
+}
+
+TEST(OpenAi, NChoicesEvaluateThePromptOnce) {
+  std::string prompt;
+  for (int i = 0; i < 30; ++i) prompt += " the quick brown fox";  // > 96 tokens
+  const std::string body =
+      R"({"prompt":")" + prompt + R"(","max_tokens":5,"temperature":1.0,"seed":21,"n":3})";
+  auto w = StartQwen();
+  HttpResponse shared = HttpPost(w->port(), "/v1/completions", body);
+  ASSERT_EQ(shared.status, 200) << shared.body;
+  const int64_t hits = MetricValue(w->port(), "worker_prefix_cache_hit_tokens_total");
+  EXPECT_GE(hits, 2 * 96) << "choices 1 and 2 computed the prompt again";
+
+  const std::string cfg = "/tmp/orcd-n-prefix-off-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(cfg) << "server:\n  prefix_cache: off\n";
+  WorkerProcess off({"--config", cfg, "--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device",
+                     "cpu", "--plugin-dir", ORCD_PLUGIN_DIR});
+  std::remove(cfg.c_str());
+  ASSERT_TRUE(off.ready()) << off.Logs();
+  EXPECT_EQ(MetricValue(off.port(), "worker_prefix_cache_hit_tokens_total"), 0);
+  HttpResponse computed = HttpPost(off.port(), "/v1/completions", body);
+  ASSERT_EQ(computed.status, 200) << computed.body;
+  const auto texts = [](const std::string& json) {
+    std::vector<std::string> out;
+    Poco::JSON::Array::Ptr choices = Parse(json)->getArray("choices");
+    for (unsigned c = 0; c < choices->size(); ++c)
+      out.push_back(choices->getObject(c)->getValue<std::string>("text"));
+    return out;
+  };
+  EXPECT_EQ(texts(shared.body), texts(computed.body));
+}
+
 // llama-server's /tokenize and /detokenize, with the served vocabulary.
 TEST(OpenAi, TokenizeAndDetokenizeRoundTrip) {
   auto w = StartQwen();
