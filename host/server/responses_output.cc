@@ -73,32 +73,29 @@ void ResponsesOutput::Close(const std::string& status) {
   Event("response.output_item.done", index.substr(1) + ",\"item\":" + ItemJson(item, true));
 }
 
-void ResponsesOutput::Content(std::string_view text) {
-  if (text.empty()) return;
-  const bool opens = !open_ || items_.back().kind != Kind::kMessage;
-  Item& item = Open(Kind::kMessage);
+void ResponsesOutput::AppendText(Kind kind, std::string_view text) {
+  const bool opens = !open_ || items_.back().kind != kind;
+  Item& item = Open(kind);
+  const bool reasoning = kind == Kind::kReasoning;
   if (opens) {
     Event("response.output_item.added", "\"output_index\":" + std::to_string(items_.size() - 1) +
                                             ",\"item\":" + ItemJson(item, false));
     Event("response.content_part.added",
-          Where() + ",\"content_index\":0,\"part\":" + PartJson(false, ""));
+          Where() + ",\"content_index\":0,\"part\":" + PartJson(reasoning, ""));
   }
   item.text.append(text);
+}
+
+void ResponsesOutput::Content(std::string_view text) {
+  if (text.empty()) return;
+  AppendText(Kind::kMessage, text);
   Event("response.output_text.delta",
         Where() + ",\"content_index\":0,\"delta\":" + JsonQuote(text) + ",\"logprobs\":[]");
 }
 
 void ResponsesOutput::Reasoning(std::string_view text) {
   if (text.empty()) return;
-  const bool opens = !open_ || items_.back().kind != Kind::kReasoning;
-  Item& item = Open(Kind::kReasoning);
-  if (opens) {
-    Event("response.output_item.added", "\"output_index\":" + std::to_string(items_.size() - 1) +
-                                            ",\"item\":" + ItemJson(item, false));
-    Event("response.content_part.added",
-          Where() + ",\"content_index\":0,\"part\":" + PartJson(true, ""));
-  }
-  item.text.append(text);
+  AppendText(Kind::kReasoning, text);
   reasoning_bytes_ += text.size();
   Event("response.reasoning_text.delta",
         Where() + ",\"content_index\":0,\"delta\":" + JsonQuote(text));

@@ -57,6 +57,9 @@ class ResponsesOutput : public ChatOutputSink {
   };
   // The item to append to: the open one when it is of `kind`, else a new one.
   Item& Open(Kind kind);
+  // Appends to the open message or reasoning item of `kind`, first opening
+  // one (its output_item.added and content_part.added events) if needed.
+  void AppendText(Kind kind, std::string_view text);
   void Close(const std::string& status);
   // The item's JSON as output_item.added (`done` false) or as it ends.
   std::string ItemJson(const Item& item, bool done) const;
