@@ -191,14 +191,14 @@ void Engine::InitKvPool(const EngineOptions& options, int64_t context_length,
   sequences_.assign(static_cast<size_t>(options.max_sequences), Sequence{});
   blocks_ = std::make_unique<KvBlockPool>(layout.blocks, layout.block_tokens);
   // Sliding-window layers keep each sequence's window in its own ring, which
-  // a cached block does not carry. On CUDA a prompt chunk's arithmetic
-  // depends on its length (tensor cores from kTensorCorePrefillTokens), so a
-  // cached block would not hold a cold run's bits.
+  // a cached block does not carry. (Both backends give a prompt row the same
+  // bits whatever chunk it is evaluated in: a cached block holds a cold
+  // run's.)
   bool rings = false;
   for (size_t i = 0; i < kv_->layer_count(); ++i)
     rings = rings || kv_->layer(static_cast<int>(i)).ring;
   const bool pooled = KvCache::BlockBytes(plan_.kv_states, 1, kv_->type()) > 0;
-  prefix_cache_ = options.prefix_cache && pooled && !rings && !cuda_;
+  prefix_cache_ = options.prefix_cache && pooled && !rings;
 }
 
 int Engine::OpenSequence() {

@@ -83,9 +83,9 @@ struct EngineOptions {
   int max_sequences = 1;
   uint64_t kv_pool_bytes = 0;
   int64_t kv_block_tokens = 32;
-  // Prefix caching (CPU; plans without sliding-window layers, whose rings are
-  // per sequence): full blocks of prompt tokens stay cached after their
-  // sequence ends, and MatchPrefix maps them onto a new sequence.
+  // Prefix caching (plans without sliding-window layers, whose rings are per
+  // sequence): full blocks of prompt tokens stay cached after their sequence
+  // ends, and MatchPrefix maps them onto a new sequence.
   bool prefix_cache = true;
   // Load progress in percent of the weight bytes copied (0, 25, 50, 75, 100).
   std::function<void(int)> load_progress;

@@ -48,14 +48,14 @@ class CudaAdapter : public ::testing::Test {
     ORCD_SKIP_WITHOUT_GPU();
 #endif
   }
-  static void ExpectSame(const OpOutputs& o, const std::string& what) {
+  static void ExpectSame(const OpOutputs& o, const std::string& what, double bound = kBound) {
     ASSERT_EQ(o.cpu.size(), o.cuda.size());
     for (size_t i = 0; i < o.cpu.size(); ++i) {
       ASSERT_FALSE(o.cpu[i].empty()) << what;
       const double d = MaxRelDiff(o.cuda[i], o.cpu[i]);
       std::printf("%s, output %zu: max rel diff %.2e over %zu values\n", what.c_str(), i, d,
                   o.cpu[i].size());
-      EXPECT_LE(d, kBound) << what << ", output " << i;
+      EXPECT_LE(d, bound) << what << ", output " << i;
     }
   }
 };
@@ -273,8 +273,13 @@ TEST_F(CudaAdapter, MoeBothGatingsBiasesOddWidths) {
     }
     AdapterHarness h(MakeRuntime(), s);
     for (int64_t n : {1, 4}) {
+      // Prompt rows (n 4) group their pairs by expert for the GEMM, which
+      // takes 16-bit weights' inputs in 16 bits (as llama.cpp's cuBLAS path):
+      // the activation between up and down is rounded to f16 there (2^-11
+      // relative per value, a few of them summed), the CPU keeps it in f32.
       ExpectSame(h.Run(0, n, {RandomValues(n * kD, 28, 3.0f), RandomValues(n * kE, 29, 4.0f)}),
-                 "moe gating " + std::to_string(gating) + " n " + std::to_string(n));
+                 "moe gating " + std::to_string(gating) + " n " + std::to_string(n),
+                 n == 1 ? kBound : 2e-3);
     }
   }
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_engine_under_test.h"
 #include "engine_test_support.h"
 #include "golden.h"
 #include "host/common/status.h"
@@ -26,32 +27,9 @@
 #include "host/sampling/sampler.h"
 #include "host/sampling/token_logprobs.h"
 #include "step_runs.h"
-#if ORCD_ADAPTER_TEST_ON_GPU
-#include "device_buffer.h"
-#endif
 
 namespace orcd::testing {
 namespace {
-
-// The CUDA backend: the emulated device in CI, the GPU in the GPU tests.
-std::unique_ptr<engine::Engine> LoadCudaEngine(const std::string& model,
-                                               engine::EngineOptions options) {
-#if ORCD_ADAPTER_TEST_ON_GPU
-  options.device = "cuda";
-  return LoadFixtureEngine(model, options);
-#else
-  return LoadEmulatedCudaEngine(model, 1ull << 30, options);
-#endif
-}
-
-// Skips without a GPU in the GPU tests; the emulated device is always there.
-#if ORCD_ADAPTER_TEST_ON_GPU
-#define ORCD_SKIP_WITHOUT_CUDA() ORCD_SKIP_WITHOUT_GPU()
-#else
-#define ORCD_SKIP_WITHOUT_CUDA() \
-  do {                           \
-  } while (0)
-#endif
 
 constexpr int kSequences = 8;
 constexpr int kGenerated = 5;  // greedy tokens after each prompt

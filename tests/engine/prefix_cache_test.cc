@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,57 +18,12 @@
 #include "golden.h"
 #include "host/engine/engine.h"
 #include "host/engine/kv_block_pool.h"
+#include "prefix_runs.h"
 
 namespace orcd::testing {
 namespace {
 
 constexpr int64_t kBlock = 16;
-
-struct SeqRun {
-  std::vector<int32_t> tokens;  // generated, greedy
-  std::vector<float> logits;    // the prompt's last row, then each decoded token's
-  int64_t matched = 0;
-  uint64_t evaluated = 0;  // tokens the engine ran
-};
-
-uint64_t TokensRun(engine::Engine& e) {
-  uint64_t n = 0;
-  for (const auto& phase : e.counters().phases) n += phase.tokens;
-  return n;
-}
-
-// One sequence: maps what the cache holds (when `match`), evaluates the rest
-// of the prompt as one part, then `generate` greedy tokens one step each.
-SeqRun Generate(engine::Engine& e, std::span<const int32_t> prompt, int generate, bool match,
-                uint64_t salt = 0) {
-  SeqRun run;
-  const int seq = e.OpenSequence();
-  EXPECT_GE(seq, 0);
-  if (match) run.matched = e.MatchPrefix(seq, prompt, salt);
-  EXPECT_TRUE(e.Reserve(seq, static_cast<int64_t>(prompt.size()) + generate));
-  const uint64_t before = TokensRun(e);
-  const std::span<const int32_t> rest = prompt.subspan(static_cast<size_t>(run.matched));
-  engine::StepPart part{seq, rest, static_cast<int64_t>(rest.size())};
-  std::span<const float> row = e.Step({&part, 1});
-  for (int i = 0;; ++i) {
-    run.logits.insert(run.logits.end(), row.begin(), row.end());
-    if (i == generate) break;
-    run.tokens.push_back(Argmax(row));
-    engine::StepPart next{seq, {&run.tokens.back(), 1}, 0};
-    row = e.Step({&next, 1});
-  }
-  run.evaluated = TokensRun(e) - before;
-  e.CloseSequence(seq);
-  return run;
-}
-
-std::vector<int32_t> Prompt(int64_t n, int32_t seed, int64_t vocab) {
-  std::vector<int32_t> p(static_cast<size_t>(n));
-  const int64_t ids = std::min<int64_t>(vocab, 250) - 1;
-  for (size_t i = 0; i < p.size(); ++i)
-    p[i] = static_cast<int32_t>(1 + (i * 37 + static_cast<size_t>(seed) * 101) % ids);
-  return p;
-}
 
 engine::EngineOptions Options(int64_t context = 256) {
   engine::EngineOptions o;
@@ -80,21 +34,14 @@ engine::EngineOptions Options(int64_t context = 256) {
   return o;
 }
 
-void ExpectSameBits(const SeqRun& a, const SeqRun& b, const std::string& what) {
-  ASSERT_EQ(a.logits.size(), b.logits.size()) << what;
-  EXPECT_EQ(a.tokens, b.tokens) << what;
-  EXPECT_EQ(std::memcmp(a.logits.data(), b.logits.data(), a.logits.size() * sizeof(float)), 0)
-      << what << ": a cache hit changed the logits";
-}
-
 class PrefixCache : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PrefixCache, AHitGivesTheColdBitsAndSkipsTheCachedBlocks) {
   auto e = LoadFixtureEngine(GetParam(), Options());
   ASSERT_TRUE(e->kv_pool().prefix_cache);
-  const std::vector<int32_t> prompt = Prompt(70, 1, e->info().vocab);
-  const SeqRun cold = Generate(*e, prompt, 8, false);
-  const SeqRun warm = Generate(*e, prompt, 8, true);
+  const std::vector<int32_t> prompt = CyclicPrompt(70, 1, e->info().vocab);
+  const PrefixRun cold = RunPrompt(*e, prompt, 8, false);
+  const PrefixRun warm = RunPrompt(*e, prompt, 8, true);
   EXPECT_EQ(warm.matched, 64) << "the prompt's four full blocks (its last token is evaluated)";
   EXPECT_EQ(warm.evaluated, 6u + 8u) << "the cached positions were computed again";
   ExpectSameBits(cold, warm, GetParam());
@@ -102,8 +49,8 @@ TEST_P(PrefixCache, AHitGivesTheColdBitsAndSkipsTheCachedBlocks) {
   EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "held blocks leaked";
 
   // Another salt (another tenant) finds nothing; the same salt does.
-  EXPECT_EQ(Generate(*e, prompt, 1, true, 7).matched, 0);
-  EXPECT_EQ(Generate(*e, prompt, 1, true, 7).matched, 64);
+  EXPECT_EQ(RunPrompt(*e, prompt, 1, true, 7).matched, 0);
+  EXPECT_EQ(RunPrompt(*e, prompt, 1, true, 7).matched, 64);
 
   // An admission undone before its sequence ran (the scheduler found too few
   // blocks and retries later) does not count in /metrics' hit ratio.
@@ -119,14 +66,14 @@ TEST_P(PrefixCache, AHitGivesTheColdBitsAndSkipsTheCachedBlocks) {
 // next chat turn) maps only the blocks of prompt tokens before them.
 TEST_P(PrefixCache, BlocksOfGeneratedTokensAreNotMatched) {
   auto e = LoadFixtureEngine(GetParam(), Options());
-  const std::vector<int32_t> first = Prompt(64, 2, e->info().vocab);
-  const SeqRun turn = Generate(*e, first, 20, true);
+  const std::vector<int32_t> first = CyclicPrompt(64, 2, e->info().vocab);
+  const PrefixRun turn = RunPrompt(*e, first, 20, true);
   std::vector<int32_t> next = first;
   next.insert(next.end(), turn.tokens.begin(), turn.tokens.end());  // 84 tokens
-  const SeqRun warm = Generate(*e, next, 4, true);
+  const PrefixRun warm = RunPrompt(*e, next, 4, true);
   EXPECT_EQ(warm.matched, 64) << "a block of generated tokens was matched as prompt";
   const auto cold_engine = LoadFixtureEngine(GetParam(), Options());
-  ExpectSameBits(Generate(*cold_engine, next, 4, false), warm, GetParam());
+  ExpectSameBits(RunPrompt(*cold_engine, next, 4, false), warm, GetParam());
 }
 
 // A pool of 8 blocks: a second prompt evicts the first one's cached tail
@@ -137,13 +84,13 @@ TEST_P(PrefixCache, EvictionKeepsWhatIsLeftOfAChainAndNeverMapsStaleBlocks) {
   o.max_sequences = 1;
   auto e = LoadFixtureEngine(GetParam(), o);
   ASSERT_EQ(e->kv_pool().blocks_total, 8);
-  const std::vector<int32_t> p = Prompt(70, 3, e->info().vocab);
-  const std::vector<int32_t> q = Prompt(100, 4, e->info().vocab);
-  const SeqRun cold = Generate(*e, p, 8, true);
+  const std::vector<int32_t> p = CyclicPrompt(70, 3, e->info().vocab);
+  const std::vector<int32_t> q = CyclicPrompt(100, 4, e->info().vocab);
+  const PrefixRun cold = RunPrompt(*e, p, 8, true);
   EXPECT_EQ(e->kv_pool().blocks_cached, 4);
-  Generate(*e, q, 8, true);  // 7 blocks: the 4 free ones, then 3 evicted
+  RunPrompt(*e, q, 8, true);  // 7 blocks: the 4 free ones, then 3 evicted
   EXPECT_EQ(e->kv_pool().evictions, 3u);
-  const SeqRun warm = Generate(*e, p, 8, true);
+  const PrefixRun warm = RunPrompt(*e, p, 8, true);
   EXPECT_EQ(warm.matched, 16) << "only the chain's first block survived";
   ExpectSameBits(cold, warm, GetParam());
 }
@@ -159,15 +106,15 @@ INSTANTIATE_TEST_SUITE_P(Families, PrefixCache,
 TEST(PrefixCacheOff, PlansWithSlidingWindowsAndTheOption) {
   auto swa = LoadFixtureEngine("gptoss-tiny.MXFP4_MOE", Options());
   EXPECT_FALSE(swa->kv_pool().prefix_cache);
-  const std::vector<int32_t> prompt = Prompt(40, 5, swa->info().vocab);
-  Generate(*swa, prompt, 1, true);
-  EXPECT_EQ(Generate(*swa, prompt, 1, true).matched, 0);
+  const std::vector<int32_t> prompt = CyclicPrompt(40, 5, swa->info().vocab);
+  RunPrompt(*swa, prompt, 1, true);
+  EXPECT_EQ(RunPrompt(*swa, prompt, 1, true).matched, 0);
 
   engine::EngineOptions off = Options();
   off.prefix_cache = false;
   auto e = LoadFixtureEngine("qwen2-tiny.Q4_K_M", off);
-  Generate(*e, prompt, 1, true);
-  EXPECT_EQ(Generate(*e, prompt, 1, true).matched, 0);
+  RunPrompt(*e, prompt, 1, true);
+  EXPECT_EQ(RunPrompt(*e, prompt, 1, true).matched, 0);
 }
 
 // The pool alone: a child whose parent was evicted and retaken is never

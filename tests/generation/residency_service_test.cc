@@ -10,6 +10,7 @@
 #include <Poco/JSON/ParseHandler.h>
 #include <Poco/JSON/Parser.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "host/plugins/host_services.h"
 #include "host/plugins/plugin_registry.h"
 #include "host/structured/json_schema_grammar.h"
+#include "host/tokenizer/tokenizer.h"
 
 namespace orcd {
 namespace {
@@ -226,5 +228,52 @@ TEST(StructuredOutputOnTheEmulatedDevice, TheAnswerIsAnInstanceOfTheSchema) {
   EXPECT_LE(answer->getValue<int>("n"), 9) << out.text;
 }
 
+// Prefix caching on the CUDA backend (emulated), through the batch scheduler
+// (two slots, 32-token blocks): the same long prompt again maps the first
+// request's full prompt blocks and, sampled on the device with the same seed,
+// gives the same text; the next turn (the history and the answer resent)
+// maps the answer's blocks too, evaluated again as prompt once the request
+// ended.
+TEST(PrefixCachingOnTheEmulatedDevice, ARepeatedPromptGivesTheSameText) {
+  ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 256, 60, /*slots=*/2);
+  ASSERT_TRUE(on.service->serving().prefix_cache);
+  std::string prompt;
+  for (int i = 0; i < 20; ++i) prompt += " the quick brown fox";  // > 64 tokens
+  GenerationInput input;
+  input.prompt = prompt;
+  input.max_tokens = 40;
+  input.sampling.temperature = 0.7;
+  input.sampling.seed = 5;
+  input.top_logprobs = 0;  // the generated ids
+  input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  CollectLogprobs cold, warm;
+  on.service->Generate(input, cold);
+  EXPECT_EQ(on.service->serving().prefix_hit_tokens, 0u);
+  on.service->Generate(input, warm);
+  const uint64_t hits = on.service->serving().prefix_hit_tokens;
+  EXPECT_GE(hits, 64u) << "the prompt's full blocks were computed again";
+  EXPECT_EQ(warm.text, cold.text);
+  ASSERT_EQ(warm.logprobs.size(), 40u);
+
+  // What the next turn can map: its tokens in common with the evaluated
+  // ones (prompt + answer but the last), in whole blocks, less its last.
+  GenerationInput next = input;
+  next.prompt = prompt + warm.text + " and then";
+  const Tokenizer& tok = *on.service->tokenizer();
+  const std::vector<int32_t> p1 = tok.Encode(prompt, true, true);
+  std::vector<int32_t> evaluated = p1;
+  for (size_t i = 0; i + 1 < warm.logprobs.size(); ++i)
+    evaluated.push_back(warm.logprobs[i].chosen.id);
+  const std::vector<int32_t> p2 = tok.Encode(next.prompt, true, true);
+  size_t common = 0;
+  while (common < p2.size() && common < evaluated.size() && p2[common] == evaluated[common])
+    ++common;
+  const uint64_t expected = std::min(common, p2.size() - 1) / 32 * 32;
+  ASSERT_GT(expected, p1.size() / 32 * 32) << "the answer re-encodes too differently to test";
+  CollectLogprobs turn;
+  on.service->Generate(next, turn);
+  EXPECT_EQ(on.service->serving().prefix_hit_tokens - hits, expected);
+  EXPECT_EQ(turn.tokens, 40);
+}
 }  // namespace
 }  // namespace orcd

@@ -58,8 +58,11 @@ struct PrefillScratch {
   int32_t* row_ids = nullptr;
 };
 
-// Tokens from which a quantized weight's matmul takes the tensor-core path
-// (below, the plugin's tiled kernel). Unmeasured: a GPU decides the best value.
+// Rows a phase must hold for its quantized weights' matmuls to take the
+// tensor-core path (below, the plugin's tiled kernel). Every prompt chunk of
+// such a phase takes it, however few its tokens: a row's arithmetic must not
+// depend on how its prompt was chunked (prefix caching maps blocks a cold run
+// computed). Unmeasured: a GPU decides the best value.
 constexpr int64_t kTensorCorePrefillTokens = 16;
 
 class CudaBackend : public DeviceExecution, public KvMemory {

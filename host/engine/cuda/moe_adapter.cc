@@ -59,7 +59,7 @@ void ExpertMatvecs(ExecContext& ctx, const BoundInstruction& insn, const WeightR
 
 // Prefill: the (token, pick) pairs grouped by expert, so that each expert's
 // weights are read once for all of its tokens, in one matmul per expert
-// (DeviceMatmulRows: tensor cores from kTensorCorePrefillTokens tokens),
+// (DeviceMatmulRows: tensor cores however few the expert's rows),
 // instead of one matvec per pair. On an H100 the per-pair matvecs took 31 of
 // the 41 ms of a 128-token GPT-OSS-20B prefill (bench/RESULTS.md). The picks
 // are read back to size each expert's matmul (prefill waits for the host
@@ -169,7 +169,9 @@ void RunMoe(const BoundInstruction& insn, ExecContext& ctx) {
   if (biased) {
     for (int i = 0; i < 3; ++i) bias[i] = DeviceFloats(insn.weights[3 + i]);
   }
-  const bool grouped = !decode && n >= kTensorCorePrefillTokens && s.grouped != nullptr;
+  // Prompt rows group their pairs by expert whatever the chunk's size (one
+  // arithmetic per row: a prefix-cache hit's chunks differ from a cold run's).
+  const bool grouped = !decode && s.grouped != nullptr;
   if (grouped) {
     GroupedExpertMatmuls(ctx, insn, p, x, n, bias);
   } else if (insn.opcode == kOpMoeGlu && xq != nullptr && FusesGateUp(gate, up)) {

@@ -3,8 +3,9 @@
 // the backend's stream), the host's F32/F16/BF16 through the dense matvec
 // (one token) or the runtime's GEMM (cuBLAS on the GPU; many tokens). One
 // token with a quantized weight takes 8-bit activations (matvec_q8) unless
-// the backend's q8 path is off; many tokens take tensor cores (dequantized
-// f16 chunks and the GEMM) unless the backend's f16 prefill is off.
+// the backend's q8 path is off; prompt tokens take tensor cores (dequantized
+// f16 chunks and the GEMM), however few, unless the backend's f16 prefill is
+// off or the phase is too small for it (kTensorCorePrefillTokens).
 #include <algorithm>
 
 #include "host/engine/cuda/cuda_adapters.h"
@@ -93,7 +94,11 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
                       int64_t y_stride, const orcd_q8_x32* xq) {
   CudaBackend& b = Backend(ctx);
   const uint8_t* rows = DeviceData(w) + static_cast<uint64_t>(row0) * w.row_bytes;
-  const bool decode = n_tokens == 1 || DecodeRows(ctx);
+  // Prompt rows take one arithmetic whatever the size of their chunk (a
+  // prefix-cache hit evaluates the rest of its prompt in other chunks than a
+  // cold run, and must give its bits): decode arithmetic is for generated
+  // rows, and for LOGITS's one row (one whatever the chunk).
+  const bool decode = DecodeRows(ctx) || (insn.opcode == ORCD_OP_LOGITS && n_tokens == 1);
   const int64_t expert_bytes = static_cast<int64_t>(w.row_bytes) * n_rows;  // one "expert"
   if (xq != nullptr) {
     const orcd_quant_cuda_ops& ops = *w.quant->cuda;
@@ -137,7 +142,7 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
   }
   // The scratch was sized for the MATMULs that take this path (a LOGITS over
   // many rows may not fit it: it keeps the plugin's kernel).
-  if (!decode && n_tokens >= kTensorCorePrefillTokens && b.prefill_scratch().elements >= w.cols() &&
+  if (!decode && b.prefill_scratch().elements >= w.cols() &&
       static_cast<uint64_t>(n_tokens * w.cols()) * 2 <= b.gemm_operand_bytes()) {
     DequantizedGemm(ctx, insn, w, rows, n_rows, x, n_tokens, y, y_stride);
     return;
