@@ -5,25 +5,55 @@
 
 #include "host/structured/compact_json.h"
 #include "host/structured/grammar_cache.h"
+#include "host/structured/json_answer_grammar.h"
 
 namespace orcd {
 
-std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
-    ChatOutputFormat format, const std::vector<structured::ToolSchema>& tools) {
-  if (tools.empty()) return nullptr;
-  const std::optional<structured::ToolCallText> markup = ToolCallMarkupOf(format);
-  if (!markup) return nullptr;
-  // Kept across requests (an application offers the same tools each time):
-  // the format and every tool's name and parameters say the whole grammar.
-  std::string key = "tool-call " + std::string(ChatOutputFormatName(format));
+namespace {
+
+std::string SchemaKey(const Poco::Dynamic::Var& schema) {
+  return schema.isEmpty() ? std::string("object") : structured::CompactJson(schema);
+}
+
+// Grammars are kept across requests (an application offers the same tools
+// each time): the format and every tool's name and parameters say the
+// whole grammar.
+std::string ToolsKey(const std::vector<structured::ToolSchema>& tools) {
+  std::string key;
   for (const structured::ToolSchema& tool : tools) {
     // No parameters (any object) is not the schema {} (any value).
     key += '\n' + structured::CompactJson(tool.name) + ' ' +
            (tool.parameters.isEmpty() ? std::string("none")
                                       : structured::CompactJson(tool.parameters));
   }
+  return key;
+}
+
+}  // namespace
+
+std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
+    ChatOutputFormat format, const std::vector<structured::ToolSchema>& tools) {
+  if (tools.empty()) return nullptr;
+  const std::optional<structured::ToolCallText> markup = ToolCallMarkupOf(format);
+  if (!markup) return nullptr;
+  const std::string key =
+      "tool-call " + std::string(ChatOutputFormatName(format)) + ToolsKey(tools);
   return structured::CachedGrammar(key,
                                    [&] { return structured::ToolCallGrammar(*markup, tools); });
+}
+
+std::shared_ptr<const structured::Grammar> JsonAnswerOrToolCallGrammar(
+    ChatOutputFormat format, const Poco::Dynamic::Var& schema,
+    const std::vector<structured::ToolSchema>& tools) {
+  const std::optional<structured::ToolCallText> call = ToolCallMarkupOf(format);
+  if (!call || tools.empty()) return nullptr;
+  const std::optional<structured::JsonAnswerText> answer = JsonAnswerMarkupOf(format);
+  const std::string key = "json-or-call " + std::string(ChatOutputFormatName(format)) + " " +
+                          SchemaKey(schema) + ToolsKey(tools);
+  return structured::CachedGrammar(key, [&] {
+    return structured::JsonAnswerOrToolCallGrammar(answer ? &*answer : nullptr, schema, *call,
+                                                   tools);
+  });
 }
 
 std::shared_ptr<const structured::Grammar> JsonAnswerGrammar(
@@ -32,8 +62,7 @@ std::shared_ptr<const structured::Grammar> JsonAnswerGrammar(
   const std::optional<structured::JsonAnswerText> markup = JsonAnswerMarkupOf(format);
   if (!plain || !markup) return plain;
   const std::string key =
-      "json-answer " + std::string(ChatOutputFormatName(format)) + " " +
-      (schema.isEmpty() ? std::string("object") : structured::CompactJson(schema));
+      "json-answer " + std::string(ChatOutputFormatName(format)) + " " + SchemaKey(schema);
   return structured::CachedGrammar(key,
                                    [&] { return structured::JsonAnswerGrammar(*markup, schema); });
 }

@@ -1,7 +1,8 @@
 // The grammars a chat request's settings hold the reply to, in the chat
 // format's own text, shared by the chat handlers (OpenAI chat and Responses,
 // Anthropic): a forced tool call (OpenAI "required" or a named function,
-// Anthropic "any" or "tool") and a JSON answer (response_format, text.format).
+// Anthropic "any" or "tool"), a JSON answer (response_format, text.format),
+// and either of the two (response_format with tools offered as "auto").
 // Both are kept across requests (an application sends the same tools and
 // schemas each time).
 #ifndef ORCD_HOST_SERVER_CHAT_REPLY_GRAMMAR_H_
@@ -27,6 +28,13 @@ std::shared_ptr<const structured::Grammar> ForcedToolCallGrammar(
 std::shared_ptr<const structured::Grammar> JsonAnswerGrammar(
     ChatOutputFormat format, std::shared_ptr<const structured::Grammar> plain,
     const Poco::Dynamic::Var& schema);
+
+// response_format json with tools offered as "auto": the reply is the JSON
+// answer (after the reasoning, for harmony) or one call of `tools`. Null for
+// formats without a known call markup ([TOOL_CALLS]).
+std::shared_ptr<const structured::Grammar> JsonAnswerOrToolCallGrammar(
+    ChatOutputFormat format, const Poco::Dynamic::Var& schema,
+    const std::vector<structured::ToolSchema>& tools);
 
 }  // namespace orcd
 

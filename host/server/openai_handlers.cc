@@ -122,15 +122,20 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.cache_salt = req.cache_salt;
   input.top_logprobs = req.top_logprobs;
   input.grammar = req.grammar;
-  if (req.grammar && req.tools_enabled) {
-    // The grammar holds the whole answer: a tool call would have no place in it.
-    SendOpenAiError(
-        response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error", "invalid_request",
-        "response_format json together with tools is not supported yet", "response_format");
-    return;
-  }
   // Harmony: the analysis message stays free, the final message is the JSON.
   if (chat_) input.grammar = JsonAnswerGrammar(output_format, req.grammar, req.json_schema);
+  // With tools offered as "auto": the JSON answer or a call.
+  if (!req.callable_tools.empty()) {
+    input.grammar = JsonAnswerOrToolCallGrammar(output_format, req.json_schema, req.callable_tools);
+    if (!input.grammar) {
+      SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                      "invalid_request",
+                      "response_format json together with tools is not supported for this "
+                      "model's tool-call format",
+                      "response_format");
+      return;
+    }
+  }
   // tool_choice "required" / a named function: the reply is one call, in
   // the format's own text, its arguments an instance of the parameters
   // schema. Formats whose calls are marked by control tokens (harmony,

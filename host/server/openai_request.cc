@@ -67,19 +67,11 @@ std::shared_ptr<const structured::Grammar> ParseResponseFormat(const Poco::JSON:
   return SchemaGrammar(schema, "response_format.json_schema.schema");
 }
 
-// tool_choice "required" or {"type": "function", "function": {"name"}}
-// (ParseChatFields checked their shapes): the offered functions one of which
-// the reply must call, each parameters schema compiled once to refuse what
+// The offered functions (ParseChatFields checked their shapes), or only the
+// one named `only`, each parameters schema compiled once to refuse what
 // constrained decoding cannot honour.
-std::vector<structured::ToolSchema> ForcedTools(const Poco::JSON::Object::Ptr& o) {
-  if (!Present(o, "tool_choice") || !Present(o, "tools")) return {};
-  const Var choice = o->get("tool_choice");
-  std::string only;
-  if (choice.isString()) {
-    if (choice.convert<std::string>() != "required") return {};
-  } else {
-    only = o->getObject("tool_choice")->getObject("function")->getValue<std::string>("name");
-  }
+std::vector<structured::ToolSchema> ToolSchemas(const Poco::JSON::Object::Ptr& o,
+                                                const std::string& only) {
   std::vector<structured::ToolSchema> out;
   const Poco::JSON::Array::Ptr tools = o->getArray("tools");
   for (unsigned i = 0; tools && i < tools->size(); ++i) {
@@ -94,6 +86,19 @@ std::vector<structured::ToolSchema> ForcedTools(const Poco::JSON::Object::Ptr& o
     out.push_back(std::move(tool));
   }
   return out;
+}
+
+// tool_choice "required" or {"type": "function", "function": {"name"}}: the
+// functions one of which the reply must call.
+std::vector<structured::ToolSchema> ForcedTools(const Poco::JSON::Object::Ptr& o) {
+  if (!Present(o, "tool_choice") || !Present(o, "tools")) return {};
+  const Var choice = o->get("tool_choice");
+  if (choice.isString()) {
+    if (choice.convert<std::string>() != "required") return {};
+    return ToolSchemas(o, "");
+  }
+  return ToolSchemas(
+      o, o->getObject("tool_choice")->getObject("function")->getValue<std::string>("name"));
 }
 
 // Chat: logprobs (bool) + top_logprobs (0-20, only with logprobs);
@@ -168,6 +173,8 @@ std::variant<OpenAiRequest, ValidationError> ParseOpenAiRequest(const std::strin
       r.chat_request = std::move(fields.request);
       r.tools_enabled = fields.tools_enabled;
       if (r.tools_enabled) r.forced_tools = ForcedTools(o);
+      if (r.tools_enabled && r.grammar && r.forced_tools.empty() && Present(o, "tools"))
+        r.callable_tools = ToolSchemas(o, "");
     } else {
       if (!Present(o, "prompt") || !o->get("prompt").isString())
         FailField("prompt", "must be a string");

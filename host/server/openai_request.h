@@ -39,6 +39,9 @@ struct OpenAiRequest {
   // tool_choice "required" or a named function: the functions one of which
   // the reply calls (their parameters schemas already checked to compile).
   std::vector<structured::ToolSchema> forced_tools;
+  // response_format json with tool_choice "auto": every offered function (the
+  // reply is the JSON answer or a call of one of them).
+  std::vector<structured::ToolSchema> callable_tools;
 };
 
 // The most choices one request may ask for (n): each is a sequence of its own.

@@ -127,18 +127,22 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     return;
   }
   GenerationInput& input = chat.input;
-  if (req.grammar && req.tools_enabled) {
-    // As on /v1/chat/completions: the grammar holds the whole answer.
-    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
-                    "invalid_request", "text.format json together with tools is not supported yet",
-                    "text.format");
-    return;
-  }
   input.max_tokens = req.max_output_tokens;
   input.sampling = req.sampling;
   input.grammar = req.forced_tools.empty()
                       ? JsonAnswerGrammar(chat.format, req.grammar, req.json_schema)
                       : ForcedToolCallGrammar(chat.format, req.forced_tools);
+  if (!req.callable_tools.empty()) {  // as on /v1/chat/completions: the JSON answer or a call
+    input.grammar = JsonAnswerOrToolCallGrammar(chat.format, req.json_schema, req.callable_tools);
+    if (!input.grammar) {
+      SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                      "invalid_request",
+                      "text.format json together with tools is not supported for this model's "
+                      "tool-call format",
+                      "text.format");
+      return;
+    }
+  }
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",

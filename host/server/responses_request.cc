@@ -342,9 +342,9 @@ void ChatFields(const std::string& body, ResponsesRequest& r, std::optional<std:
   }
 }
 
-// The functions one of which the reply must call, each parameters schema
-// compiled once to refuse what constrained decoding cannot honour.
-std::vector<structured::ToolSchema> ForcedTools(const Poco::JSON::Object::Ptr& o,
+// The offered functions, or only the one named `only`, each parameters
+// schema compiled once to refuse what constrained decoding cannot honour.
+std::vector<structured::ToolSchema> ToolSchemas(const Poco::JSON::Object::Ptr& o,
                                                 const std::string& only) {
   std::vector<structured::ToolSchema> out;
   const Poco::JSON::Array::Ptr tools = o->getArray("tools");
@@ -394,7 +394,8 @@ std::variant<ResponsesRequest, ValidationError> ParseResponsesRequest(const std:
     if (Present(o, "instructions")) r.instructions_json = Stringify(o->get("instructions"));
     if (Present(o, "tools")) r.tools_json = Stringify(o->get("tools"));
     if (Present(o, "tool_choice")) r.tool_choice_json = Stringify(o->get("tool_choice"));
-    if (r.tools_enabled && forced) r.forced_tools = ForcedTools(o, *forced);
+    if (r.tools_enabled && forced) r.forced_tools = ToolSchemas(o, *forced);
+    if (r.tools_enabled && !forced && r.grammar) r.callable_tools = ToolSchemas(o, "");
     return r;
   });
 }

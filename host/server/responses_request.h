@@ -33,6 +33,9 @@ struct ResponsesRequest {
   Poco::Dynamic::Var json_schema;
   // tool_choice "required" or a named function: one of these is called.
   std::vector<structured::ToolSchema> forced_tools;
+  // text.format json with tool_choice "auto": every offered function (the
+  // reply is the JSON answer or a call of one of them).
+  std::vector<structured::ToolSchema> callable_tools;
   // Echoed in the response object as the request set them (JSON text).
   std::string instructions_json = "null";
   std::string tools_json = "[]";

@@ -27,6 +27,15 @@ struct JsonAnswerText {
 std::shared_ptr<const Grammar> JsonAnswerGrammar(const JsonAnswerText& text,
                                                  const Poco::Dynamic::Var& schema);
 
+// response_format json with tools offered as "auto" (the format holds the
+// answer, not the calls, as OpenAI's does): after the reasoning, either the
+// JSON answer or one call of one of `tools` in `call`'s markup. `text` null:
+// a format whose reply is one message (no reasoning, the JSON bare).
+std::shared_ptr<const Grammar> JsonAnswerOrToolCallGrammar(const JsonAnswerText* text,
+                                                           const Poco::Dynamic::Var& schema,
+                                                           const ToolCallText& call,
+                                                           const std::vector<ToolSchema>& tools);
+
 }  // namespace orcd::structured
 
 #endif  // ORCD_HOST_STRUCTURED_JSON_ANSWER_GRAMMAR_H_

@@ -18,10 +18,9 @@ void AppendMarkup(GrammarBuilder& b, const std::vector<MarkupPiece>& pieces,
   }
 }
 
-std::shared_ptr<const Grammar> ToolCallGrammar(const ToolCallText& text,
-                                               const std::vector<ToolSchema>& tools) {
+GrammarBuilder::Symbol AddToolCall(GrammarBuilder& b, const ToolCallText& text,
+                                   const std::vector<ToolSchema>& tools) {
   if (tools.empty()) throw Error(ErrorCode::kInternal, "a tool call grammar of no tools");
-  GrammarBuilder b;
   std::vector<GrammarBuilder::Sequence> calls;
   for (const ToolSchema& tool : tools) {
     GrammarBuilder::Symbol arguments;
@@ -46,7 +45,14 @@ std::shared_ptr<const Grammar> ToolCallGrammar(const ToolCallText& text,
     AppendMarkup(b, text.after_arguments, call);
     calls.push_back(std::move(call));
   }
-  return std::make_shared<const Grammar>(b.Build(b.AddRule(calls)));
+  return GrammarBuilder::Ref(b.AddRule(calls));
+}
+
+std::shared_ptr<const Grammar> ToolCallGrammar(const ToolCallText& text,
+                                               const std::vector<ToolSchema>& tools) {
+  GrammarBuilder b;
+  const GrammarBuilder::Symbol call = AddToolCall(b, text, tools);
+  return std::make_shared<const Grammar>(b.Build(b.AddRule({{call}})));
 }
 
 }  // namespace orcd::structured

@@ -41,8 +41,13 @@ struct ToolSchema {
   Poco::Dynamic::Var parameters;  // a JSON schema; empty: any object
 };
 
+// A rule for one call of one of `tools` (to build a larger grammar).
 // Throws Error(kInvalidArgument) naming the keyword a parameters schema
 // uses that cannot be honoured.
+GrammarBuilder::Symbol AddToolCall(GrammarBuilder& b, const ToolCallText& text,
+                                   const std::vector<ToolSchema>& tools);
+
+// The grammar of one call (AddToolCall's rule).
 std::shared_ptr<const Grammar> ToolCallGrammar(const ToolCallText& text,
                                                const std::vector<ToolSchema>& tools);
 

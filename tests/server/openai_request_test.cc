@@ -168,6 +168,41 @@ TEST(OpenAiRequest, TheSameSchemaOrForcedToolsGiveTheSameGrammarObject) {
             ForcedToolCallGrammar(ChatOutputFormat::kToolCallTags, any));
 }
 
+// response_format json beside tools: with tool_choice "auto" every offered
+// function may be called instead of answering (the reply's grammar holds
+// both: JsonAnswerOrToolCallGrammar); with "required" the call is forced and
+// the format has no place; without the format nothing is held.
+TEST(OpenAiRequest, ResponseFormatWithAutoToolsLetsTheReplyCallOrAnswer) {
+  const std::string format = R"(,"response_format":{"type":"json_object"})";
+  const auto parse = [](const std::string& extra) {
+    auto r = ParseOpenAiRequest(Chat(std::string(kTools) + extra), true, Limits());
+    EXPECT_TRUE(std::holds_alternative<OpenAiRequest>(r));
+    return std::get<OpenAiRequest>(r);
+  };
+  const OpenAiRequest automatic = parse(format);
+  ASSERT_NE(automatic.grammar, nullptr);
+  EXPECT_TRUE(automatic.forced_tools.empty());
+  ASSERT_FALSE(automatic.callable_tools.empty());
+  EXPECT_EQ(automatic.callable_tools[0].name, "get_weather");
+  const auto grammar = JsonAnswerOrToolCallGrammar(ChatOutputFormat::kToolCallTags,
+                                                   automatic.json_schema, automatic.callable_tools);
+  ASSERT_NE(grammar, nullptr);
+  EXPECT_EQ(JsonAnswerOrToolCallGrammar(ChatOutputFormat::kToolCallTags, automatic.json_schema,
+                                        parse(format).callable_tools),
+            grammar)
+      << "kept across requests";
+  EXPECT_EQ(JsonAnswerOrToolCallGrammar(ChatOutputFormat::kPlain, automatic.json_schema,
+                                        automatic.callable_tools),
+            nullptr)
+      << "a format without call markup";
+
+  const OpenAiRequest required = parse(format + R"(,"tool_choice":"required")");
+  EXPECT_FALSE(required.forced_tools.empty());
+  EXPECT_TRUE(required.callable_tools.empty());
+  EXPECT_TRUE(parse("").callable_tools.empty());
+  EXPECT_TRUE(parse(format + R"(,"tool_choice":"none")").callable_tools.empty());
+}
+
 TEST(OpenAiRequest, ReasoningEffortAndTemplateKwargsBecomeTemplateVariables) {
   auto r = ParseOpenAiRequest(
       Chat(R"(,"reasoning_effort":"high","chat_template_kwargs":{"enable_thinking":false})"), true,

@@ -277,5 +277,114 @@ TEST(StructuredHarmony, TheAnalysisStaysFreeAndTheFinalMessageIsTheSchemasInstan
   }
 }
 
+// response_format json with tools offered as "auto": the reply is the JSON
+// answer or one call, in the format's own text. A scripted model that calls,
+// that answers, and that would write prose (held to one of the two), on
+// Qwen's Hermes tags and on harmony (a call after the analysis message),
+// each reply read by the format's own output parser.
+TEST(StructuredToolsOrJson, TheReplyIsACallOrTheSchemasInstance) {
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  const Poco::Dynamic::Var schema = parser.parse(
+      R"({"type":"object","properties":{"color":{"enum":["red","blue"]},"n":{"type":"integer",
+          "minimum":1,"maximum":9}},"required":["color","n"],"additionalProperties":false})");
+  std::vector<structured::ToolSchema> tools(2);
+  tools[0].name = "get_weather";
+  tools[0].parameters = parser.parse(
+      R"({"type":"object","properties":{"city":{"enum":["Paris","Oslo"]}},"required":["city"]})");
+  tools[1].name = "get_time";  // bounded too: greedy over ties takes the lowest ids
+  tools[1].parameters = parser.parse(
+      R"({"type":"object","properties":{"zone":{"enum":["UTC","CET"]}},"additionalProperties":false})");
+  struct Case {
+    const char* name;
+    std::string script;  // what the model would write
+    std::string call;    // the function it calls ("" for the JSON answer)
+    std::string reasoning;
+  };
+  struct Format {
+    ChatOutputFormat format;
+    const char* vocab;
+    std::vector<Case> cases;
+  };
+  const std::vector<Format> formats = {
+      {ChatOutputFormat::kToolCallTags,
+       "ggml-vocab-qwen2.gguf",
+       {{"calls",
+         "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}\n</tool_call>",
+         "get_weather", ""},
+        {"answers", "{\"color\":\"blue\",\"n\":3}", "", ""},
+        {"wants prose", "Blue, and three.", "?", ""}}},
+      {ChatOutputFormat::kHarmony,
+       "ggml-vocab-gpt-oss.gguf",
+       {{"reasons, then calls",
+         "<|channel|>analysis<|message|>Weather first.<|end|><|start|>assistant<|channel|>"
+         "commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Oslo\"}"
+         "<|call|>",
+         "get_weather", "Weather first."},
+        {"answers at once", "<|channel|>final<|message|>{\"color\":\"red\",\"n\":7}<|return|>", "",
+         ""}}},
+  };
+  for (const Format& f : formats) {
+    SCOPED_TRACE(ChatOutputFormatName(f.format));
+    const std::unique_ptr<Tokenizer> tokenizer =
+        LoadTokenizer(std::string(ORCD_FIXTURES_DIR) + "/vocab/" + f.vocab);
+    const structured::TokenTrie trie(*tokenizer);
+    const auto call = ToolCallMarkupOf(f.format);
+    ASSERT_TRUE(call.has_value());
+    const auto answer = JsonAnswerMarkupOf(f.format);
+    const auto grammar =
+        structured::JsonAnswerOrToolCallGrammar(answer ? &*answer : nullptr, schema, *call, tools);
+    for (const Case& c : f.cases) {
+      SCOPED_TRACE(c.name);
+      PreferringModel model(tokenizer->Encode(c.script, false, /*parse_special=*/true),
+                            tokenizer->vocab_size());
+      GenerationInput input;
+      input.max_tokens = 200;
+      input.sampling.temperature = 0.0;
+      input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+      input.grammar = grammar;
+      for (const std::string_view t : ChatOutputMarkupTokens(f.format))
+        input.render_special.emplace_back(t);
+      GeneratorOptions options;
+      options.token_trie = &trie;
+      Collect out;
+      const GenerationResult r = GenerateTokens(
+          model, *tokenizer, tokenizer->Encode("Pick.", false, false), input, out, options);
+      EXPECT_EQ(r.stop_reason, "eos") << out.text;
+      ChatOutputCollector reply;
+      auto reader = MakeChatOutputParser(f.format, /*tools_enabled=*/true);
+      reader->Push(out.text, reply);
+      reader->Finish(reply);
+      EXPECT_EQ(reply.reasoning, c.reasoning) << out.text;
+      const bool called = !reply.tool_calls.empty();
+      if (c.call != "?") {
+        EXPECT_EQ(called, !c.call.empty()) << out.text;
+      }
+      if (called) {
+        ASSERT_EQ(reply.tool_calls.size(), 1u) << out.text;
+        EXPECT_TRUE(reply.content.empty()) << out.text;
+        if (!c.call.empty() && c.call != "?") {
+          EXPECT_EQ(reply.tool_calls[0].name, c.call);
+        }
+        const auto args = Poco::JSON::Parser()
+                              .parse(reply.tool_calls[0].arguments)
+                              .extract<Poco::JSON::Object::Ptr>();
+        if (reply.tool_calls[0].name == "get_weather") {
+          const std::string city = args->getValue<std::string>("city");
+          EXPECT_TRUE(city == "Paris" || city == "Oslo") << reply.tool_calls[0].arguments;
+        } else {
+          EXPECT_EQ(reply.tool_calls[0].name, "get_time");
+        }
+        continue;
+      }
+      const auto json =
+          Poco::JSON::Parser().parse(reply.content).extract<Poco::JSON::Object::Ptr>();
+      const std::string color = json->getValue<std::string>("color");
+      EXPECT_TRUE(color == "red" || color == "blue") << reply.content;
+      const int n = json->getValue<int>("n");
+      EXPECT_TRUE(n >= 1 && n <= 9) << reply.content;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace orcd
