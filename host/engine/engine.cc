@@ -155,12 +155,20 @@ KvLayout Engine::PoolLayout(const EngineOptions& options, int64_t context_length
   KvLayout layout;
   layout.block_tokens = options.kv_block_tokens;
   layout.ring_slots = options.max_sequences;
-  const int64_t per_sequence = (context_length + layout.block_tokens - 1) / layout.block_tokens;
   const uint64_t block_bytes =
       KvCache::BlockBytes(plan_.kv_states, layout.block_tokens, options.kv_type);
+  if (options.prefix_cache && block_bytes > 0 &&
+      KvCache::RingBytes(plan_.kv_states, context_length, 1, options.kv_type) > 0) {
+    // Prefix caching keeps copies of windows (ring_snapshots.h): a spare ring
+    // per sequence, and a block of margin in every ring.
+    layout.ring_slots = 2 * options.max_sequences;
+    layout.ring_margin_blocks = 1;
+  }
+  const int64_t per_sequence = (context_length + layout.block_tokens - 1) / layout.block_tokens;
   const uint64_t ring_bytes =
-      KvCache::RingBytes(plan_.kv_states, context_length, layout.block_tokens, options.kv_type) *
-      static_cast<uint64_t>(options.max_sequences);
+      KvCache::RingBytes(plan_.kv_states, context_length, layout.block_tokens, options.kv_type,
+                         layout.ring_margin_blocks) *
+      static_cast<uint64_t>(layout.ring_slots);
   layout.blocks = per_sequence * options.max_sequences;
   if (options.kv_pool_bytes > 0 && block_bytes > 0) {
     // The budget less the windows' rings, in whole blocks.
@@ -181,7 +189,8 @@ KvLayout Engine::PoolLayout(const EngineOptions& options, int64_t context_length
 uint64_t Engine::PoolBytes(const KvLayout& layout, int64_t context_length, KvType type) const {
   return KvCache::BlockBytes(plan_.kv_states, layout.block_tokens, type) *
              static_cast<uint64_t>(layout.blocks) +
-         KvCache::RingBytes(plan_.kv_states, context_length, layout.block_tokens, type) *
+         KvCache::RingBytes(plan_.kv_states, context_length, layout.block_tokens, type,
+                            layout.ring_margin_blocks) *
              static_cast<uint64_t>(layout.ring_slots);
 }
 
@@ -190,15 +199,23 @@ void Engine::InitKvPool(const EngineOptions& options, int64_t context_length,
   kv_ = std::make_unique<KvCache>(plan_.kv_states, context_length, options.kv_type, memory, layout);
   sequences_.assign(static_cast<size_t>(options.max_sequences), Sequence{});
   blocks_ = std::make_unique<KvBlockPool>(layout.blocks, layout.block_tokens);
-  // Sliding-window layers keep each sequence's window in its own ring, which
-  // a cached block does not carry. (Both backends give a prompt row the same
-  // bits whatever chunk it is evaluated in: a cached block holds a cold
-  // run's.)
-  bool rings = false;
-  for (size_t i = 0; i < kv_->layer_count(); ++i)
-    rings = rings || kv_->layer(static_cast<int>(i)).ring;
+  // Both backends give a prompt row the same bits whatever chunk it is
+  // evaluated in: a cached block holds a cold run's.
   const bool pooled = KvCache::BlockBytes(plan_.kv_states, 1, kv_->type()) > 0;
-  prefix_cache_ = options.prefix_cache && pooled && !rings;
+  prefix_cache_ = options.prefix_cache && pooled;
+  if (prefix_cache_ && layout.ring_slots > options.max_sequences) {
+    snapshots_ = std::make_unique<RingSnapshots>(options.max_sequences,
+                                                 layout.ring_slots - options.max_sequences);
+    // How far past a block boundary every ring still holds the window
+    // before it: the positions it holds beyond a window's.
+    ring_reach_ = kv_->context_length();
+    for (size_t i = 0; i < kv_->layer_count(); ++i) {
+      const KvCache::Layer& layer = kv_->layer(static_cast<int>(i));
+      if (!layer.ring) continue;
+      const int64_t window = std::min<int64_t>(layer.desc.sliding_window, kv_->context_length());
+      ring_reach_ = std::min(ring_reach_, layer.capacity - window + 1);
+    }
+  }
 }
 
 int Engine::OpenSequence() {
@@ -238,78 +255,6 @@ void Engine::CloseSequence(int sequence) {
   }
   seq = Sequence{};
   if (sequence == legacy_sequence_) legacy_sequence_ = -1;
-}
-
-int64_t Engine::MatchPrefix(int sequence, std::span<const int32_t> prompt, uint64_t salt) {
-  Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
-  if (!seq.open || seq.length != 0 || !seq.blocks.empty()) {
-    throw Error(ErrorCode::kInvalidArgument, "MatchPrefix needs a sequence just opened");
-  }
-  seq.salt = salt;
-  if (!prefix_cache_ || prompt.empty()) return 0;
-  seq.uncounted_query = prompt.size();
-  const int64_t bt = blocks_->block_tokens();
-  const auto full = static_cast<int64_t>(prompt.size() - 1) / bt;  // the last token is evaluated
-  for (int64_t k = 0; k < full; ++k) {
-    const int32_t parent = k == 0 ? -1 : seq.blocks.back();
-    const int32_t block = blocks_->Acquire(
-        parent, prompt.subspan(static_cast<size_t>(k * bt), static_cast<size_t>(bt)), salt);
-    if (block < 0) break;
-    seq.blocks.push_back(block);
-  }
-  seq.length = static_cast<int64_t>(seq.blocks.size()) * bt;
-  seq.registered = static_cast<int64_t>(seq.blocks.size());
-  seq.prompt.assign(prompt.begin(), prompt.begin() + seq.length);
-  seq.uncounted_hit = static_cast<uint64_t>(seq.length);
-  return seq.length;
-}
-
-bool Engine::RewindToPrompt(int sequence, int64_t prompt_length) {
-  Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
-  if (!prefix_cache_ || !seq.open || static_cast<int64_t>(seq.prompt.size()) != prompt_length ||
-      seq.length < prompt_length) {
-    return false;
-  }
-  seq.length = prompt_length;
-  seq.generated = false;
-  return true;
-}
-
-void Engine::RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t old_length) {
-  if (!prefix_cache_ || seq.generated) return;
-  // Positions rewound (the single-sequence API) break the correspondence of
-  // `prompt` with positions: this sequence registers nothing more.
-  if (static_cast<int64_t>(seq.prompt.size()) != old_length) {
-    seq.generated = true;
-    return;
-  }
-  const auto n = static_cast<int64_t>(part.tokens.size());
-  const int64_t prompt = std::clamp<int64_t>(part.prompt_tokens, 0, n);
-  seq.prompt.insert(seq.prompt.end(), part.tokens.begin(), part.tokens.begin() + prompt);
-  if (prompt < n) seq.generated = true;  // blocks from here on hold other arithmetic
-  const int64_t bt = blocks_->block_tokens();
-  const auto full = static_cast<int64_t>(seq.prompt.size()) / bt;
-  const std::span<const int32_t> tokens(seq.prompt);
-  for (; seq.registered < full; ++seq.registered) {
-    const int64_t k = seq.registered;
-    blocks_->Register(
-        seq.blocks[static_cast<size_t>(k)], k == 0 ? -1 : seq.blocks[static_cast<size_t>(k - 1)],
-        tokens.subspan(static_cast<size_t>(k * bt), static_cast<size_t>(bt)), seq.salt);
-  }
-}
-
-KvPoolInfo Engine::kv_pool() const {
-  KvPoolInfo info;
-  info.max_sequences = static_cast<int>(sequences_.size());
-  info.block_tokens = kv_->layout().block_tokens;
-  info.blocks_total = kv_->layout().blocks;
-  info.blocks_free = blocks_->available();
-  info.prefix_cache = prefix_cache_;
-  info.blocks_cached = blocks_->cached();
-  info.prefix_query_tokens = prefix_query_tokens_;
-  info.prefix_hit_tokens = prefix_hit_tokens_;
-  info.evictions = blocks_->evictions();
-  return info;
 }
 
 std::span<const float> Engine::Step(std::span<const StepPart> parts) {

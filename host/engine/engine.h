@@ -32,6 +32,7 @@
 #include "host/engine/kv_cache.h"
 #include "host/engine/lowering.h"
 #include "host/engine/plan.h"
+#include "host/engine/ring_snapshots.h"
 #include "host/engine/weight_table.h"
 #include "host/gguf/gguf_file.h"
 #include "host/plugins/model_router.h"
@@ -83,9 +84,10 @@ struct EngineOptions {
   int max_sequences = 1;
   uint64_t kv_pool_bytes = 0;
   int64_t kv_block_tokens = 32;
-  // Prefix caching (plans without sliding-window layers, whose rings are per
-  // sequence): full blocks of prompt tokens stay cached after their sequence
-  // ends, and MatchPrefix maps them onto a new sequence.
+  // Prefix caching: full blocks of prompt tokens stay cached after their
+  // sequence ends, and MatchPrefix maps them onto a new sequence (with
+  // sliding-window layers, only up to a block whose windows were copied:
+  // ring_snapshots.h).
   bool prefix_cache = true;
   // Load progress in percent of the weight bytes copied (0, 25, 50, 75, 100).
   std::function<void(int)> load_progress;
@@ -262,8 +264,17 @@ class Engine {
   std::unique_ptr<KvBlockPool> blocks_;
   bool prefix_cache_ = false;
   uint64_t prefix_query_tokens_ = 0, prefix_hit_tokens_ = 0;
-  // After a step: the sequence's newly full prompt blocks become cached.
+  // Plans with sliding-window layers: copies of windows at block ends, and
+  // how far past a block's end a step may go with the rings still holding
+  // the window before it.
+  std::unique_ptr<RingSnapshots> snapshots_;
+  int64_t ring_reach_ = 0;
+  // After a step: the sequence's newly full prompt blocks become cached
+  // (and the windows at the last one's end copied).
   void RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t old_length);
+  // MatchPrefix with windows: keeps the blocks mapped up to the deepest one
+  // whose windows were copied, and copies them into the sequence's rings.
+  void MapWindows(int sequence, Sequence& seq);
   int legacy_sequence_ = -1;  // the single-sequence API's, on the CPU (opened on first use)
   // Step scratch, reused.
   std::vector<int32_t> step_tokens_;

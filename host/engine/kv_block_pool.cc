@@ -86,12 +86,13 @@ int32_t KvBlockPool::Acquire(int32_t parent, std::span<const int32_t> tokens, ui
   return it->second;
 }
 
-void KvBlockPool::Register(int32_t block, int32_t parent, std::span<const int32_t> tokens,
+bool KvBlockPool::Register(int32_t block, int32_t parent, std::span<const int32_t> tokens,
                            uint64_t salt) {
   Block& b = blocks_.at(static_cast<size_t>(block));
-  if (b.cached || b.refs <= 0 || static_cast<int64_t>(tokens.size()) != block_tokens_) return;
+  if (b.cached) return true;
+  if (b.refs <= 0 || static_cast<int64_t>(tokens.size()) != block_tokens_) return false;
   const uint64_t key = Key(parent, tokens, salt);
-  if (by_key_.contains(key)) return;  // computed twice at once: the first stays
+  if (by_key_.contains(key)) return false;  // computed twice at once: the first stays
   b.cached = true;
   b.key = key;
   b.parent = parent;
@@ -100,6 +101,7 @@ void KvBlockPool::Register(int32_t block, int32_t parent, std::span<const int32_
   b.tokens.assign(tokens.begin(), tokens.end());
   by_key_.emplace(key, block);
   ++cached_;
+  return true;
 }
 
 }  // namespace orcd::engine

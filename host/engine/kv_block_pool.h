@@ -44,8 +44,12 @@ class KvBlockPool {
   int32_t Acquire(int32_t parent, std::span<const int32_t> tokens, uint64_t salt);
   // `block` (held, full) holds `tokens` after `parent` under `salt`, each
   // evaluated as a prompt token: later sequences may Acquire it. No-op when
-  // an equal block is cached already.
-  void Register(int32_t block, int32_t parent, std::span<const int32_t> tokens, uint64_t salt);
+  // an equal block is cached already. Whether `block` is now the cached one.
+  bool Register(int32_t block, int32_t parent, std::span<const int32_t> tokens, uint64_t salt);
+  // Grows each time `block` is taken for new content.
+  uint64_t generation(int32_t block) const {
+    return blocks_.at(static_cast<size_t>(block)).generation;
+  }
 
  private:
   struct Block {

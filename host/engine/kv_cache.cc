@@ -55,6 +55,7 @@ class HostKvMemory : public KvMemory {
     return p;
   }
   void Free(void* p) override { std::free(p); }
+  void Copy(void* dst, const void* src, uint64_t bytes) override { std::memcpy(dst, src, bytes); }
 };
 
 HostKvMemory g_host_kv_memory;
@@ -98,14 +99,30 @@ uint64_t KvCache::BlockBytes(const std::vector<KvStateDesc>& states, int64_t blo
 }
 
 uint64_t KvCache::RingBytes(const std::vector<KvStateDesc>& states, int64_t context_length,
-                            int64_t block_tokens, KvType type) {
+                            int64_t block_tokens, KvType type, int64_t margin_blocks) {
   uint64_t total = 0;
   for (const KvStateDesc& d : states) {
     if (d.sliding_window == 0) continue;
     total += PositionBytes(d, type) *
-             static_cast<uint64_t>(RoundUp(Capacity(d, context_length), block_tokens));
+             static_cast<uint64_t>(RoundUp(Capacity(d, context_length), block_tokens) +
+                                   margin_blocks * block_tokens);
   }
   return total;
+}
+
+void KvCache::CopyRing(int64_t from, int64_t to) {
+  if (from < 0 || to < 0 || from >= layout_.ring_slots || to >= layout_.ring_slots)
+    throw Error(ErrorCode::kInternal, "KV cache: no such ring slot");
+  for (const Layer& layer : layers_) {
+    if (!layer.ring || from == to) continue;
+    const uint64_t bytes = static_cast<uint64_t>(layer.capacity) * layer.desc.n_kv_heads *
+                           KvBytes(type_, static_cast<uint64_t>(layer.desc.head_dim));
+    for (void* side : {layer.k, layer.v}) {
+      auto* base = static_cast<uint8_t*>(side);
+      memory_->Copy(base + static_cast<uint64_t>(to) * bytes,
+                    base + static_cast<uint64_t>(from) * bytes, bytes);
+    }
+  }
 }
 
 KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length, KvType type,
@@ -140,7 +157,8 @@ KvCache::KvCache(const std::vector<KvStateDesc>& states, int64_t context_length,
       layer.block_tokens = held;
       positions = static_cast<uint64_t>(held);
     } else if (layer.ring) {
-      layer.capacity = RoundUp(held, layout.block_tokens);
+      layer.capacity =
+          RoundUp(held, layout.block_tokens) + layout.ring_margin_blocks * layout.block_tokens;
       layer.block_tokens = layout.block_tokens;
       positions = static_cast<uint64_t>(layer.capacity * layout.ring_slots);
     } else {

@@ -46,13 +46,19 @@ class KvMemory {
   virtual ~KvMemory() = default;
   virtual void* Allocate(uint64_t bytes) = 0;
   virtual void Free(void* p) = 0;
+  // Copies within the memory Allocate gave (ordered after the work already
+  // queued on it, before any queued later).
+  virtual void Copy(void* dst, const void* src, uint64_t bytes) = 0;
 };
 
 // How the cache is cut: 0 everywhere = one sequence, contiguous.
 struct KvLayout {
   int64_t block_tokens = 0;  // positions per block of a full-context layer
   int64_t blocks = 0;        // blocks in the full-context pool
-  int64_t ring_slots = 0;    // sequences that can hold a sliding-window ring at once
+  int64_t ring_slots = 0;    // sliding-window rings: one per sequence, and spare ones
+  // Blocks each ring holds beyond its window (prefix caching keeps copies of
+  // a window as it stood at a block boundary a step has already passed).
+  int64_t ring_margin_blocks = 0;
 };
 
 // Where one sequence's positions live: its block table (full-context
@@ -113,11 +119,14 @@ class KvCache {
   static uint64_t BlockBytes(const std::vector<KvStateDesc>& states, int64_t block_tokens,
                              KvType type);
   static uint64_t RingBytes(const std::vector<KvStateDesc>& states, int64_t context_length,
-                            int64_t block_tokens, KvType type);
+                            int64_t block_tokens, KvType type, int64_t margin_blocks = 0);
 
   KvType type() const { return type_; }
   int64_t context_length() const { return context_length_; }
   const KvLayout& layout() const { return layout_; }
+  // Every sliding-window layer's ring `from` copied over ring `to` (ring
+  // slots of the layout), in the memory's order of work.
+  void CopyRing(int64_t from, int64_t to);
   uint64_t bytes() const { return bytes_; }
   // Index of the state for plan layer `layer`, or -1.
   int Find(uint32_t layer) const;

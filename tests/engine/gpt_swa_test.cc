@@ -40,6 +40,7 @@ TEST(SlidingWindowKv, GptOssEngineAllocatesTheWindowOnly) {
     engine::EngineOptions options;
     options.context_length = context;
     options.kv_block_tokens = 16;
+    options.prefix_cache = false;  // below: what prefix caching adds
     auto engine = LoadFixtureEngine("gptoss-tiny.F16", options);
     // Layer 0 (sliding): 16 positions; layer 1 (full): the context.
     EXPECT_EQ(engine->info().kv_bytes, (16 + static_cast<uint64_t>(context)) * kBytesPerPosition);
@@ -49,11 +50,18 @@ TEST(SlidingWindowKv, GptOssEngineAllocatesTheWindowOnly) {
     EXPECT_EQ(three->info().kv_bytes,
               3 * (16 + static_cast<uint64_t>(context)) * kBytesPerPosition);
     EXPECT_EQ(three->kv_pool().blocks_total, 3 * context / 16);
+    // Prefix caching: a spare ring per sequence for copies of windows, and a
+    // block of margin in every ring (ring_snapshots.h).
+    options.prefix_cache = true;
+    auto cached = LoadFixtureEngine("gptoss-tiny.F16", options);
+    EXPECT_EQ(cached->info().kv_bytes,
+              (6 * (16 + 16) + 3 * static_cast<uint64_t>(context)) * kBytesPerPosition);
   }
   // The ring is whole blocks: a 16-position window in blocks of 32 holds 32.
   engine::EngineOptions options;
   options.context_length = 512;
   options.kv_block_tokens = 32;
+  options.prefix_cache = false;
   auto engine = LoadFixtureEngine("gptoss-tiny.F16", options);
   EXPECT_EQ(engine->info().kv_bytes, (32 + 512ull) * kBytesPerPosition);
 }

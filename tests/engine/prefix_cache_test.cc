@@ -5,7 +5,8 @@
 // was chunked or who shared its step). Exact equality, no tolerance. Also:
 // salts keep requests apart, blocks holding generated tokens (other
 // arithmetic) are never matched, eviction never maps stale content, and
-// plans with sliding windows (per-sequence rings) do not cache.
+// plans with sliding windows map a block only with a copy of the windows as
+// they stood at its end.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,9 +77,15 @@ TEST_P(PrefixCache, BlocksOfGeneratedTokensAreNotMatched) {
   ExpectSameBits(RunPrompt(*cold_engine, next, 4, false), warm, GetParam());
 }
 
+bool HasWindows(const std::string& model) {
+  return model.starts_with("gptoss") || model.starts_with("gemma");
+}
+
 // A pool of 8 blocks: a second prompt evicts the first one's cached tail
 // (least recently used first); the first prompt then maps what is left of
-// its chain, and still gives the cold bits.
+// its chain, and still gives the cold bits. With sliding windows it maps
+// nothing: the copy of its windows (at its last block) was the one spare
+// ring, which the second prompt's copy took.
 TEST_P(PrefixCache, EvictionKeepsWhatIsLeftOfAChainAndNeverMapsStaleBlocks) {
   engine::EngineOptions o = Options(128);
   o.max_sequences = 1;
@@ -91,30 +98,71 @@ TEST_P(PrefixCache, EvictionKeepsWhatIsLeftOfAChainAndNeverMapsStaleBlocks) {
   RunPrompt(*e, q, 8, true);  // 7 blocks: the 4 free ones, then 3 evicted
   EXPECT_EQ(e->kv_pool().evictions, 3u);
   const PrefixRun warm = RunPrompt(*e, p, 8, true);
-  EXPECT_EQ(warm.matched, 16) << "only the chain's first block survived";
+  EXPECT_EQ(warm.matched, HasWindows(GetParam()) ? 0 : 16)
+      << "only the chain's first block survived (and no copy of windows there)";
   ExpectSameBits(cold, warm, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, PrefixCache,
                          ::testing::Values("qwen2-tiny.Q4_K_M", "qwen2-tiny.F16",
-                                           "phi3-tiny.Q4_K_M", "gpt2-tiny.Q8_0",
-                                           "real/stories260K"),
+                                           "phi3-tiny.Q4_K_M", "gpt2-tiny.Q8_0", "real/stories260K",
+                                           "gptoss-tiny.MXFP4_MOE", "gemma2-tiny.Q4_K_M",
+                                           "gemma3-tiny.Q4_K_M"),
                          ModelParamName);
 
-// gpt-oss keeps its sliding-window layers in per-sequence rings that a cached
-// block does not carry: no caching, and MatchPrefix maps nothing.
-TEST(PrefixCacheOff, PlansWithSlidingWindowsAndTheOption) {
-  auto swa = LoadFixtureEngine("gptoss-tiny.MXFP4_MOE", Options());
-  EXPECT_FALSE(swa->kv_pool().prefix_cache);
-  const std::vector<int32_t> prompt = CyclicPrompt(40, 5, swa->info().vocab);
-  RunPrompt(*swa, prompt, 1, true);
-  EXPECT_EQ(RunPrompt(*swa, prompt, 1, true).matched, 0);
+// Sliding-window layers (16-position windows here) keep each sequence's
+// window in a ring; a block boundary whose windows were copied after a step
+// reached it can be mapped, no other (ring_snapshots.h). Prompts in 16-token
+// chunks leave copies at every block end (four sequences: four spare rings);
+// one step of 70 tokens leaves one, at its last full block. Every hit gives
+// the cold bits; a prompt that shares blocks without copied windows maps
+// nothing, and its own blocks chain on from the shared ones (the next time
+// it maps them all).
+class PrefixCacheWindows : public ::testing::TestWithParam<const char*> {};
 
+TEST_P(PrefixCacheWindows, AChainIsMappedUpToItsDeepestCopyOfTheWindows) {
+  engine::EngineOptions o = Options();
+  o.max_sequences = 4;
+  auto e = LoadFixtureEngine(GetParam(), o);
+  ASSERT_TRUE(e->kv_pool().prefix_cache);
+  auto fresh = LoadFixtureEngine(GetParam(), o);  // cold runs for the bits
+  const std::vector<int32_t> p = CyclicPrompt(70, 6, e->info().vocab);
+  std::vector<int32_t> q(p.begin(), p.begin() + 40);  // shares blocks 0 and 1
+  const std::vector<int32_t> tail = CyclicPrompt(30, 7, e->info().vocab);
+  q.insert(q.end(), tail.begin(), tail.end());
+
+  RunPrompt(*e, p, 2, false, 0, 16);  // copies at 16, 32, 48, 64
+  const PrefixRun shared = RunPrompt(*e, q, 4, true);
+  EXPECT_EQ(shared.matched, 32) << "the deepest shared block with copied windows";
+  ExpectSameBits(RunPrompt(*fresh, q, 4, false), shared, "q after p in chunks");
+
+  auto one_step = LoadFixtureEngine(GetParam(), o);
+  RunPrompt(*one_step, p, 2, false);  // one copy, at 64
+  EXPECT_EQ(RunPrompt(*one_step, p, 2, true).matched, 64);
+  const PrefixRun unshared = RunPrompt(*one_step, q, 4, true);
+  EXPECT_EQ(unshared.matched, 0) << "blocks without copied windows were mapped";
+  ExpectSameBits(RunPrompt(*fresh, q, 4, false), unshared, "q after p in one step");
+  const PrefixRun again = RunPrompt(*one_step, q, 4, true);
+  EXPECT_EQ(again.matched, 64) << "q's blocks do not chain on from the shared ones";
+  ExpectSameBits(unshared, again, "q again");
+  EXPECT_EQ(one_step->kv_pool().blocks_free, one_step->kv_pool().blocks_total);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, PrefixCacheWindows,
+                         ::testing::Values("gptoss-tiny.MXFP4_MOE", "gemma2-tiny.Q4_K_M"),
+                         ModelParamName);
+
+// The option turns caching off.
+TEST(PrefixCacheOff, TheOption) {
   engine::EngineOptions off = Options();
   off.prefix_cache = false;
-  auto e = LoadFixtureEngine("qwen2-tiny.Q4_K_M", off);
-  RunPrompt(*e, prompt, 1, true);
-  EXPECT_EQ(RunPrompt(*e, prompt, 1, true).matched, 0);
+  for (const char* model : {"qwen2-tiny.Q4_K_M", "gptoss-tiny.MXFP4_MOE"}) {
+    auto e = LoadFixtureEngine(model, off);
+    EXPECT_FALSE(e->kv_pool().prefix_cache);
+    const std::vector<int32_t> prompt = CyclicPrompt(40, 5, e->info().vocab);
+    RunPrompt(*e, prompt, 1, true);
+    EXPECT_EQ(RunPrompt(*e, prompt, 1, true).matched, 0) << model;
+  }
 }
 
 // The pool alone: a child whose parent was evicted and retaken is never

@@ -592,6 +592,10 @@ void* CudaBackend::Allocate(uint64_t bytes) {
   return p;
 }
 
+void CudaBackend::Copy(void* dst, const void* src, uint64_t bytes) {
+  runtime_->CopyOnDevice(dst, src, bytes);
+}
+
 void CudaBackend::Free(void* p) {
   for (auto it = kv_blocks_.begin(); it != kv_blocks_.end(); ++it) {
     if (it->first != p) continue;

@@ -161,6 +161,7 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   // KvMemory: zeroed device memory counted as KV cache.
   void* Allocate(uint64_t bytes) override;
   void Free(void* p) override;
+  void Copy(void* dst, const void* src, uint64_t bytes) override;
 
  private:
   DeviceBuffer Make(uint64_t bytes, uint64_t VramUsage::*category);

@@ -154,6 +154,11 @@ class CudaRuntime : public DeviceRuntime {
     CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "copy to host");
     Synchronize();
   }
+  void CopyOnDevice(void* dst, const void* src, size_t bytes) override {
+    MakeCurrent();
+    CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_),
+              "copy on device");
+  }
   void Memset(void* dst, int value, size_t bytes) override {
     MakeCurrent();
     CheckCuda(cudaMemsetAsync(dst, value, bytes, stream_), "memset");

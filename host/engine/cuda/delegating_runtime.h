@@ -31,6 +31,9 @@ class DelegatingRuntime : public DeviceRuntime {
   void CopyToHost(void* dst, const void* src, size_t n) override {
     inner_->CopyToHost(dst, src, n);
   }
+  void CopyOnDevice(void* dst, const void* src, size_t n) override {
+    inner_->CopyOnDevice(dst, src, n);
+  }
   void Memset(void* dst, int value, size_t n) override { inner_->Memset(dst, value, n); }
   void Synchronize() override { inner_->Synchronize(); }
   void Pace() override { inner_->Pace(); }

@@ -47,6 +47,7 @@ class DeviceRuntime {
 
   virtual void CopyToDevice(void* dst, const void* src, size_t bytes) = 0;  // async
   virtual void CopyToHost(void* dst, const void* src, size_t bytes) = 0;    // waits
+  virtual void CopyOnDevice(void* dst, const void* src, size_t bytes) = 0;  // async
   virtual void Memset(void* dst, int value, size_t bytes) = 0;              // async
   // Waits for the stream; throws kDevice on an asynchronous failure.
   virtual void Synchronize() = 0;

@@ -73,6 +73,10 @@ class EmulatedRuntime : public DeviceRuntime {
     RefuseWhileCapturing("a device-to-host copy");
     std::memcpy(dst, src, bytes);
   }
+  void CopyOnDevice(void* dst, const void* src, size_t bytes) override {
+    RefuseWhileCapturing("a device-to-device copy");
+    std::memmove(dst, src, bytes);
+  }
   void Memset(void* dst, int value, size_t bytes) override {
     RefuseWhileCapturing("a memset");
     std::memset(dst, value, bytes);
