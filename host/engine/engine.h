@@ -207,6 +207,12 @@ class Engine {
   // blocks cached for the next turn of a conversation. False (nothing
   // changed) when caching is off or the sequence's prompt is not that long.
   bool RewindToPrompt(int sequence, int64_t prompt_length);
+  // Prefix caching with sliding windows: the position at which a prompt
+  // step of `sequence` should end (0: none). MatchPrefix maps cached blocks
+  // only up to one whose windows were copied (ring_snapshots.h); where it
+  // found more, a step ending at their end leaves that copy, so the next
+  // prompt with the same beginning (a shared system prompt) maps them all.
+  int64_t PromptStop(int sequence) const;
   // Blocks `positions` positions need, and the pool's state.
   int64_t BlocksFor(int64_t positions) const;
   KvPoolInfo kv_pool() const;
@@ -259,6 +265,8 @@ class Engine {
     uint64_t salt = 0;
     // MatchPrefix's lookup, added to the pool's counters at the first step.
     uint64_t uncounted_query = 0, uncounted_hit = 0;
+    // Sliding windows: where cached blocks MatchPrefix could not map end.
+    int64_t window_stop = 0;
   };
   std::vector<Sequence> sequences_;
   std::unique_ptr<KvBlockPool> blocks_;

@@ -66,7 +66,8 @@ void Engine::RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t o
   for (; seq.registered < full; ++seq.registered) {
     const auto k = static_cast<size_t>(seq.registered);
     const int32_t parent = k == 0 ? -1 : seq.blocks[k - 1];
-    const std::span<const int32_t> block_tokens = tokens.subspan(k * static_cast<size_t>(bt), static_cast<size_t>(bt));
+    const std::span<const int32_t> block_tokens =
+        tokens.subspan(k * static_cast<size_t>(bt), static_cast<size_t>(bt));
     last_cached = blocks_->Register(seq.blocks[k], parent, block_tokens, seq.salt);
     if (!last_cached) {
       // An equal block is cached (computed by another sequence, the same
@@ -98,11 +99,21 @@ void Engine::MapWindows(int sequence, Sequence& seq) {
     slot = snapshots_->Find(block, blocks_->generation(block));
     if (slot >= 0) break;
   }
-  while (seq.blocks.size() > keep) {  // mapped too deep: no windows there
+  // Blocks found past the deepest copy are given back (no windows there);
+  // a prompt step that ends where they end leaves a copy for the next
+  // sequence beginning the same way (PromptStop).
+  if (seq.blocks.size() > keep)
+    seq.window_stop = static_cast<int64_t>(seq.blocks.size()) * blocks_->block_tokens();
+  while (seq.blocks.size() > keep) {
     blocks_->Release(seq.blocks.back());
     seq.blocks.pop_back();
   }
   if (slot >= 0) kv_->CopyRing(slot, sequence);
+}
+
+int64_t Engine::PromptStop(int sequence) const {
+  const Sequence& seq = sequences_.at(static_cast<size_t>(sequence));
+  return seq.window_stop > seq.length ? seq.window_stop : 0;
 }
 
 KvPoolInfo Engine::kv_pool() const {

@@ -19,9 +19,9 @@ int64_t RingSnapshots::Find(int32_t block, uint64_t generation) {
 
 int64_t RingSnapshots::Claim(int32_t block, uint64_t generation) {
   if (entries_.empty() || Find(block, generation) >= 0) return -1;
-  const auto oldest = std::min_element(
-      entries_.begin(), entries_.end(),
-      [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  const auto oldest =
+      std::min_element(entries_.begin(), entries_.end(),
+                       [](const Entry& a, const Entry& b) { return a.used < b.used; });
   *oldest = Entry{block, generation, ++clock_};
   return first_slot_ + (oldest - entries_.begin());
 }

@@ -364,6 +364,12 @@ void BatchScheduler::Loop() {
   StopAsked([](const Sequence&) { return true; }, "scheduler stopped");
 }
 
+int64_t BatchScheduler::UpToPromptStop(const Sequence& seq, int64_t n) const {
+  const int64_t stop = engine_.PromptStop(seq.engine_seq);
+  const auto fed = static_cast<int64_t>(seq.fed);
+  return stop > fed && stop < fed + n ? stop - fed : n;
+}
+
 void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
                                 std::vector<engine::StepPart>& parts) {
   const auto add = [&](const std::shared_ptr<Sequence>& seq, int64_t n) {
@@ -387,7 +393,7 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
         if (!seq->asked || budget == 0) continue;
         const auto left = static_cast<int64_t>(seq->pending.size() - seq->fed);
         if ((left == 1) != (pass == 0)) continue;
-        const int64_t n = std::min(left, budget);
+        const int64_t n = UpToPromptStop(*seq, std::min(left, budget));
         budget -= n;
         add(seq, n);
       }
@@ -412,7 +418,8 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     }
   }
   if (prompt && (!decode || !last_step_prompt_)) {
-    add(prompt, std::min(prompt_left(*prompt), options_.max_batched_tokens));
+    add(prompt,
+        UpToPromptStop(*prompt, std::min(prompt_left(*prompt), options_.max_batched_tokens)));
     last_step_prompt_ = true;
     return;
   }

@@ -139,6 +139,9 @@ class BatchScheduler {
   // The step's parts (separate_prompt_steps: see SchedulerOptions).
   void GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
                   std::vector<engine::StepPart>& parts);
+  // n tokens of the sequence's prompt, or fewer so that the step ends at the
+  // engine's PromptStop (a copy of sliding windows for the next request).
+  int64_t UpToPromptStop(const Sequence& seq, int64_t n) const;
   bool stop_ = false;
   std::thread thread_;
 };

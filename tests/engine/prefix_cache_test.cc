@@ -145,6 +145,32 @@ TEST_P(PrefixCacheWindows, AChainIsMappedUpToItsDeepestCopyOfTheWindows) {
   const PrefixRun again = RunPrompt(*one_step, q, 4, true);
   EXPECT_EQ(again.matched, 64) << "q's blocks do not chain on from the shared ones";
   ExpectSameBits(unshared, again, "q again");
+
+  // Where MatchPrefix found blocks it could not map, a prompt step that ends
+  // at their end (the scheduler's cut: PromptStop) leaves their windows, and
+  // the next prompt with that beginning maps them.
+  const auto sharing = [&](int32_t seed) {
+    std::vector<int32_t> x(p.begin(), p.begin() + 40);
+    const std::vector<int32_t> rest = CyclicPrompt(30, seed, e->info().vocab);
+    x.insert(x.end(), rest.begin(), rest.end());
+    return x;
+  };
+  const std::vector<int32_t> r = sharing(8);
+  const int s = one_step->OpenSequence();
+  EXPECT_EQ(one_step->MatchPrefix(s, r), 0);
+  EXPECT_EQ(one_step->PromptStop(s), 32);
+  ASSERT_TRUE(one_step->Reserve(s, static_cast<int64_t>(r.size())));
+  engine::StepPart head{s, std::span<const int32_t>(r).first(32), 32};
+  head.logits = false;
+  one_step->Step({&head, 1});
+  EXPECT_EQ(one_step->PromptStop(s), 0) << "the stop is behind the sequence now";
+  engine::StepPart rest{s, std::span<const int32_t>(r).subspan(32), 38};
+  one_step->Step({&rest, 1});
+  one_step->CloseSequence(s);
+  const std::vector<int32_t> r2 = sharing(9);
+  const PrefixRun third = RunPrompt(*one_step, r2, 4, true);
+  EXPECT_EQ(third.matched, 32) << "the shared beginning's windows were not left";
+  ExpectSameBits(RunPrompt(*fresh, r2, 4, false), third, "a third prompt sharing p's beginning");
   EXPECT_EQ(one_step->kv_pool().blocks_free, one_step->kv_pool().blocks_total);
 }
 

@@ -196,6 +196,35 @@ TEST(GenerationService, TheNextTurnFindsThePreviousAnswerCached) {
   EXPECT_EQ(warm.texts, cold.texts) << "a hit changed the output";
 }
 
+// A sliding-window model (gpt-oss) through the scheduler: requests that
+// share a system prompt and differ after it by more than a block. The first
+// leaves a copy of its windows only at its own prompt's last full block; the
+// second finds the shared blocks but no windows there, so it computes them
+// again and ends a step at their end (the scheduler's cut at PromptStop),
+// which leaves the copy: the third maps the shared blocks. The text is the
+// cache-off service's every time.
+TEST(GenerationService, ASharedSystemPromptIsMappedOnASlidingWindowModel) {
+  std::string system;
+  for (int i = 0; i < 25; ++i) system += " the quick brown fox";
+  Loaded l = Load("gptoss-tiny.MXFP4_MOE.gguf");
+  Loaded off = Load("gptoss-tiny.MXFP4_MOE.gguf", 256, 0, false);
+  ASSERT_TRUE(l.service->serving().prefix_cache);
+  const uint64_t shared = l.service->tokenizer()->Encode(system, true, true).size() / 32 * 32;
+  ASSERT_GE(shared, 64u);
+  std::vector<uint64_t> hits;
+  for (const char* word : {" red", " green", " blue"}) {
+    std::string question;
+    for (int i = 0; i < 40; ++i) question += word;  // past the shared blocks' next block
+    Collect on_text, off_text;
+    l.service->Generate(Input(system + question, 6, 0.0, 5), on_text);
+    off.service->Generate(Input(system + question, 6, 0.0, 5), off_text);
+    EXPECT_EQ(on_text.texts, off_text.texts) << word;
+    hits.push_back(l.service->serving().prefix_hit_tokens);
+  }
+  EXPECT_EQ(hits[1], 0u) << "the second request mapped windows that were never copied";
+  EXPECT_EQ(hits[2] - hits[1], shared) << "the third request did not map the shared blocks";
+}
+
 TEST(GenerationService, PromptOverTheLimitIsAnErrorResultNotACrash) {
   Loaded l = Load("qwen2-tiny.F16.gguf", 256, 16);
   EXPECT_EQ(l.service->max_prompt_tokens(), 16);
