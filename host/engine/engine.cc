@@ -92,10 +92,6 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
   weights_ = std::make_unique<WeightTable>(*file_, route.quant);
   plan_ = CompilePlan(*route.arch.entry, *file_);
   const bool on_cuda = options.device == "cuda";
-  if (on_cuda && options.kv_type == KvType::kQ8_0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "kv_type q8_0 is not supported on the CUDA backend yet (f16 or f32)");
-  }
   adapters_ = std::make_unique<AdapterTable>(on_cuda ? cuda::MakeCudaAdapterTable()
                                                      : cpu::MakeCpuAdapterTable());
   max_batch_ = options.max_batch;

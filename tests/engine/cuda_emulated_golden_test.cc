@@ -54,6 +54,35 @@ INSTANTIATE_TEST_SUITE_P(
         GoldenCase{"real/stories260K", "real/stories260K", Tolerance::kF16}),
     GoldenCaseName);
 
+// limits.kv_type q8_0 on the CUDA backend: the attention kernels read ggml's
+// block_q8_0 rows and round the step's own keys and values as they store
+// them (quantize_row_q8_0_ref, as the CPU does): against the goldens (an f16
+// KV) within the CPU's q8_0 bound (kKvQ8, kv_q8_test.cc), F16 weights so that
+// the KV's rounding is the new error (cuda_emulated_vs_cpu_test.cc compares
+// the rounding itself with the CPU's). Not gptoss-tiny.F16: its router sits
+// near ties on a few rows, and the CUDA backend's f16 GEMM operands together
+// with the 8-bit KV flip experts there (the median 1.9e-2, one row 0.45); its
+// q8_0 KV is checked against the CPU's on the MXFP4 file instead, to 1e-5.
+class CudaKvQ8 : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(CudaKvQ8, TeacherForcedRowsStayWithinTheQuantizedTolerance) {
+  const GoldenCase c = GetParam();
+  engine::EngineOptions options;
+  options.kv_type = engine::KvType::kQ8_0;
+  auto engine = LoadEmulatedCudaEngine(c.model, 1ull << 30, options);
+  EXPECT_LT(engine->info().kv_bytes, LoadEmulatedCudaEngine(c.model)->info().kv_bytes * 54 / 100)
+      << "q8_0 holds 34 bytes per 32 values, f16 64";
+  ExpectTeacherForcedMatch(*engine, c);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, CudaKvQ8,
+    ::testing::Values(GoldenCase{"qwen2-tiny.F16", "qwen2-tiny.F16", Tolerance::kKvQ8},
+                      GoldenCase{"gemma2-tiny.F16", "gemma2-tiny.F16", Tolerance::kKvQ8},
+                      GoldenCase{"qwen3moe-tiny.F16", "qwen3moe-tiny.F16", Tolerance::kKvQ8},
+                      GoldenCase{"llama3-tiny.F16", "llama3-tiny.F16", Tolerance::kKvQ8}),
+    GoldenCaseName);
+
 // Greedy decoding continues each family's F16 prompt as llama.cpp did (its 16
 // greedy tokens), on the emulated device and on the CPU: qwen3's q/k norms,
 // qwen3moe's renormalised experts, Gemma's scaled embeddings, soft-caps,

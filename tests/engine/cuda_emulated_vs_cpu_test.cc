@@ -3,8 +3,9 @@
 // orders, so logits agree far more tightly than either agrees with llama.cpp.
 // The cases push the paths the goldens alone leave thin: batches longer than
 // a sliding window (the ring wraps inside one batch), many small batches,
-// an f32 KV cache, split (fused QKV / gate-up) outputs, MoE with biases (its
-// prefill grouped by expert from 16 tokens) and an odd FFN width (stories260K: 172) and head_dim 8.
+// an f32 KV cache, a q8_0 KV cache (the same rounding on both: only the sums'
+// order differs), split (fused QKV / gate-up) outputs, MoE with biases (its
+// prefill grouped by expert) and an odd FFN width (stories260K: 172) and head_dim 8.
 //
 // Bound: per-row relative RMS <= 1e-4. f32 reassociation over these tiny
 // models gives ~1e-6; a wrong index, mask or scale gives > 1e-2 (no sliding
@@ -76,13 +77,23 @@ INSTANTIATE_TEST_SUITE_P(
         // activations rounded to f16, as for F16 files.
         Case{"phi3_f16_prefill", "phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", 512, engine::KvType::kF16,
              2e-3, true},
-        // MoE prefill grouped by expert (from 16 tokens): 60 tokens' 120
-        // picks over 8 experts, each expert's matmul on tensor cores where
-        // it has 16 tokens or more, on the plugin's kernel below.
+        // MoE prefill grouped by expert: 60 tokens' 120 picks over 8
+        // experts, each expert's matmul on tensor cores however few its tokens.
         Case{"moe_grouped_f16_prefill", "gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE", 512,
              engine::KvType::kF16, 2e-3, true},
-        Case{"stories_odd_widths", "real/stories260K", "real/stories260K", 9,
-             engine::KvType::kF32}),
+        Case{"stories_odd_widths", "real/stories260K", "real/stories260K", 9, engine::KvType::kF32},
+        // q8_0 KV: the cache's rows and the step's own keys and values
+        // rounded as ggml's quantize_row_q8_0_ref on both backends (a batch
+        // read unrounded, or another rounding, differs by ~1e-2): rings that
+        // wrap within and across batches, sinks, split-KV decode; split QKV.
+        // Quantized weights with f32 activations on both: F16 files' f16
+        // GEMM moves K and V by an f16 rounding first, which flips some of
+        // their 8-bit steps (1e-2 apart: the golden test bounds those).
+        Case{"q8_kv_swa_sinks", "gptoss-tiny.MXFP4_MOE.long", "gptoss-tiny.MXFP4_MOE", 7,
+             engine::KvType::kQ8_0},
+        Case{"q8_kv_qwen2_q4_0", "qwen2-tiny.Q4_0", "qwen2-tiny.Q4_0", 512, engine::KvType::kQ8_0},
+        Case{"q8_kv_phi3_small_batches", "phi3-tiny.Q4_K_M", "phi3-tiny.Q4_K_M", 5,
+             engine::KvType::kQ8_0}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

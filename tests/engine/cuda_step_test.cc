@@ -171,6 +171,23 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
   EXPECT_GT(e->cuda_backend()->graph_replays(), 20u);
 }
 
+// A q8_0 KV cache: a step's own keys and values are rounded as they are
+// stored, so a sequence's bits still do not depend on its step's company.
+TEST_P(CudaSteps, EachSequenceGetsItsSoloBitsWithAQ8Cache) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  engine::EngineOptions options;
+  options.max_sequences = kSequences;
+  options.context_length = 64;
+  options.kv_block_tokens = 8;
+  options.kv_type = engine::KvType::kQ8_0;
+  auto e = LoadCudaEngine(GetParam(), options);
+  const auto prompts = Prompts(e->info().vocab);
+  std::vector<SeqRun> solo;
+  for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
+  ExpectSoloBits(Together(*e, prompts, true), solo);
+  EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
+}
+
 // Dense and MoE, F16 and quantized (matvec_q8 / matvec_ids_q8, Phi-3's split
 // QKV), RoPE and learned positions, sliding windows with sinks, soft-caps.
 INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,

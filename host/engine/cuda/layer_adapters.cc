@@ -161,6 +161,7 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   a.k_cache = layer.k;
   a.v_cache = layer.v;
   a.f16 = ctx.kv->type() == KvType::kF16;
+  a.q8_kv = ctx.kv->type() == KvType::kQ8_0;
   a.ring = layer.ring;
   a.capacity = layer.capacity;
   a.block_tokens = layer.block_tokens;

@@ -69,9 +69,10 @@ struct AttentionArgs {
   const float* k_new;  // [n][n_head_kv * d]
   const float* v_new;
   float* o;       // [n][n_head * d]
-  void* k_cache;  // [block][n_head_kv][block_tokens][d] of f16 or f32 (kv_cache.h)
+  void* k_cache;  // [block][n_head_kv][block_tokens][d] of f16, f32 or q8_0 (kv_cache.h)
   void* v_cache;
-  bool f16;              // cache element type
+  bool f16;              // cache element type f16
+  bool q8_kv;            // cache element type q8_0 (ggml's block_q8_0; d % 32 == 0)
   bool ring;             // a sliding-window layer: each sequence's ring of `capacity`
   int64_t capacity;      // positions one sequence holds (its ring when windowed)
   int64_t block_tokens;  // positions per block

@@ -123,7 +123,8 @@ inline int LayerNorm(const float* x, const float* gamma, const float* beta, floa
 inline int Attention(const AttentionArgs& a, void* stream) {
   if (a.n_tokens <= 0) return 0;
   if (a.n_tokens > 65535 || a.head_dim > kMaxHeadDim ||
-      (a.q8 != nullptr && (a.n_tokens != 1 || a.head_dim % 32 != 0)))
+      (a.q8 != nullptr && (a.n_tokens != 1 || a.head_dim % 32 != 0)) ||
+      (a.q8_kv && a.head_dim % 32 != 0))
     return static_cast<int>(cudaErrorInvalidValue);
   if (a.kv_splits > 1 && a.partial != nullptr) {  // decode rows
     const dim3 parts(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.kv_splits),

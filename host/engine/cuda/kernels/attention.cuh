@@ -33,6 +33,40 @@ __device__ __forceinline__ float cache_value(const void* cache, int64_t i, bool 
              : static_cast<const float*>(cache)[i];
 }
 
+// q8_0 caches (ggml's block_q8_0: an f16 scale, then 32 int8; 34 bytes per
+// 32 values; rows are whole blocks). A block of 32 values is rounded as
+// quantize_row_q8_0_ref does (the CPU's KV rounding): scale d = amax / 127,
+// q = roundf(x / d), read back as q * f16(d). The batch's own keys and values
+// are rounded so as they are read, as the cache will hold them.
+constexpr int kQ8Block = 32;
+constexpr int kQ8BlockBytes = 34;
+
+struct Q8Scale {
+  float inv = 0.0f;  // 1 / d (0 when d is 0)
+  float d = 0.0f;    // the stored f16 scale, as a float
+};
+
+__device__ __forceinline__ Q8Scale q8_scale_of(const float* x, const float* bias) {
+  float amax = 0.0f;
+  for (int j = 0; j < kQ8Block; ++j) amax = fmaxf(amax, fabsf(bias ? x[j] + bias[j] : x[j]));
+  const float d = amax / 127.0f;
+  return {d != 0.0f ? 1.0f / d : 0.0f, ::orcd::fp16_to_f32(::orcd::f32_to_fp16(d))};
+}
+
+__device__ __forceinline__ const uint8_t* q8_block(const void* cache, int64_t element) {
+  return static_cast<const uint8_t*>(cache) + element / kQ8Block * kQ8BlockBytes;
+}
+
+__device__ __forceinline__ float q8_cache_scale(const void* cache, int64_t element) {
+  const uint8_t* b = q8_block(cache, element);
+  return ::orcd::fp16_to_f32(static_cast<uint16_t>(b[0] | (b[1] << 8)));
+}
+
+__device__ __forceinline__ float q8_cache_value(const void* cache, int64_t element, float d) {
+  return static_cast<float>(static_cast<int8_t>(q8_block(cache, element)[2 + element % kQ8Block])) *
+         d;
+}
+
 // Element c of the batch's token t in k_new / v_new, with its bias where the
 // lowering moved V's bias here (the same bits as the MATMUL adding it).
 __device__ __forceinline__ float batch_value(const float* batch, const float* bias, int64_t width,
@@ -63,6 +97,7 @@ struct AttendState {
   float* p_s;        // [blockDim.x]
   int64_t* where_s;  // [blockDim.x]: where each key's row is (attend's source())
   float* scratch;    // [kWarp]
+  Q8Scale* vq_s;     // q8_0: [blockDim.x][d / 32], the scales of each key's value row
   float running_max = -INFINITY;
   float running_sum = 0.0f;
 };
@@ -102,6 +137,22 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
     return cache_value(cache, where + i, a.f16);
   };
 
+  // q8_0: a block's scale, from the cache or computed from the batch's row.
+  auto q8_scale = [&](const float* batch, const float* bias, const void* cache, int64_t where,
+                      int64_t i) -> Q8Scale {
+    if (where < 0) {
+      return q8_scale_of(batch + (-1 - where) * kv_width + g * d + i,
+                         bias ? bias + g * d + i : nullptr);
+    }
+    return {0.0f, q8_cache_scale(cache, where + i)};
+  };
+  auto q8_element = [&](const float* batch, const float* bias, const void* cache, int64_t where,
+                        int64_t i, Q8Scale s) {
+    if (where < 0)
+      return roundf(batch_value(batch, bias, kv_width, -1 - where, g * d + i) * s.inv) * s.d;
+    return q8_cache_value(cache, where + i, s.d);
+  };
+
   for (int64_t tile = lo; tile <= hi; tile += blockDim.x) {
     const int64_t j = tile + threadIdx.x;
     float score = -INFINITY;
@@ -109,8 +160,18 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
       const int64_t where = source(j);
       st.where_s[threadIdx.x] = where;
       float dot = 0.0f;
-      for (int64_t i = 0; i < d; ++i)
-        dot = fmaf(st.q_s[i], element(a.k_new, nullptr, a.k_cache, where, i), dot);
+      if (a.q8_kv) {
+        for (int64_t b = 0; b < d; b += kQ8Block) {
+          const Q8Scale s = q8_scale(a.k_new, nullptr, a.k_cache, where, b);
+          for (int64_t i = b; i < b + kQ8Block; ++i)
+            dot = fmaf(st.q_s[i], q8_element(a.k_new, nullptr, a.k_cache, where, i, s), dot);
+          st.vq_s[threadIdx.x * (kMaxHeadDim / kQ8Block) + b / kQ8Block] =
+              q8_scale(a.v_new, a.v_bias, a.v_cache, where, b);
+        }
+      } else {
+        for (int64_t i = 0; i < d; ++i)
+          dot = fmaf(st.q_s[i], element(a.k_new, nullptr, a.k_cache, where, i), dot);
+      }
       score = dot * a.scale;
       if (a.softcap > 0.0f) score = a.softcap * tanhf(score / a.softcap);
     }
@@ -125,8 +186,16 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
     const int64_t count = hi - tile + 1 < blockDim.x ? hi - tile + 1 : blockDim.x;
     for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
       float acc = st.o_s[i] * rescale;
-      for (int64_t jj = 0; jj < count; ++jj)
-        acc = fmaf(st.p_s[jj], element(a.v_new, a.v_bias, a.v_cache, st.where_s[jj], i), acc);
+      if (a.q8_kv) {
+        for (int64_t jj = 0; jj < count; ++jj) {
+          const Q8Scale s = st.vq_s[jj * (kMaxHeadDim / kQ8Block) + i / kQ8Block];
+          acc =
+              fmaf(st.p_s[jj], q8_element(a.v_new, a.v_bias, a.v_cache, st.where_s[jj], i, s), acc);
+        }
+      } else {
+        for (int64_t jj = 0; jj < count; ++jj)
+          acc = fmaf(st.p_s[jj], element(a.v_new, a.v_bias, a.v_cache, st.where_s[jj], i), acc);
+      }
       st.o_s[i] = acc;
     }
     __syncthreads();  // p_s and where_s are rewritten by the next tile
@@ -158,6 +227,26 @@ __device__ __forceinline__ void store_kv(const AttentionArgs& a, int64_t g, int6
   const int64_t d = a.head_dim;
   const int64_t width = a.n_head_kv * d;
   const int64_t to = cache_row(a, r, r.position, g);
+  if (a.q8_kv) {  // a thread per block of 32 values: its scale, then its int8
+    for (int64_t b = threadIdx.x * kQ8Block; b < d; b += blockDim.x * kQ8Block) {
+      const float* bias = a.v_bias ? a.v_bias + g * d + b : nullptr;
+      const float* rows[2] = {a.k_new + t * width + g * d + b, a.v_new + t * width + g * d + b};
+      void* caches[2] = {a.k_cache, a.v_cache};
+      for (int side = 0; side < 2; ++side) {
+        const float* bias_here = side == 1 ? bias : nullptr;
+        const Q8Scale s = q8_scale_of(rows[side], bias_here);
+        uint8_t* out = static_cast<uint8_t*>(caches[side]) + (to + b) / kQ8Block * kQ8BlockBytes;
+        const uint16_t h = ::orcd::f32_to_fp16(s.d);
+        out[0] = static_cast<uint8_t>(h & 0xFF);
+        out[1] = static_cast<uint8_t>(h >> 8);
+        for (int j = 0; j < kQ8Block; ++j) {
+          const float x = bias_here ? rows[side][j] + bias_here[j] : rows[side][j];
+          out[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(roundf(x * s.inv)));
+        }
+      }
+    }
+    return;
+  }
   for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
     const float k = a.k_new[t * width + g * d + i];
     const float v = batch_value(a.v_new, a.v_bias, width, t, g * d + i);
@@ -177,10 +266,11 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_kernel(AttentionA
   __shared__ float p_s[kAttentionThreads];
   __shared__ int64_t where_s[kAttentionThreads];
   __shared__ float scratch[kWarp];
+  __shared__ Q8Scale vq_s[kAttentionThreads * (kMaxHeadDim / kQ8Block)];
   const int64_t h = blockIdx.x, t = blockIdx.y;
   int64_t first, pos;
   attended_span(a, t, &first, &pos);
-  AttendState st{q_s, o_s, p_s, where_s, scratch};
+  AttendState st{q_s, o_s, p_s, where_s, scratch, vq_s};
   attend(a, h, t, first, pos, st);
   write_normalized(a, h, t, o_s, st.running_max, st.running_sum);
 }
@@ -196,13 +286,14 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_split_kernel(Atte
   __shared__ float p_s[kAttentionThreads];
   __shared__ int64_t where_s[kAttentionThreads];
   __shared__ float scratch[kWarp];
+  __shared__ Q8Scale vq_s[kAttentionThreads * (kMaxHeadDim / kQ8Block)];
   const int64_t h = blockIdx.x, split = blockIdx.y, t = blockIdx.z;
   int64_t first, pos;
   attended_span(a, t, &first, &pos);
   const int64_t per = (pos - first + a.kv_splits) / a.kv_splits;  // ceil(span / splits)
   const int64_t lo = first + split * per;
   const int64_t hi = lo + per - 1 < pos ? lo + per - 1 : pos;
-  AttendState st{q_s, o_s, p_s, where_s, scratch};
+  AttendState st{q_s, o_s, p_s, where_s, scratch, vq_s};
   attend(a, h, t, lo, hi, st);
   float* part = a.partial + ((t * a.n_head + h) * a.kv_splits + split) * (a.head_dim + 2);
   for (int64_t i = threadIdx.x; i < a.head_dim; i += blockDim.x) part[i] = o_s[i];
