@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "host/common/status.h"
 #include "host/structured/compact_json.h"
 #include "host/structured/grammar_cache.h"
 #include "host/structured/json_answer_grammar.h"
@@ -65,6 +66,24 @@ std::shared_ptr<const structured::Grammar> JsonAnswerGrammar(
       "json-answer " + std::string(ChatOutputFormatName(format)) + " " + SchemaKey(schema);
   return structured::CachedGrammar(key,
                                    [&] { return structured::JsonAnswerGrammar(*markup, schema); });
+}
+
+std::shared_ptr<const structured::Grammar> ChatReplyGrammar(
+    ChatOutputFormat format, std::shared_ptr<const structured::Grammar> json,
+    const Poco::Dynamic::Var& schema, const std::vector<structured::ToolSchema>& forced,
+    const std::vector<structured::ToolSchema>& callable) {
+  // Formats whose calls no grammar holds ([TOOL_CALLS]) offer forced tools
+  // as "auto".
+  if (!forced.empty()) return ForcedToolCallGrammar(format, forced);
+  if (callable.empty()) return JsonAnswerGrammar(format, std::move(json), schema);
+  std::shared_ptr<const structured::Grammar> either =
+      JsonAnswerOrToolCallGrammar(format, schema, callable);
+  if (!either) {
+    throw Error(ErrorCode::kUnsupported,
+                "json output together with tools is not supported for this model's tool-call "
+                "format");
+  }
+  return either;
 }
 
 }  // namespace orcd

@@ -36,6 +36,17 @@ std::shared_ptr<const structured::Grammar> JsonAnswerOrToolCallGrammar(
     ChatOutputFormat format, const Poco::Dynamic::Var& schema,
     const std::vector<structured::ToolSchema>& tools);
 
+// What a chat request's settings hold the reply to (null: nothing): a forced
+// call (`forced`), else the JSON answer or a call of `callable` (json with
+// tools offered as "auto"), else the JSON answer (`json`: the response
+// format's compiled grammar, null for none; `schema` its schema). Throws
+// Error(kUnsupported) for json with tools in a format whose calls no grammar
+// holds.
+std::shared_ptr<const structured::Grammar> ChatReplyGrammar(
+    ChatOutputFormat format, std::shared_ptr<const structured::Grammar> json,
+    const Poco::Dynamic::Var& schema, const std::vector<structured::ToolSchema>& forced,
+    const std::vector<structured::ToolSchema>& callable);
+
 }  // namespace orcd
 
 #endif  // ORCD_HOST_SERVER_CHAT_REPLY_GRAMMAR_H_

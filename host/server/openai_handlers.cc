@@ -122,26 +122,19 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   input.cache_salt = req.cache_salt;
   input.top_logprobs = req.top_logprobs;
   input.grammar = req.grammar;
-  // Harmony: the analysis message stays free, the final message is the JSON.
-  if (chat_) input.grammar = JsonAnswerGrammar(output_format, req.grammar, req.json_schema);
-  // With tools offered as "auto": the JSON answer or a call.
-  if (!req.callable_tools.empty()) {
-    input.grammar = JsonAnswerOrToolCallGrammar(output_format, req.json_schema, req.callable_tools);
-    if (!input.grammar) {
+  // Chat: tool_choice "required" / a named function hold the reply to one
+  // call in the format's own text, response_format to the JSON answer (on
+  // harmony after a free analysis message), or to either with tools "auto".
+  if (chat_) {
+    try {
+      input.grammar = ChatReplyGrammar(output_format, req.grammar, req.json_schema,
+                                       req.forced_tools, req.callable_tools);
+    } catch (const Error& e) {
       SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
-                      "invalid_request",
-                      "response_format json together with tools is not supported for this "
-                      "model's tool-call format",
-                      "response_format");
+                      "invalid_request", e.what(), "response_format");
       return;
     }
   }
-  // tool_choice "required" / a named function: the reply is one call, in
-  // the format's own text, its arguments an instance of the parameters
-  // schema. Formats whose calls are marked by control tokens (harmony,
-  // [TOOL_CALLS]) are not held to it yet: the tools are offered as "auto".
-  if (!req.forced_tools.empty())
-    input.grammar = ForcedToolCallGrammar(output_format, req.forced_tools);
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {
     SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",

@@ -129,19 +129,13 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   GenerationInput& input = chat.input;
   input.max_tokens = req.max_output_tokens;
   input.sampling = req.sampling;
-  input.grammar = req.forced_tools.empty()
-                      ? JsonAnswerGrammar(chat.format, req.grammar, req.json_schema)
-                      : ForcedToolCallGrammar(chat.format, req.forced_tools);
-  if (!req.callable_tools.empty()) {  // as on /v1/chat/completions: the JSON answer or a call
-    input.grammar = JsonAnswerOrToolCallGrammar(chat.format, req.json_schema, req.callable_tools);
-    if (!input.grammar) {
-      SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
-                      "invalid_request",
-                      "text.format json together with tools is not supported for this model's "
-                      "tool-call format",
-                      "text.format");
-      return;
-    }
+  try {  // as on /v1/chat/completions
+    input.grammar = ChatReplyGrammar(chat.format, req.grammar, req.json_schema, req.forced_tools,
+                                     req.callable_tools);
+  } catch (const Error& e) {
+    SendOpenAiError(response, HTTPResponse::HTTP_BAD_REQUEST, "invalid_request_error",
+                    "invalid_request", e.what(), "text.format");
+    return;
   }
   if (const int64_t n = state_.service->CountTokens(input.prompt, input.add_special_tokens);
       n > state_.service->max_prompt_tokens()) {

@@ -137,13 +137,18 @@ std::vector<SeqRun> Together(engine::Engine& e, const std::vector<std::vector<in
 
 class CudaSteps : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
-  ORCD_SKIP_WITHOUT_CUDA();
+engine::EngineOptions StepOptions(engine::KvType kv_type = engine::KvType::kF16) {
   engine::EngineOptions options;
   options.max_sequences = kSequences;
   options.context_length = 64;
   options.kv_block_tokens = 8;
-  auto e = LoadCudaEngine(GetParam(), options);
+  options.kv_type = kv_type;
+  return options;
+}
+
+TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  auto e = LoadCudaEngine(GetParam(), StepOptions());
   ASSERT_EQ(e->kv_pool().max_sequences, kSequences);
   const auto prompts = Prompts(e->info().vocab);
   std::vector<SeqRun> solo;
@@ -175,12 +180,7 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
 // stored, so a sequence's bits still do not depend on its step's company.
 TEST_P(CudaSteps, EachSequenceGetsItsSoloBitsWithAQ8Cache) {
   ORCD_SKIP_WITHOUT_CUDA();
-  engine::EngineOptions options;
-  options.max_sequences = kSequences;
-  options.context_length = 64;
-  options.kv_block_tokens = 8;
-  options.kv_type = engine::KvType::kQ8_0;
-  auto e = LoadCudaEngine(GetParam(), options);
+  auto e = LoadCudaEngine(GetParam(), StepOptions(engine::KvType::kQ8_0));
   const auto prompts = Prompts(e->info().vocab);
   std::vector<SeqRun> solo;
   for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));

@@ -482,10 +482,30 @@ TEST(OpenAi, ResponseFormatHoldsTheAnswerToTheSchema) {
       << refused.body;
 }
 
+// A tool call of ToolChoiceRequiredAndNamedAreEnforced's functions whose
+// arguments are an instance of its parameters; returns its name.
+std::string ExpectValidCall(const Json& call, const std::string& body) {
+  Json function = call->getObject("function");
+  const std::string name = function->getValue<std::string>("name");
+  Json args = Parse(function->getValue<std::string>("arguments"));
+  if (name == "get_weather") {
+    EXPECT_LE(args->getValue<std::string>("city").size(), 32u);
+    const int days = args->getValue<int>("days");
+    EXPECT_TRUE(days >= 1 && days <= 7) << body;
+  } else {
+    EXPECT_EQ(name, "get_time") << body;
+    const std::string zone = args->getValue<std::string>("zone");
+    EXPECT_TRUE(zone == "UTC" || zone == "CET") << body;
+  }
+  return name;
+}
+
 // tool_choice "required" and a named function hold the reply to one call in
 // the template's own format (Qwen2.5's <tool_call> tags, Llama 3.1's JSON),
 // parsed into tool_calls whose arguments are instances of the function's
-// parameters, whatever a random-weight model would rather write.
+// parameters, whatever a random-weight model would rather write; with tools
+// "auto" and response_format json, the reply is such a call or the schema's
+// instance as content.
 TEST(OpenAi, ToolChoiceRequiredAndNamedAreEnforced) {
   const std::string tools = R"("tools":[{"type":"function","function":{"name":"get_weather",
       "parameters":{"type":"object","properties":{"city":{"type":"string","maxLength":8},
@@ -518,21 +538,32 @@ TEST(OpenAi, ToolChoiceRequiredAndNamedAreEnforced) {
             << model << ": " << r.body;
         Poco::JSON::Array::Ptr calls = c->getObject("message")->getArray("tool_calls");
         ASSERT_TRUE(calls && calls->size() == 1) << model << ": " << r.body;
-        Json function = calls->getObject(0)->getObject("function");
-        const std::string name = function->getValue<std::string>("name");
-        Json args = Parse(function->getValue<std::string>("arguments"));
+        const std::string name = ExpectValidCall(calls->getObject(0), r.body);
         if (choice != R"("required")") {
           EXPECT_EQ(name, "get_time") << r.body;
         }
-        if (name == "get_weather") {
-          EXPECT_LE(args->getValue<std::string>("city").size(), 32u);
-          const int days = args->getValue<int>("days");
-          EXPECT_TRUE(days >= 1 && days <= 7) << r.body;
-        } else {
-          ASSERT_EQ(name, "get_time") << r.body;
-          const std::string zone = args->getValue<std::string>("zone");
-          EXPECT_TRUE(zone == "UTC" || zone == "CET") << r.body;
-        }
+      }
+    }
+    const std::string format = R"(,"response_format":{"type":"json_schema","json_schema":{
+        "name":"a","schema":{"type":"object","properties":{"answer":{"enum":["yes","no"]}},
+        "required":["answer"],"additionalProperties":false}}})";
+    for (int seed = 0; seed < 4; ++seed) {
+      const std::string body = R"({"messages":[{"role":"user","content":"Weather in Paris?"}],)" +
+                               tools + format + R"(,"max_tokens":120,"temperature":1,"seed":)" +
+                               std::to_string(seed) + "}";
+      HttpResponse r = HttpPost(w.port(), "/v1/chat/completions", body);
+      ASSERT_EQ(r.status, 200) << r.body;
+      Json c = Parse(r.body)->getArray("choices")->getObject(0);
+      Json message = c->getObject("message");
+      if (c->getValue<std::string>("finish_reason") == "tool_calls") {
+        Poco::JSON::Array::Ptr calls = message->getArray("tool_calls");
+        ASSERT_TRUE(calls && calls->size() == 1) << model << ": " << r.body;
+        ExpectValidCall(calls->getObject(0), r.body);
+      } else {
+        EXPECT_EQ(c->getValue<std::string>("finish_reason"), "stop") << model << ": " << r.body;
+        const std::string answer =
+            Parse(message->getValue<std::string>("content"))->getValue<std::string>("answer");
+        EXPECT_TRUE(answer == "yes" || answer == "no") << r.body;
       }
     }
   }

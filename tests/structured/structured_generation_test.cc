@@ -218,6 +218,35 @@ class PreferringModel final : public LogitSource {
   int64_t position_ = 0, emitted_ = 0;
 };
 
+// The reply a model that prefers `script`'s tokens writes under `grammar`
+// (greedy), read by `format`'s output parser; the generation must end by
+// itself (the grammar's sentence whole).
+ChatOutputCollector ScriptedReply(const Tokenizer& tokenizer, const structured::TokenTrie& trie,
+                                  const std::string& script,
+                                  std::shared_ptr<const structured::Grammar> grammar,
+                                  ChatOutputFormat format, bool tools_enabled) {
+  PreferringModel model(tokenizer.Encode(script, false, /*parse_special=*/true),
+                        tokenizer.vocab_size());
+  GenerationInput input;
+  input.max_tokens = 200;
+  input.sampling.temperature = 0.0;
+  input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  input.grammar = std::move(grammar);
+  for (const std::string_view t : ChatOutputMarkupTokens(format))
+    input.render_special.emplace_back(t);
+  GeneratorOptions options;
+  options.token_trie = &trie;
+  Collect out;
+  const GenerationResult r = GenerateTokens(
+      model, tokenizer, tokenizer.Encode("Pick.", false, false), input, out, options);
+  EXPECT_EQ(r.stop_reason, "eos") << out.text;
+  ChatOutputCollector reply;
+  auto reader = MakeChatOutputParser(format, tools_enabled);
+  reader->Push(out.text, reply);
+  reader->Finish(reply);
+  return reply;
+}
+
 TEST(StructuredHarmony, TheAnalysisStaysFreeAndTheFinalMessageIsTheSchemasInstance) {
   const std::unique_ptr<Tokenizer> tokenizer =
       LoadTokenizer(std::string(ORCD_FIXTURES_DIR) + "/vocab/ggml-vocab-gpt-oss.gguf");
@@ -244,27 +273,9 @@ TEST(StructuredHarmony, TheAnalysisStaysFreeAndTheFinalMessageIsTheSchemasInstan
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    PreferringModel model(tokenizer->Encode(c.script, false, /*parse_special=*/true),
-                          tokenizer->vocab_size());
-    GenerationInput input;
-    input.max_tokens = 200;
-    input.sampling.temperature = 0.0;
-    input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    input.grammar = grammar;
-    for (const std::string_view t : ChatOutputMarkupTokens(ChatOutputFormat::kHarmony)) {
-      input.render_special.emplace_back(t);
-    }
-    GeneratorOptions options;
-    options.token_trie = &trie;
-    Collect out;
-    const GenerationResult r = GenerateTokens(
-        model, *tokenizer, tokenizer->Encode("Pick.", false, false), input, out, options);
-    EXPECT_EQ(r.stop_reason, "eos") << out.text;
-    ChatOutputCollector reply;
-    auto harmony = MakeChatOutputParser(ChatOutputFormat::kHarmony, false);
-    harmony->Push(out.text, reply);
-    harmony->Finish(reply);
-    EXPECT_EQ(reply.reasoning, c.reasoning) << out.text;
+    const ChatOutputCollector reply =
+        ScriptedReply(*tokenizer, trie, c.script, grammar, ChatOutputFormat::kHarmony, false);
+    EXPECT_EQ(reply.reasoning, c.reasoning) << reply.content;
     const auto answer =
         Poco::JSON::Parser().parse(reply.content).extract<Poco::JSON::Object::Ptr>();
     const std::string color = answer->getValue<std::string>("color");
@@ -335,33 +346,16 @@ TEST(StructuredToolsOrJson, TheReplyIsACallOrTheSchemasInstance) {
         structured::JsonAnswerOrToolCallGrammar(answer ? &*answer : nullptr, schema, *call, tools);
     for (const Case& c : f.cases) {
       SCOPED_TRACE(c.name);
-      PreferringModel model(tokenizer->Encode(c.script, false, /*parse_special=*/true),
-                            tokenizer->vocab_size());
-      GenerationInput input;
-      input.max_tokens = 200;
-      input.sampling.temperature = 0.0;
-      input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-      input.grammar = grammar;
-      for (const std::string_view t : ChatOutputMarkupTokens(f.format))
-        input.render_special.emplace_back(t);
-      GeneratorOptions options;
-      options.token_trie = &trie;
-      Collect out;
-      const GenerationResult r = GenerateTokens(
-          model, *tokenizer, tokenizer->Encode("Pick.", false, false), input, out, options);
-      EXPECT_EQ(r.stop_reason, "eos") << out.text;
-      ChatOutputCollector reply;
-      auto reader = MakeChatOutputParser(f.format, /*tools_enabled=*/true);
-      reader->Push(out.text, reply);
-      reader->Finish(reply);
-      EXPECT_EQ(reply.reasoning, c.reasoning) << out.text;
+      const ChatOutputCollector reply =
+          ScriptedReply(*tokenizer, trie, c.script, grammar, f.format, /*tools_enabled=*/true);
+      EXPECT_EQ(reply.reasoning, c.reasoning) << reply.content;
       const bool called = !reply.tool_calls.empty();
       if (c.call != "?") {
-        EXPECT_EQ(called, !c.call.empty()) << out.text;
+        EXPECT_EQ(called, !c.call.empty()) << reply.content;
       }
       if (called) {
-        ASSERT_EQ(reply.tool_calls.size(), 1u) << out.text;
-        EXPECT_TRUE(reply.content.empty()) << out.text;
+        ASSERT_EQ(reply.tool_calls.size(), 1u);
+        EXPECT_TRUE(reply.content.empty()) << reply.content;
         if (!c.call.empty() && c.call != "?") {
           EXPECT_EQ(reply.tool_calls[0].name, c.call);
         }
