@@ -227,7 +227,9 @@ class GenerationService final : public InferenceService {
     // A step is one pass: its rows are the scheduler's token budget.
     if (batched) options.max_batch = config.max_batched_tokens;
     if (batched) options.kv_pool_bytes = static_cast<uint64_t>(config.kv_cache_bytes);
-    options.prefix_cache = config.prefix_cache;
+    // Only the scheduler maps cached prefixes (the single-sequence path of
+    // CUDA at one slot would hold cached blocks and window copies for nothing).
+    options.prefix_cache = config.prefix_cache && batched;
     options.kv_type = config.kv_type;
     if (on_cuda) options.load_progress = progress;  // by weight bytes copied
     if (!on_cuda) TouchWeights(*gguf, progress);

@@ -274,6 +274,10 @@ TEST(PrefixCachingOnTheEmulatedDevice, ARepeatedPromptGivesTheSameText) {
   on.service->Generate(next, turn);
   EXPECT_EQ(on.service->serving().prefix_hit_tokens - hits, expected);
   EXPECT_EQ(turn.tokens, 40);
+
+  // One slot keeps the single-sequence path, which maps nothing: no cache.
+  ServiceOnDevice one(engine::cuda::CreateEmulatedRuntime(1ull << 30), 256, 60, /*slots=*/1);
+  EXPECT_FALSE(one.service->serving().prefix_cache);
 }
 }  // namespace
 }  // namespace orcd
