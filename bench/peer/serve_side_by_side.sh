@@ -10,7 +10,8 @@
 #   Environment: REQUESTS (per measurement, default 32), PROMPT_WORDS (16,128),
 #   OUTPUT_TOKENS (32,96), THREADS (2), SHARED_PREFIX_WORDS (0: every prompt
 #   starts with that many shared words, the prefix caches' scenario), TURNS (1:
-#   each request a conversation of that many turns, the history resent).
+#   each request a conversation of that many turns, the history resent),
+#   THINK_MS (0: the pause a client takes between a conversation's turns).
 set -euo pipefail
 model=$1
 build=$2
@@ -25,6 +26,7 @@ output_tokens=${OUTPUT_TOKENS:-32,96}
 threads=${THREADS:-2}
 shared_prefix_words=${SHARED_PREFIX_WORDS:-0}
 turns=${TURNS:-1}
+think_ms=${THINK_MS:-0}
 slots=8
 ctx=1024
 port=18181
@@ -76,7 +78,7 @@ for round in $(seq "$rounds"); do
         --seed $((round * 1000 + c)) \
         --requests "$requests" --warmup 1 --prompt-words "$prompt_words" \
         --output-tokens "$output_tokens" --shared-prefix-words "$shared_prefix_words" \
-        --turns "$turns" \
+        --turns "$turns" --think-ms "$think_ms" \
         --pid "$server_pid" --json || true)  # errors: in the line
       echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
     done
