@@ -48,7 +48,7 @@ TEST_P(CudaPrefixCache, AHitGivesTheColdBitsWhateverTheChunks) {
   EXPECT_EQ(warm.matched, 64) << "the prompt's four full blocks (its last token is evaluated)";
   EXPECT_EQ(warm.evaluated, 6u + 6u) << "the cached positions were computed again";
   ExpectSameBits(cold, warm, GetParam());
-  // Two positions into the last cached block: the rest, one token, alone.
+  // Two positions past the cached blocks: a rest of two tokens, alone.
   std::vector<int32_t> longer = prompt;
   longer.resize(66);
   const PrefixRun one = RunPrompt(*e, longer, 2, true);
