@@ -107,6 +107,29 @@ bool GrammarMatcher::AcceptControlToken(uint32_t index) {
   return true;
 }
 
+ByteSet GrammarMatcher::NextBytes() const {
+  ByteSet out;
+  for (const Stack& stack : stacks_) {
+    if (stack.empty()) continue;
+    const Grammar::Symbol& symbol = grammar_->at(stack.back());
+    if (symbol.kind == Grammar::Symbol::kBytes) out |= grammar_->bytes(symbol.index);
+  }
+  return out;
+}
+
+ByteSet GrammarMatcher::SameAs(uint8_t byte) const {
+  ByteSet same;
+  same.set();
+  for (const Stack& stack : stacks_) {
+    if (stack.empty()) continue;
+    const Grammar::Symbol& symbol = grammar_->at(stack.back());
+    if (symbol.kind != Grammar::Symbol::kBytes) continue;
+    const ByteSet& set = grammar_->bytes(symbol.index);
+    same &= set.test(byte) ? set : ~set;
+  }
+  return same;
+}
+
 std::vector<uint32_t> GrammarMatcher::ControlTokensNext() const {
   std::vector<uint32_t> out;
   for (const Stack& stack : stacks_) {

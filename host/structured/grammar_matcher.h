@@ -33,6 +33,12 @@ class GrammarMatcher {
   // Matches the grammar's control token `index` (Grammar::control_token);
   // false (nothing changed) when no parse expects it here.
   bool AcceptControlToken(uint32_t index);
+  // The bytes some parse takes next (After refuses every other).
+  ByteSet NextBytes() const;
+  // The bytes every parse treats as it treats `byte`: After gives each of
+  // them the state it gives `byte` (a state's transitions are computed
+  // once per such class, not per byte).
+  ByteSet SameAs(uint8_t byte) const;
   // The control tokens some parse expects next.
   std::vector<uint32_t> ControlTokensNext() const;
   // Whether what was matched is a whole sentence, and whether any byte may

@@ -28,66 +28,65 @@ bool Test(const std::vector<uint64_t>& bits, TokenId id) {
 
 TokenConstraint::TokenConstraint(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie,
                                  std::shared_ptr<MaskCache> shared)
-    : trie_(trie), matcher_(std::move(grammar)), shared_(std::move(shared)) {}
+    : trie_(trie), states_(GrammarMatcher(std::move(grammar))), shared_(std::move(shared)) {}
 
-void TokenConstraint::Walk(uint32_t node, const GrammarMatcher& at, std::vector<uint64_t>& bits) {
+void TokenConstraint::Walk(uint32_t node, StateId at, std::vector<uint64_t>& bits) {
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
-    // After builds the next state without copying this one; most bytes are
-    // refused at once, with nothing allocated.
-    const std::optional<GrammarMatcher> after = at.After(trie_.child_byte(c));
-    if (!after) continue;
-    const GrammarMatcher& next = *after;
-    const uint32_t child = trie_.child_node(c);
-    Mark(trie_.tokens(trie_.node(child)), bits);
-    if (TextStep* step = StepOf(next)) {
-      std::string partial;
-      WalkText(child, *step, kBoundary, partial, nullptr, bits);
-      continue;
-    }
-    // A character begun into a free string (after a mixed state, e.g. a key
-    // that may be a listed name or any other): text from here.
-    const Utf8State begun = NextText(kBoundary, trie_.child_byte(c));
-    if (begun != kBoundary && begun != kBad) {
-      if (const std::optional<GrammarMatcher>& loop = LoopAfterCharacter(next, begun)) {
-        std::string partial(1, static_cast<char>(trie_.child_byte(c)));
-        WalkText(child, *StepOf(*loop), begun, partial, &at, bits);
-        continue;
-      }
-    }
-    Walk(child, next, bits);
+    const uint8_t byte = trie_.child_byte(c);
+    const StateId next = states_.Next(at, byte);
+    if (next != kNone) WalkChild(trie_.child_node(c), byte, at, next, bits);
   }
 }
 
-const std::optional<GrammarMatcher>& TokenConstraint::LoopAfterCharacter(const GrammarMatcher& mid,
-                                                                         Utf8State text) {
-  std::vector<uint32_t> key = mid.Key();
-  key.push_back(text);
+void TokenConstraint::WalkChild(uint32_t child, uint8_t byte, StateId from, StateId next,
+                                std::vector<uint64_t>& bits) {
+  Mark(trie_.tokens(trie_.node(child)), bits);
+  if (TextStep* step = StepOf(next)) {
+    std::string partial;
+    WalkText(child, *step, kBoundary, partial, kNone, bits);
+    return;
+  }
+  // A character begun into a free string (after a mixed state, e.g. a key
+  // that may be a listed name or any other): text from here.
+  const Utf8State begun = NextText(kBoundary, byte);
+  if (begun != kBoundary && begun != kBad) {
+    if (const StateId loop = LoopAfterCharacter(next, begun); loop != kNone) {
+      std::string partial(1, static_cast<char>(byte));
+      WalkText(child, *StepOf(loop), begun, partial, from, bits);
+      return;
+    }
+  }
+  Walk(child, next, bits);
+}
+
+TokenConstraint::StateId TokenConstraint::LoopAfterCharacter(StateId mid, Utf8State text) {
+  const uint64_t key = uint64_t{mid} * 16 + text;
   if (const auto it = after_character_.find(key); it != after_character_.end()) return it->second;
-  if (after_character_.size() >= 4 * kMaxCachedStates) after_character_.clear();
-  std::optional<GrammarMatcher> state = mid;
-  for (Utf8State t = text; state && t != kBoundary;) {
-    std::optional<GrammarMatcher> same;
+  StateId state = mid;
+  for (Utf8State t = text; state != kNone && t != kBoundary;) {
+    StateId same = kNone;
     Utf8State next_t = kBad;
-    for (int b = 0x80; state && b <= 0xBF; ++b) {
+    for (int b = 0x80; state != kNone && b <= 0xBF; ++b) {
       const Utf8State n = NextText(t, static_cast<uint8_t>(b));
       if (n == kBad) continue;
       next_t = n;
-      std::optional<GrammarMatcher> next = state->After(static_cast<uint8_t>(b));
-      if (!next || (same && same->Key() != next->Key())) {
-        state.reset();
-      } else if (!same) {
-        same = std::move(next);
+      const StateId next = states_.Next(state, static_cast<uint8_t>(b));
+      if (next == kNone || (same != kNone && same != next)) {
+        state = kNone;
+      } else {
+        same = next;
       }
     }
-    if (state) state = std::move(same);
+    if (state != kNone) state = same;
     t = next_t;
   }
-  if (state) {
-    const TextStep* step = StepOf(*state);
-    if (step == nullptr || !step->loops) state.reset();
+  if (state != kNone) {
+    const TextStep* step = StepOf(state);
+    if (step == nullptr || !step->loops) state = kNone;
   }
-  return after_character_.emplace(std::move(key), std::move(state)).first->second;
+  after_character_.emplace(key, state);
+  return state;
 }
 
 TokenConstraint::TextStep* TokenConstraint::NextStep(TextStep& step) {
@@ -100,9 +99,13 @@ TokenConstraint::TextStep* TokenConstraint::NextStep(TextStep& step) {
 }
 
 void TokenConstraint::WalkText(uint32_t node, TextStep& step, Utf8State text, std::string& partial,
-                               const GrammarMatcher* char_start, std::vector<uint64_t>& bits) {
+                               StateId char_start, std::vector<uint64_t>& bits) {
   if (step.loops && trie_.text_below(node, text) && !trie_.ascii_below(node, step.exceptions)) {
     Mark(trie_.subtree_tokens(node), bits);  // every token below reads as text: all taken
+    return;
+  }
+  if (text == kBoundary && char_start == kNone && trie_.run_state(node) == kBoundary &&
+      WalkRun(node, step, bits)) {
     return;
   }
   const TokenTrie::Node& n = trie_.node(node);
@@ -119,55 +122,91 @@ void TokenConstraint::WalkText(uint32_t node, TextStep& step, Utf8State text, st
         partial.push_back(static_cast<char>(byte));
         WalkText(child, step, next_text, partial, char_start, bits);
         partial.pop_back();
-      } else if (TextStep* after = char_start != nullptr ? &step : NextStep(step)) {
+      } else if (TextStep* after = char_start != kNone ? &step : NextStep(step)) {
         std::string none;
-        WalkText(child, *after, kBoundary, none, nullptr, bits);
+        WalkText(child, *after, kBoundary, none, kNone, bits);
       } else {
         Walk(child, step.after_text, bits);  // no text step there: the grammar, exactly
       }
       continue;
     }
     // Not text here, or an exception: the grammar decides, from the state
-    // and the character begun so far (at a boundary, once per byte).
-    std::optional<GrammarMatcher> after;
-    if (partial.empty()) {
-      if (!step.known[byte]) {
-        step.after[byte] = step.state.After(byte);
-        step.known[byte] = true;
-      }
-      if (!step.after[byte]) continue;
-      after = step.after[byte];
-    } else {
-      GrammarMatcher next = char_start != nullptr ? *char_start : step.state;
-      if (!next.AcceptBytes(partial) || !next.Accept(byte)) continue;
-      after = std::move(next);
-    }
+    // and the character begun so far.
+    const StateId from = states_.After(char_start != kNone ? char_start : step.state, partial);
+    const StateId after = from == kNone ? kNone : states_.Next(from, byte);
+    if (after == kNone) continue;
     Mark(trie_.tokens(trie_.node(child)), bits);
-    Walk(child, *after, bits);
+    Walk(child, after, bits);
   }
 }
 
-TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
+bool TokenConstraint::WalkRun(uint32_t node, TextStep& step, std::vector<uint64_t>& bits) {
+  // The steps at each character ahead, as far as the run below goes (the
+  // last repeats once one loops). The first may have exceptions when it
+  // does not loop: they matter only as `node`'s children.
+  const uint32_t ahead = trie_.run_chars_end(node) - trie_.run_chars(node);
+  chain_.clear();
+  for (TextStep* s = &step; chain_.size() <= ahead; s = NextStep(*s)) {
+    if (s == nullptr || !s->closed) return false;
+    if ((s->loops || !chain_.empty()) && trie_.ascii_below(node, s->exceptions)) return false;
+    chain_.push_back(s);
+    if (s->loops) break;
+  }
+  const std::vector<TextStep*> chain = chain_;  // the walks below may run another WalkRun
+  // Every token of the run, then not those below an exception.
+  if (node == TokenTrie::kRoot) {
+    const std::vector<uint64_t>& run = trie_.root_run_bits();
+    for (size_t w = 0; w < bits.size(); ++w) bits[w] |= run[w];
+  } else {
+    Mark(trie_.run_tokens(node), bits);
+  }
+  std::vector<uint32_t> exceptions;  // child links
+  const TokenTrie::Node& n = trie_.node(node);
+  for (uint32_t c = n.first_child; c < n.first_child + n.children && chain[0]->exceptions.any();
+       ++c) {
+    const uint8_t byte = trie_.child_byte(c);
+    if (byte >= 0x80 || !chain[0]->exceptions.test(byte)) continue;
+    exceptions.push_back(c);
+    for (const TokenId id : trie_.run_tokens(trie_.child_node(c)))
+      bits[static_cast<size_t>(id) / 64] &= ~(uint64_t{1} << (static_cast<size_t>(id) % 64));
+  }
+  // Where a quote or a backslash ends the run: the grammar, from the step
+  // at that character.
+  const std::span<const TokenTrie::RunExit> exits = trie_.run_exits(node);
+  for (const TokenTrie::RunExit& exit : exits) {
+    const bool below_exception = std::any_of(exceptions.begin(), exceptions.end(), [&](uint32_t c) {
+      const std::span<const TokenTrie::RunExit> skip = trie_.run_exits(trie_.child_node(c));
+      return &exit >= skip.data() && &exit < skip.data() + skip.size();
+    });
+    if (below_exception) continue;
+    const size_t at = std::min<size_t>(exit.chars - trie_.run_chars(node), chain.size() - 1);
+    const StateId from = chain[at]->state;
+    const StateId after = states_.Next(from, exit.byte);
+    if (after != kNone) WalkChild(exit.child, exit.byte, from, after, bits);
+  }
+  // Below an exception: the grammar.
+  for (const uint32_t c : exceptions) {
+    const StateId after = states_.Next(chain[0]->state, trie_.child_byte(c));
+    if (after != kNone)
+      WalkChild(trie_.child_node(c), trie_.child_byte(c), chain[0]->state, after, bits);
+  }
+  return true;
+}
+
+TokenConstraint::TextStep* TokenConstraint::StepOf(StateId at) {
   // Most states fail at once (a number, structure): two letters that must
   // lead to one state, before the cache and the whole check.
-  const std::optional<GrammarMatcher> x = at.After('x');
-  if (!x) return nullptr;
-  const std::optional<GrammarMatcher> q = at.After('Q');
-  if (!q) return nullptr;
-  std::vector<uint32_t> after_key = x->Key();
-  if (q->Key() != after_key) return nullptr;
-  std::vector<uint32_t> key = at.Key();
-  if (const auto it = steps_.find(key); it != steps_.end()) return it->second.get();
-  if (steps_.size() >= 4 * kMaxCachedStates) return nullptr;  // a job's worth; the walk still works
-  auto step = std::make_unique<TextStep>(TextStep{at, {}, *x, after_key == key});
-  bool uniform = true;
+  const StateId x = states_.Next(at, 'x');
+  if (x == kNone || states_.Next(at, 'Q') != x) return nullptr;
+  if (const auto it = steps_.find(at); it != steps_.end()) return it->second.get();
+  auto step = std::make_unique<TextStep>(TextStep{at, {}, x, x == at});
   // ASCII text characters: each leads to `x`'s state, or is an exception.
   for (int c = 0x20; c < 0x80; ++c) {
     if (c == '"' || c == '\\') continue;
-    const std::optional<GrammarMatcher> next = at.After(static_cast<uint8_t>(c));
-    if (!next || next->Key() != after_key) step->exceptions.set(static_cast<size_t>(c));
+    if (states_.Next(at, static_cast<uint8_t>(c)) != x)
+      step->exceptions.set(static_cast<size_t>(c));
   }
-  uniform = step->exceptions.count() <= kMaxExceptions;
+  bool uniform = step->exceptions.count() <= kMaxExceptions;
   // Every other character, exactly, by byte layers: every character of a
   // class (a lead byte range with its continuation ranges, Unicode's table
   // 3-7) reaches one and the same state after each byte, and `x`'s after
@@ -185,59 +224,83 @@ TokenConstraint::TextStep* TokenConstraint::StepOf(const GrammarMatcher& at) {
       {{{0xF1, 0xF3}, {0x80, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}}},
       {{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}}},
   };
+  bool closed = true;
+  for (int b = 0; b < 256; ++b) {
+    const auto byte = static_cast<uint8_t>(b);
+    if (b != '"' && b != '\\' && NextText(kBoundary, byte) == kBad &&
+        states_.Next(at, byte) != kNone)
+      closed = false;
+  }
   for (const Layered& cls : kClasses) {
     if (!uniform) break;
-    GrammarMatcher state = at;
+    StateId state = at;
     for (size_t layer = 0; uniform && layer < cls.ranges.size(); ++layer) {
-      std::optional<GrammarMatcher> same;
+      const auto [lo, hi] = cls.ranges[layer];
+      for (int b = 0; layer > 0 && closed && b < 256; ++b) {
+        if ((b < lo || b > hi) && states_.Next(state, static_cast<uint8_t>(b)) != kNone)
+          closed = false;
+      }
+      StateId same = kNone;
       for (int b = cls.ranges[layer].first; uniform && b <= cls.ranges[layer].second; ++b) {
-        std::optional<GrammarMatcher> next = state.After(static_cast<uint8_t>(b));
-        if (!next) {
+        const StateId next = states_.Next(state, static_cast<uint8_t>(b));
+        if (next == kNone || (same != kNone && same != next)) {
           uniform = false;
-        } else if (!same) {
-          same = std::move(next);
-        } else if (same->Key() != next->Key()) {
-          uniform = false;
+        } else {
+          same = next;
         }
       }
-      if (uniform) state = *same;
+      if (uniform) state = same;
     }
-    uniform = uniform && state.Key() == after_key;
+    uniform = uniform && state == x;
   }
-  std::unique_ptr<TextStep>& slot = steps_[std::move(key)];
+  step->closed = closed;
+  std::unique_ptr<TextStep>& slot = steps_[at];
   if (uniform) slot = std::move(step);
   return slot.get();
 }
 
+void TokenConstraint::BoundStates() {
+  // A job's worth: ~1 KiB of transitions a state.
+  constexpr size_t kMaxStates = 4096;
+  if (states_.size() <= kMaxStates) return;
+  states_.Reset(current_);
+  current_ = 0;
+  steps_.clear();
+  after_character_.clear();
+}
+
 const std::vector<uint64_t>& TokenConstraint::Allowed() {
-  std::vector<uint32_t> key = matcher_.Key();
+  const std::vector<uint32_t>& key = states_.key(current_);
   if (const auto it = allowed_.find(key); it != allowed_.end()) return *it->second;
   if (allowed_.size() >= kMaxCachedStates) allowed_.clear();
   if (shared_ != nullptr) {
     if (std::shared_ptr<const MaskBits> known = shared_->Find(key))
-      return *allowed_.emplace(std::move(key), std::move(known)).first->second;
+      return *allowed_.emplace(key, std::move(known)).first->second;
   }
+  BoundStates();
   MaskBits bits((trie_.vocab_size() + 63) / 64, 0);
-  if (TextStep* step = StepOf(matcher_)) {  // inside a string: text without the grammar
+  if (TextStep* step = StepOf(current_)) {  // inside a string: text without the grammar
     std::string partial;
-    WalkText(TokenTrie::kRoot, *step, kBoundary, partial, nullptr, bits);
+    WalkText(TokenTrie::kRoot, *step, kBoundary, partial, kNone, bits);
   } else {
-    Walk(TokenTrie::kRoot, matcher_, bits);
+    Walk(TokenTrie::kRoot, current_, bits);
   }
-  for (const uint32_t index : matcher_.ControlTokensNext()) {
-    const TokenId id = trie_.control_token(matcher_.grammar().control_token(index));
+  const GrammarMatcher& m = matcher();
+  for (const uint32_t index : m.ControlTokensNext()) {
+    const TokenId id = trie_.control_token(m.grammar().control_token(index));
     if (id >= 0 && static_cast<size_t>(id) < trie_.vocab_size())
       bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
   }
-  if (matcher_.CanEnd()) {
+  if (m.CanEnd()) {
     for (const TokenId id : trie_.end_ids()) {
       if (id >= 0 && static_cast<size_t>(id) < trie_.vocab_size())
         bits[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
     }
   }
   auto computed = std::make_shared<const MaskBits>(std::move(bits));
-  if (shared_ != nullptr) shared_->Insert(key, computed);
-  return *allowed_.emplace(std::move(key), std::move(computed)).first->second;
+  const std::vector<uint32_t>& walked = states_.key(current_);  // BoundStates may renumber
+  if (shared_ != nullptr) shared_->Insert(walked, computed);
+  return *allowed_.emplace(walked, std::move(computed)).first->second;
 }
 
 bool TokenConstraint::MaskAllows(TokenId token) {
@@ -246,16 +309,18 @@ bool TokenConstraint::MaskAllows(TokenId token) {
 
 bool TokenConstraint::Allows(TokenId token) const {
   if (std::find(trie_.end_ids().begin(), trie_.end_ids().end(), token) != trie_.end_ids().end())
-    return matcher_.CanEnd();
+    return matcher().CanEnd();
   const std::string& piece = trie_.piece(token);
   if (piece.empty()) return ControlTokenIndex(token).has_value();  // control tokens
-  GrammarMatcher next = matcher_;
+  // The matcher itself, not the walk's table: a pick is a few bytes, and
+  // the tests hold the masks to this answer.
+  GrammarMatcher next = matcher();
   return next.AcceptBytes(piece);
 }
 
 std::optional<uint32_t> TokenConstraint::ControlTokenIndex(TokenId token) const {
-  for (const uint32_t index : matcher_.ControlTokensNext()) {
-    if (trie_.control_token(matcher_.grammar().control_token(index)) == token) return index;
+  for (const uint32_t index : matcher().ControlTokensNext()) {
+    if (trie_.control_token(matcher().grammar().control_token(index)) == token) return index;
   }
   return std::nullopt;
 }
@@ -294,14 +359,20 @@ void TokenConstraint::Accept(TokenId token) {
     return;
   if (trie_.piece(token).empty()) {
     const std::optional<uint32_t> index = ControlTokenIndex(token);
-    if (index && matcher_.AcceptControlToken(*index)) return;
+    GrammarMatcher next = matcher();
+    if (index && next.AcceptControlToken(*index)) {
+      current_ = states_.Intern(std::move(next));
+      return;
+    }
     throw Error(ErrorCode::kInternal, "structured output: control token " + std::to_string(token) +
                                           " does not continue the output");
   }
-  if (!matcher_.AcceptBytes(trie_.piece(token))) {
+  const StateId next = states_.After(current_, trie_.piece(token));
+  if (next == kNone) {
     throw Error(ErrorCode::kInternal, "structured output: token " + std::to_string(token) +
                                           " does not continue the output");
   }
+  current_ = next;
 }
 
 }  // namespace orcd::structured

@@ -3,11 +3,11 @@
 // where the grammar can end. The allowed set of a matcher state is computed
 // by walking the vocabulary's trie once and kept (a job inside a JSON
 // string, or at the same place of the next array item, meets the same
-// state again: the walk is skipped).
+// state again: the walk is skipped). The walk reads the job's states and
+// their byte transitions from a table (matcher_states.h).
 #ifndef ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_
 #define ORCD_HOST_STRUCTURED_TOKEN_CONSTRAINT_H_
 
-#include <array>
 #include <bitset>
 #include <cstdint>
 #include <map>
@@ -15,11 +15,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "host/structured/grammar.h"
 #include "host/structured/grammar_matcher.h"
 #include "host/structured/mask_cache.h"
+#include "host/structured/matcher_states.h"
 #include "host/structured/token_trie.h"
 
 namespace orcd::structured {
@@ -46,7 +48,7 @@ class TokenConstraint {
   // Moves past `token` (which Mask allowed; an end token ends nothing here).
   void Accept(TokenId token);
   // The output is a whole sentence and nothing may follow: only an end.
-  bool Finished() const { return matcher_.CanEnd() && !matcher_.CanContinue(); }
+  bool Finished() const { return matcher().CanEnd() && !matcher().CanContinue(); }
 
  private:
   // Bits of the tokens allowed in the current state (end tokens included
@@ -61,39 +63,58 @@ class TokenConstraint {
   // itself), text tokens are read with a UTF-8 reader instead of matching
   // them, and a free string's subtrees that are all text are taken whole.
   static constexpr size_t kMaxExceptions = 16;
+  using StateId = MatcherStates::Id;
+  static constexpr StateId kNone = MatcherStates::kRefused;
   struct TextStep {
-    GrammarMatcher state;
+    StateId state;
     std::bitset<128> exceptions;
-    GrammarMatcher after_text;  // where every other text character leads
-    bool loops = false;         // after_text is `state`
-    TextStep* next = nullptr;   // StepOf(after_text), once resolved
+    StateId after_text;        // where every other text character leads
+    bool loops = false;        // after_text is `state`
+    TextStep* next = nullptr;  // StepOf(after_text), once resolved
     bool next_resolved = false;
-    // Where each byte that is not text (or is an exception) leads from
-    // `state` (filled when first met; nullopt: refused).
-    std::array<bool, 256> known{};
-    std::array<std::optional<GrammarMatcher>, 256> after;
+    // No byte but text, '"' and '\\' is taken at a character boundary,
+    // and none but a character's own continuations inside one.
+    bool closed = false;
   };
+  const GrammarMatcher& matcher() const { return states_.matcher(current_); }
+  void Walk(uint32_t node, StateId at, std::vector<uint64_t>& bits);
+  // Walk's step into `child`, reached by `byte` from `from` in state `next`.
+  void WalkChild(uint32_t child, uint8_t byte, StateId from, StateId next,
+                 std::vector<uint64_t>& bits);
   // The state's TextStep, or null (computed once per state, exactly).
-  TextStep* StepOf(const GrammarMatcher& at);
+  TextStep* StepOf(StateId at);
   TextStep* NextStep(TextStep& step);
   // The walk below `node` from `step`'s state plus `partial`, the bytes of
   // an unfinished character (`text`: the reader's state). `char_start`:
-  // where that character began when it was not step->state (the walk
-  // entered text mid-character), else null.
+  // where that character began when it was not step.state (the walk
+  // entered text mid-character), else kNone.
   void WalkText(uint32_t node, TextStep& step, Utf8State text, std::string& partial,
-                const GrammarMatcher* char_start, std::vector<uint64_t>& bits);
-  // From `mid`, a character begun (text state `text`): whether every way of
-  // finishing it is taken and leads to one state whose TextStep loops (that
-  // state), checked byte layer by layer; computed once per state.
-  const std::optional<GrammarMatcher>& LoopAfterCharacter(const GrammarMatcher& mid,
-                                                          Utf8State text);
+                StateId char_start, std::vector<uint64_t>& bits);
+  // WalkText's answer below `node` (a text run's character boundary, at
+  // `step`) read from the trie's text runs: every text token, and the
+  // grammar only after each quote or backslash that ends the run and below
+  // `step`'s exceptions (a listed key's first letter). False (nothing
+  // marked) where the steps ahead do not all take every text character
+  // alike.
+  bool WalkRun(uint32_t node, TextStep& step, std::vector<uint64_t>& bits);
+  // From `mid`, a character begun (text state `text`): the state every way
+  // of finishing it leads to, where that state's TextStep loops, checked
+  // byte layer by layer; else kNone. Computed once per state.
+  StateId LoopAfterCharacter(StateId mid, Utf8State text);
+  // Forgets the table's states but the current one when it has grown past
+  // a job's worth (between masks, never inside a walk).
+  void BoundStates();
 
   const TokenTrie& trie_;
-  GrammarMatcher matcher_;
+  MatcherStates states_;
+  StateId current_ = 0;
   std::shared_ptr<MaskCache> shared_;
-  std::map<std::vector<uint32_t>, std::shared_ptr<const MaskBits>> allowed_;  // by matcher state
-  std::map<std::vector<uint32_t>, std::unique_ptr<TextStep>> steps_;  // by state; null: none
-  std::map<std::vector<uint32_t>, std::optional<GrammarMatcher>> after_character_;
+  std::map<std::vector<uint32_t>, std::shared_ptr<const MaskBits>> allowed_;  // by state key
+  // By state id (cleared with the table): a state's TextStep once decided
+  // (null: none), and LoopAfterCharacter's answers by id * 16 + text state.
+  std::unordered_map<StateId, std::unique_ptr<TextStep>> steps_;
+  std::unordered_map<uint64_t, StateId> after_character_;
+  std::vector<TextStep*> chain_;  // WalkRun's steps ahead
 };
 
 }  // namespace orcd::structured

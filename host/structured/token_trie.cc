@@ -56,6 +56,79 @@ TokenTrie::TokenTrie(const Tokenizer& tokenizer)
         static_cast<uint32_t>(child_bytes_.size()) - nodes_[p.node].first_child;
   }
   IndexSubtrees();
+  IndexTextRuns();
+}
+
+void TokenTrie::IndexTextRuns() {
+  const size_t n = nodes_.size();
+  constexpr uint32_t kMaxChars = UINT16_MAX;
+  // States and character counts: parents come before children.
+  run_state_.assign(n, kBoundary);
+  std::vector<uint32_t> chars(n, 0);
+  std::vector<bool> starts(n, false);  // a run begins here
+  starts[kRoot] = true;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Node& nd = nodes_[i];
+    for (uint32_t c = nd.first_child; c < nd.first_child + nd.children; ++c) {
+      const uint32_t child = child_nodes_[c];
+      const Utf8State t = NextText(run_state(i), child_bytes_[c]);
+      if (t == kBad) {
+        starts[child] = true;  // run_state kBoundary, no characters
+        continue;
+      }
+      run_state_[child] = t;
+      chars[child] = std::min(kMaxChars, chars[i] + (t == kBoundary ? 1u : 0u));
+    }
+  }
+  run_chars_.assign(n, 0);
+  run_chars_end_.assign(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    run_chars_[i] = static_cast<uint16_t>(chars[i]);
+    uint32_t end =
+        std::min(kMaxChars, chars[i] + (run_state(static_cast<uint32_t>(i)) != kBoundary));
+    const Node& nd = nodes_[i];
+    for (uint32_t c = nd.first_child; c < nd.first_child + nd.children; ++c) {
+      if (!starts[child_nodes_[c]]) end = std::max<uint32_t>(end, run_chars_end_[child_nodes_[c]]);
+    }
+    run_chars_end_[i] = static_cast<uint16_t>(end);
+  }
+  // Each run depth first (an explicit stack), its tokens and exits in that
+  // order, so that a node's are contiguous.
+  run_first_token_.assign(n, 0);
+  run_end_token_.assign(n, 0);
+  run_first_exit_.assign(n, 0);
+  run_end_exit_.assign(n, 0);
+  std::vector<std::pair<uint32_t, bool>> stack;
+  for (uint32_t start = 0; start < n; ++start) {
+    if (!starts[start]) continue;
+    stack.push_back({start, false});
+    while (!stack.empty()) {
+      const auto [node, done] = stack.back();
+      stack.pop_back();
+      if (done) {
+        run_end_token_[node] = static_cast<uint32_t>(run_tokens_.size());
+        run_end_exit_[node] = static_cast<uint32_t>(run_exits_.size());
+        continue;
+      }
+      run_first_token_[node] = static_cast<uint32_t>(run_tokens_.size());
+      run_first_exit_[node] = static_cast<uint32_t>(run_exits_.size());
+      for (const TokenId id : tokens(nodes_[node])) run_tokens_.push_back(id);
+      stack.push_back({node, true});
+      const Node& nd = nodes_[node];
+      for (uint32_t c = nd.first_child + nd.children; c-- > nd.first_child;) {
+        const uint32_t child = child_nodes_[c];
+        const uint8_t byte = child_bytes_[c];
+        if (!starts[child]) {
+          stack.push_back({child, false});
+        } else if ((byte == '"' || byte == '\\') && run_state(node) == kBoundary) {
+          run_exits_.push_back({child, byte, run_chars_[node]});
+        }
+      }
+    }
+  }
+  root_run_bits_.assign((vocab_size_ + 63) / 64, 0);
+  for (const TokenId id : run_tokens(kRoot))
+    root_run_bits_[static_cast<size_t>(id) / 64] |= uint64_t{1} << (static_cast<size_t>(id) % 64);
 }
 
 void TokenTrie::IndexSubtrees() {

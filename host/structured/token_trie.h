@@ -99,6 +99,35 @@ class TokenTrie {
   bool ascii_below(uint32_t i, const std::bitset<128>& set) const {
     return (ascii_below_[i] & set).any();
   }
+  // Text runs: the trie read as JSON-string text, a run beginning at the
+  // root and after every byte that is not text (a quote that opens a
+  // string), at a character boundary. A state whose every text character
+  // leads to the next of a chain of such states (inside a string) takes a
+  // run's tokens at once and asks the grammar only where a quote or a
+  // backslash ends the run.
+  struct RunExit {
+    uint32_t child;  // the node after the byte
+    uint8_t byte;    // '"' or '\\', at a character boundary
+    uint16_t chars;  // whole characters from the run's start to it
+  };
+  // The reader's state at node i in its run.
+  Utf8State run_state(uint32_t i) const { return static_cast<Utf8State>(run_state_[i]); }
+  // Whole characters from i's run start to i (saturating).
+  uint16_t run_chars(uint32_t i) const { return run_chars_[i]; }
+  // The most characters (one begun counts whole) from i's run start to any
+  // node below i in the run (saturating).
+  uint16_t run_chars_end(uint32_t i) const { return run_chars_end_[i]; }
+  // The tokens below i (i's own too) whose bytes from i are all text.
+  std::span<const TokenId> run_tokens(uint32_t i) const {
+    return {run_tokens_.data() + run_first_token_[i], run_end_token_[i] - run_first_token_[i]};
+  }
+  // run_tokens(kRoot) as bits by token id (a text state at the root takes
+  // most of the vocabulary: one OR of words instead of a bit a token).
+  const std::vector<uint64_t>& root_run_bits() const { return root_run_bits_; }
+  // Where the run below i meets a '"' or a '\\' at a character boundary.
+  std::span<const RunExit> run_exits(uint32_t i) const {
+    return {run_exits_.data() + run_first_exit_[i], run_end_exit_[i] - run_first_exit_[i]};
+  }
   size_t vocab_size() const { return vocab_size_; }
   // `text` spelled by the longest token at each place (empty when a byte
   // has no token): one tokenization of many, for tests and benchmarks.
@@ -120,6 +149,8 @@ class TokenTrie {
  private:
   // The depth-first token order and text_below, from the built trie.
   void IndexSubtrees();
+  // The text runs (run_state and the rest).
+  void IndexTextRuns();
 
   std::vector<Node> nodes_;
   std::vector<uint8_t> child_bytes_;
@@ -129,6 +160,13 @@ class TokenTrie {
   std::vector<uint32_t> dfs_first_, dfs_end_;
   std::vector<std::bitset<128>> ascii_below_;
   std::vector<uint8_t> text_below_;  // bit s: text_below(i, s)
+  std::vector<uint8_t> run_state_;
+  std::vector<uint16_t> run_chars_, run_chars_end_;
+  std::vector<TokenId> run_tokens_;  // each run depth first: a node's run tokens contiguous
+  std::vector<uint32_t> run_first_token_, run_end_token_;
+  std::vector<RunExit> run_exits_;
+  std::vector<uint64_t> root_run_bits_;
+  std::vector<uint32_t> run_first_exit_, run_end_exit_;
   std::vector<std::string> pieces_;
   std::map<std::string, TokenId> control_tokens_;
   std::vector<TokenId> end_ids_;

@@ -252,46 +252,5 @@ TEST(JsonSchemaSuite, ValidInstancesOfSupportedSchemasPassTheGrammarAndTheTokenM
   EXPECT_GE(instances, 77);
 }
 
-// The mask's shortcuts (text steps through free and counted strings, their
-// exceptions, characters begun from mixed states) against the plain check of
-// every token of a vocabulary, at every state along an instance: the same
-// allowed set, token for token.
-TEST(TokenMasks, EqualTheDirectCheckOfEveryToken) {
-  const TokenTrie trie(testing::VocabTokenizerFor("phi-3"));
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"type":"string","maxLength":5})", "\"h\u00e9\u4e2dxy\""},
-      {R"({"type":"string","minLength":3})", "\"abcd\u00e9f\""},
-      {R"({"type":"string","pattern":"^[a-z]{2,4}-\\d+$"})", "\"abc-123\""},
-      {R"({"type":"string","pattern":"a+"})", "\"xxaayy\""},
-      // 'a' is an exception of the text step: "az" must stay refused.
-      {R"({"type":"string","pattern":"^(?:[^a]|ab)*$"})", "\"xaby\""},
-      {R"({"properties":{"foo":{"type":"string"},"bar":{}}})", R"({"foo":"f\"o","bar":1,"baz":2})"},
-      {R"({"type":"array","items":{"type":"string","format":"date"}})", R"(["2026-11-28"])"},
-  };
-  for (const auto& [schema, instance] : cases) {
-    const auto grammar = JsonSchemaGrammar(
-        ParseOrdered("{\"s\":" + schema + "}").extract<Poco::JSON::Object::Ptr>()->get("s"));
-    // The instance as the JSON text the output would be (escapes decoded).
-    const std::string text =
-        CompactJson(ParseOrdered("[" + instance + "]").extract<Poco::JSON::Array::Ptr>()->get(0));
-    const std::vector<TokenId> ids = trie.LongestFirst(text);
-    ASSERT_FALSE(ids.empty()) << text;
-    TokenConstraint constraint(grammar, trie);
-    for (size_t step = 0; step <= ids.size(); ++step) {
-      int allowed = 0;
-      for (size_t t = 0; t < trie.vocab_size(); ++t) {
-        const auto id = static_cast<TokenId>(t);
-        const bool direct = constraint.Allows(id);
-        ASSERT_EQ(direct, constraint.MaskAllows(id))
-            << schema << " after " << step << " tokens of " << text << ": token '" << trie.piece(id)
-            << "'";
-        allowed += direct ? 1 : 0;
-      }
-      EXPECT_GT(allowed, 0) << schema << " after " << step << " tokens";
-      if (step < ids.size()) constraint.Accept(ids[step]);
-    }
-  }
-}
-
 }  // namespace
 }  // namespace orcd::structured
