@@ -29,6 +29,8 @@ struct SampleRequest {
   // top_logprobs alternatives' are written to *logprobs (SampleDraw's).
   int top_logprobs = -1;
   TokenLogprobs* logprobs = nullptr;
+  // Structured output: the ids the pick may be, as bits (SampleDraw's).
+  std::span<const uint64_t> allowed;
 
   static SampleRequest From(const SampleDraw& d) {
     return {d.config->temperature,
@@ -39,7 +41,8 @@ struct SampleRequest {
             d.uniform,
             d.penalized,
             d.logprobs != nullptr ? d.top_logprobs : -1,
-            d.logprobs};
+            d.logprobs,
+            d.allowed};
   }
 };
 

@@ -109,18 +109,25 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
 
   model.Reset();
   // Greedy jobs, and every job on a device that samples, read back a token
-  // id per step, not the logits; OpenAI's logit adjustments and grammars
-  // need the logits row on the host, and so do logprobs unless the device
-  // reports them with its pick (then greedy jobs with logprobs sample there
-  // too, at temperature 0: the same argmax).
+  // id per step, not the logits; OpenAI's logit adjustments need the logits
+  // row on the host, and so do grammars unless the device samples (it masks
+  // the row with the grammar's bits: SampleDraw::allowed) and logprobs
+  // unless the device reports them with its pick (then greedy jobs with
+  // logprobs or a grammar sample there too, at temperature 0: the same
+  // argmax).
   const SamplerConfig sampler_config = ToSamplerConfig(input.sampling);
   const bool logprobs = input.top_logprobs >= 0;
-  const bool host_logits = sampler_config.adjustments.active() || input.grammar != nullptr ||
+  const bool host_logits = sampler_config.adjustments.active() ||
+                           (input.grammar != nullptr && !model.SamplesOnDevice()) ||
                            (logprobs && !model.LogprobsOnDevice());
-  const bool greedy = !host_logits && !logprobs && input.sampling.temperature <= 0.0 &&
-                      input.sampling.repetition_penalty == 1.0;
+  const bool greedy = !host_logits && !logprobs && input.grammar == nullptr &&
+                      input.sampling.temperature <= 0.0 && input.sampling.repetition_penalty == 1.0;
   const bool on_device = !greedy && !host_logits && model.SamplesOnDevice();
   Sampler sampler(sampler_config);
+  // Structured output: each token drawn from those the grammar allows (the
+  // others' logits set to -inf before the sampler's filters), by the host
+  // sampler or the device's.
+  std::optional<structured::TokenConstraint> constraint;
   // Where the device puts each pick's log-probabilities.
   TokenLogprobs device_logprobs;
   auto next_draw = [&] {
@@ -129,11 +136,9 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       draw.top_logprobs = input.top_logprobs;
       draw.logprobs = &device_logprobs;
     }
+    if (constraint) draw.allowed = constraint->AllowedBits();  // the state after the last pick
     return draw;
   };
-  // Structured output: each token drawn from those the grammar allows (the
-  // others' logits set to -inf before the sampler's filters).
-  std::optional<structured::TokenConstraint> constraint;
   std::vector<float> masked;
   if (input.grammar) {
     if (options.token_trie == nullptr)
@@ -196,7 +201,7 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       break;
     }
     int32_t token = next_token;
-    if (constraint) {
+    if (constraint && !on_device) {
       // The pick is checked against the grammar (a few bytes matched); only
       // a refused pick computes the mask and picks again.
       token = sampler.SampleAllowed(

@@ -49,13 +49,17 @@ struct SamplerConfig {
 // configuration, the uniform draw Sample would make, the distinct tokens the
 // repetition penalty applies to; and, when the job asks for log-probabilities
 // (top_logprobs >= 0), where the device puts the chosen token's and its
-// top_logprobs most probable alternatives' (ComputeLogprobs' values).
+// top_logprobs most probable alternatives' (ComputeLogprobs' values); and,
+// for structured output, the tokens the pick may be (bits by id; empty: any):
+// the others are set to -inf after the log-probabilities, before anything
+// else, as the host masks a row (TokenConstraint::Mask).
 struct SampleDraw {
   const SamplerConfig* config = nullptr;
   double uniform = 0.0;
   std::span<const int32_t> penalized;
   int top_logprobs = -1;
   TokenLogprobs* logprobs = nullptr;
+  std::span<const uint64_t> allowed;
 };
 
 // How the sampled (temperature > 0) tokens were chosen.

@@ -303,6 +303,15 @@ const std::vector<uint64_t>& TokenConstraint::Allowed() {
   return *allowed_.emplace(walked, std::move(computed)).first->second;
 }
 
+std::span<const uint64_t> TokenConstraint::AllowedBits() {
+  const std::vector<uint64_t>& bits = Allowed();
+  if (std::all_of(bits.begin(), bits.end(), [](uint64_t w) { return w == 0; })) {
+    throw Error(ErrorCode::kInternal,
+                "structured output: no token of the vocabulary continues the output");
+  }
+  return bits;
+}
+
 bool TokenConstraint::MaskAllows(TokenId token) {
   return token >= 0 && static_cast<size_t>(token) < trie_.vocab_size() && Test(Allowed(), token);
 }

@@ -42,6 +42,11 @@ class TokenConstraint {
   bool Allows(TokenId token) const;
   // The same answer read from the mask (computing it for this state).
   bool MaskAllows(TokenId token);
+  // The mask itself: bits by token id (end tokens included where the output
+  // may end), for a sampler that masks where the logits are (the device).
+  // Valid until the next call on this constraint; throws as Mask does when
+  // no token may come next.
+  std::span<const uint64_t> AllowedBits();
   // Which of the grammar's control tokens `token` is, where the grammar
   // expects one next.
   std::optional<uint32_t> ControlTokenIndex(TokenId token) const;

@@ -205,8 +205,9 @@ TEST(LogprobsOnTheEmulatedDevice, AskingForThemChangesNoChoice) {
 }
 
 // Structured output on the CUDA backend (emulated), through the batch
-// scheduler (two slots): the job reads its logits rows on the host and its
-// answer is the schema's instance, ended by the grammar.
+// scheduler (two slots): each row is masked with the grammar's bits and
+// sampled on the device, and the answer is the schema's instance, ended by
+// the grammar.
 TEST(StructuredOutputOnTheEmulatedDevice, TheAnswerIsAnInstanceOfTheSchema) {
   ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 128, 60, /*slots=*/2);
   Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));

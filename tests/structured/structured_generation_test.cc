@@ -189,22 +189,39 @@ TEST(StructuredGenerationSeeds, ASeededRequestRepeatsItsOutput) {
 // (One that drifts into the analysis channel and never ends it runs to
 // max_tokens: the analysis is free by design.) The model
 // prefers a scripted sequence of tokens, then has no preference (greedy
-// picks the lowest allowed id).
+// picks the lowest allowed id). `on_device`: it samples where its logits
+// are, as the CUDA backend does (greedy over the ids the draw's mask
+// allows), and never hands a row to the host.
 class PreferringModel final : public LogitSource {
  public:
-  PreferringModel(std::vector<int32_t> script, int64_t vocab)
-      : script_(std::move(script)), logits_(static_cast<size_t>(vocab)) {}
+  PreferringModel(std::vector<int32_t> script, int64_t vocab, bool on_device = false)
+      : script_(std::move(script)), logits_(static_cast<size_t>(vocab)), on_device_(on_device) {}
   void Reset() override { position_ = emitted_ = 0; }
   std::span<const float> Prefill(std::span<const int32_t> tokens) override {
+    host_rows += on_device_ ? 1 : 0;
     position_ += static_cast<int64_t>(tokens.size());
     return Next();
   }
   std::span<const float> Decode(int32_t) override {
+    host_rows += on_device_ ? 1 : 0;
     ++position_;
     return Next();
   }
+  bool SamplesOnDevice() const override { return on_device_; }
+  int32_t PrefillSample(std::span<const int32_t> tokens, const SampleDraw& draw) override {
+    position_ += static_cast<int64_t>(tokens.size());
+    return MaskedArgmax(draw);
+  }
+  int32_t DecodeSample(int32_t, const SampleDraw& draw) override {
+    ++position_;
+    return MaskedArgmax(draw);
+  }
   int64_t position() const override { return position_; }
   int64_t context_length() const override { return 4096; }
+
+  int host_rows = 0;  // rows handed to the host while sampling on the device
+  int draws = 0;
+  int masked_draws = 0;  // draws that came with the grammar's bits
 
  private:
   std::span<const float> Next() {
@@ -213,8 +230,21 @@ class PreferringModel final : public LogitSource {
     if (k < script_.size()) logits_[static_cast<size_t>(script_[k])] = 10.0f;
     return logits_;
   }
+  int32_t MaskedArgmax(const SampleDraw& draw) {
+    const std::span<const float> row = Next();
+    ++draws;
+    masked_draws += draw.allowed.empty() ? 0 : 1;
+    int32_t best = -1;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const bool allowed = draw.allowed.empty() || ((draw.allowed[i / 64] >> (i % 64)) & 1u);
+      if (allowed && (best < 0 || row[i] > row[static_cast<size_t>(best)]))
+        best = static_cast<int32_t>(i);
+    }
+    return best;
+  }
   std::vector<int32_t> script_;
   std::vector<float> logits_;
+  bool on_device_;
   int64_t position_ = 0, emitted_ = 0;
 };
 
@@ -224,9 +254,10 @@ class PreferringModel final : public LogitSource {
 ChatOutputCollector ScriptedReply(const Tokenizer& tokenizer, const structured::TokenTrie& trie,
                                   const std::string& script,
                                   std::shared_ptr<const structured::Grammar> grammar,
-                                  ChatOutputFormat format, bool tools_enabled) {
+                                  ChatOutputFormat format, bool tools_enabled,
+                                  bool on_device = false) {
   PreferringModel model(tokenizer.Encode(script, false, /*parse_special=*/true),
-                        tokenizer.vocab_size());
+                        tokenizer.vocab_size(), on_device);
   GenerationInput input;
   input.max_tokens = 200;
   input.sampling.temperature = 0.0;
@@ -240,6 +271,11 @@ ChatOutputCollector ScriptedReply(const Tokenizer& tokenizer, const structured::
   const GenerationResult r = GenerateTokens(
       model, tokenizer, tokenizer.Encode("Pick.", false, false), input, out, options);
   EXPECT_EQ(r.stop_reason, "eos") << out.text;
+  if (on_device) {
+    EXPECT_EQ(model.host_rows, 0) << "a logits row went to the host";
+    EXPECT_EQ(model.masked_draws, model.draws) << "a draw without the grammar's bits";
+    EXPECT_GE(model.draws, r.tokens_out);
+  }
   ChatOutputCollector reply;
   auto reader = MakeChatOutputParser(format, tools_enabled);
   reader->Push(out.text, reply);
@@ -275,6 +311,12 @@ TEST(StructuredHarmony, TheAnalysisStaysFreeAndTheFinalMessageIsTheSchemasInstan
     SCOPED_TRACE(c.name);
     const ChatOutputCollector reply =
         ScriptedReply(*tokenizer, trie, c.script, grammar, ChatOutputFormat::kHarmony, false);
+    // Sampled where the logits are (the device), with the grammar's bits:
+    // the same reply.
+    const ChatOutputCollector on_device =
+        ScriptedReply(*tokenizer, trie, c.script, grammar, ChatOutputFormat::kHarmony, false, true);
+    EXPECT_EQ(on_device.content, reply.content);
+    EXPECT_EQ(on_device.reasoning, reply.reasoning);
     EXPECT_EQ(reply.reasoning, c.reasoning) << reply.content;
     const auto answer =
         Poco::JSON::Parser().parse(reply.content).extract<Poco::JSON::Object::Ptr>();

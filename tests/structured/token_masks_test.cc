@@ -105,9 +105,9 @@ TEST(TokenMasks, EqualTheDirectCheckOfEveryTokenOnQwen2) {
 // The state table (matcher_states.h) gives each byte the state the matcher
 // itself reaches, also for the bytes it filled from another byte's class.
 TEST(MatcherStates, EveryByteLeadsWhereTheMatcherGoes) {
-  const auto grammar = Compile(
-      R"({"type":"object","properties":{"n":{"type":"integer","minimum":-5,"maximum":300},)"
-      R"("s":{"type":"string","pattern":"^[a-f0-9]+$"}}})");
+  const auto grammar =
+      Compile(R"({"type":"object","properties":{"n":{"type":"integer","minimum":-5,"maximum":300},)"
+              R"("s":{"type":"string","pattern":"^[a-f0-9]+$"}}})");
   GrammarMatcher m(grammar);
   MatcherStates states(m);
   MatcherStates::Id at = 0;
@@ -137,9 +137,8 @@ TEST(TokenMasks, AJobPastItsStateTableKeepsItsAnswers) {
   std::vector<TokenId> word;  // a token of four letters
   for (size_t t = 0; t < trie.vocab_size() && word.empty(); ++t) {
     const std::string& piece = trie.piece(static_cast<TokenId>(t));
-    if (piece.size() == 4 && std::all_of(piece.begin(), piece.end(), [](char c) {
-          return c >= 'a' && c <= 'z';
-        })) {
+    if (piece.size() == 4 &&
+        std::all_of(piece.begin(), piece.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
       word.push_back(static_cast<TokenId>(t));
     }
   }

@@ -189,6 +189,13 @@ class CudaBackend : public DeviceExecution, public KvMemory {
   bool staging_in_flight_ = false;  // a run's copy in may still be queued
   // The run's chosen token, through the staging (ends the run: waits).
   int32_t ReadToken(const int32_t* device_token);
+  // Stages row `row`'s allowed-id bits (structured output) for the next
+  // sampling launch; returns their offset in words.
+  int64_t StageAllowed(int64_t row, std::span<const uint64_t> allowed, int64_t vocab);
+  DeviceBuffer allowed_;  // [sample rows][words]: made on first use
+  PinnedBuffer staged_allowed_;
+  uint64_t allowed_words_ = 0;
+  int64_t staged_allowed_rows_ = 0;  // rows staged for the launch being prepared
   DeviceBuffer sample_keys_, sample_ids_, sample_rows_, penalized_, raw_penalized_, row_logprobs_,
       q8_, attention_partial_, prefill_buffer_;
   RowLogprobs* staged_logprobs_ = nullptr;

@@ -142,6 +142,9 @@ struct SampleRow {
   // Log-probabilities asked for: the most probable ids to report (0 to
   // kRowLogprobsMax; -1: none, and SampleRowsArgs::logprobs[r] is untouched).
   int32_t top_logprobs;
+  // Structured output: words into SampleRowsArgs::allowed of the bits (by
+  // id) of the ids the pick may be; -1: any id.
+  int64_t allowed_offset = -1;
 };
 
 // The most top-logprob ids a row reports (OpenAI's top_logprobs limit).
@@ -167,8 +170,9 @@ struct SampleRowsArgs {
   const int32_t* penalized;
   int32_t* out;  // [rows]: each row's chosen id
   int64_t n_rows;
-  RowLogprobs* logprobs;  // [rows], written for rows with top_logprobs >= 0
-  float* raw_penalized;   // parallel to penalized: the logits before the penalty
+  RowLogprobs* logprobs;    // [rows], written for rows with top_logprobs >= 0
+  float* raw_penalized;     // parallel to penalized: the logits before the penalty
+  const uint64_t* allowed;  // rows' allowed-id bits (SampleRow::allowed_offset)
 };
 
 // Each returns 0, or the runtime's error number for a failed launch.

@@ -150,6 +150,16 @@ __device__ __forceinline__ Candidates sort_candidates(const SampleArgs& a, float
   return c;
 }
 
+// Structured output: every id whose bit in `allowed` is clear gets -inf (as
+// TokenConstraint::Mask does on the host), the row's own values in place.
+// Every thread calls; the row is whole when it returns.
+__device__ __forceinline__ void mask_row(float* logits, int64_t vocab, const uint64_t* allowed) {
+  for (int64_t i = threadIdx.x; i < vocab; i += blockDim.x) {
+    if (((allowed[i / 64] >> (i % 64)) & 1u) == 0) logits[i] = -INFINITY;
+  }
+  __syncthreads();
+}
+
 // Samples one row with the whole CTA: every thread returns the chosen id;
 // thread 0 also writes it to *a.out.
 __device__ __forceinline__ int32_t sample_row(const SampleArgs& a) {
@@ -278,15 +288,17 @@ __global__ void __launch_bounds__(kSamplerThreads) sample_rows_kernel(SampleRows
   a.out = b.out + r;
   a.raw_penalized = nullptr;
   if (row.top_logprobs < 0) {
+    if (row.allowed_offset >= 0) mask_row(a.logits, a.vocab, b.allowed + row.allowed_offset);
     sample_row(a);
     return;
   }
-  // Log-probabilities from the raw row, before the penalty changes it; the
-  // penalized logits are saved for the chosen id's own.
+  // Log-probabilities from the raw row, before the mask and the penalty
+  // change it; the penalized logits are saved for the chosen id's own.
   RowLogprobs* lp = b.logprobs + r;
   const int top_n = row.top_logprobs < kRowLogprobsMax ? row.top_logprobs : kRowLogprobsMax;
   row_logprobs(a.logits, a.vocab, top_n, lp);
   __syncthreads();
+  if (row.allowed_offset >= 0) mask_row(a.logits, a.vocab, b.allowed + row.allowed_offset);
   a.raw_penalized = b.raw_penalized + row.penalized_offset;
   const int32_t chosen = sample_row(a);
   chosen_raw_logit(a.logits, a.penalized, a.raw_penalized, a.n_penalized, chosen, lp);
