@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "host/sampling/sampler.h"
@@ -31,6 +32,10 @@ struct SampleRequest {
   TokenLogprobs* logprobs = nullptr;
   // Structured output: the ids the pick may be, as bits (SampleDraw's).
   std::span<const uint64_t> allowed;
+  // Set when `allowed` is still being computed (by the job, while the step
+  // is evaluated): the stepping thread calls it once the step's kernels are
+  // queued and reads `allowed` after it returns.
+  std::function<void()> await_allowed;
 
   static SampleRequest From(const SampleDraw& d) {
     return {d.config->temperature,
@@ -42,7 +47,8 @@ struct SampleRequest {
             d.penalized,
             d.logprobs != nullptr ? d.top_logprobs : -1,
             d.logprobs,
-            d.allowed};
+            d.allowed,
+            {}};
   }
 };
 

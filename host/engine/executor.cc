@@ -194,6 +194,10 @@ std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvC
     throw Error(ErrorCode::kInternal, "a step's samples need a device and one per logits row");
   const size_t floats = Execute(phase, step.tokens, 0, kv, /*all_logits=*/false, &step);
   const int64_t first = bp.logits_rows_selectable ? first_logit_row_ : 0;
+  // Masks computed while the device evaluated the step (queued, not done).
+  for (const SampleRequest* s : step.samples) {
+    if (s != nullptr && s->await_allowed) s->await_allowed();
+  }
   // The rows whose logits come back: every one, or those not sampled.
   host_rows_.clear();
   sampled_rows_.clear();
@@ -228,6 +232,7 @@ int32_t Executor::RunSample(Phase phase, std::span<const int32_t> tokens, int64_
   if (device_ == nullptr) throw Error(ErrorCode::kInternal, "RunSample needs a device backend");
   const size_t floats = Execute(phase, tokens, pos0, kv, /*all_logits=*/false);
   const int64_t vocab = plan_.phase(phase).vocab;
+  if (request.await_allowed) request.await_allowed();
   return device_->FinishRunSample(static_cast<int64_t>(floats) - vocab, vocab, request);
 }
 

@@ -32,6 +32,7 @@ class BatchScheduler::Source final : public LogitSource {
   // launch (greedy: the same argmax, ties to the lowest id).
   bool SamplesOnDevice() const override { return scheduler_.engine_.samples_on_device(); }
   bool LogprobsOnDevice() const override { return SamplesOnDevice(); }
+  bool OverlapsMasks() const override { return SamplesOnDevice(); }
   int32_t PrefillGreedy(std::span<const int32_t> tokens) override {
     if (!SamplesOnDevice()) return LogitSource::PrefillGreedy(tokens);
     return Pick(tokens, static_cast<int64_t>(tokens.size()), Greedy());
@@ -41,10 +42,11 @@ class BatchScheduler::Source final : public LogitSource {
     return Pick({&token, 1}, 0, Greedy());
   }
   int32_t PrefillSample(std::span<const int32_t> tokens, const SampleDraw& draw) override {
-    return Pick(tokens, static_cast<int64_t>(tokens.size()), engine::SampleRequest::From(draw));
+    return Pick(tokens, static_cast<int64_t>(tokens.size()), engine::SampleRequest::From(draw),
+                draw.allowed_later);
   }
   int32_t DecodeSample(int32_t token, const SampleDraw& draw) override {
-    return Pick({&token, 1}, 0, engine::SampleRequest::From(draw));
+    return Pick({&token, 1}, 0, engine::SampleRequest::From(draw), draw.allowed_later);
   }
   int64_t position() const override { return seq_->length.load(); }
   double queued_ms() const override { return seq_->queued_ms.load(); }
@@ -61,9 +63,10 @@ class BatchScheduler::Source final : public LogitSource {
     return r;
   }
   int32_t Pick(std::span<const int32_t> tokens, int64_t prompt_tokens,
-               const engine::SampleRequest& request) {
+               const engine::SampleRequest& request,
+               const std::function<std::span<const uint64_t>()>& allowed_later = nullptr) {
     int32_t token = -1;
-    scheduler_.Evaluate(*seq_, tokens, prompt_tokens, &request, &token);
+    scheduler_.Evaluate(*seq_, tokens, prompt_tokens, &request, &token, allowed_later);
     return token;
   }
 
@@ -122,22 +125,48 @@ ServingStats BatchScheduler::stats() const {
   return s;
 }
 
-std::span<const float> BatchScheduler::Evaluate(Sequence& seq, std::span<const int32_t> tokens,
-                                                int64_t prompt_tokens,
-                                                const engine::SampleRequest* sample,
-                                                int32_t* token) {
+std::span<const float> BatchScheduler::Evaluate(
+    Sequence& seq, std::span<const int32_t> tokens, int64_t prompt_tokens,
+    const engine::SampleRequest* sample, int32_t* token,
+    const std::function<std::span<const uint64_t>()>& allowed_later) {
   std::unique_lock lock(mu_);
   seq.pending.assign(tokens.begin(), tokens.end());
   seq.prompt_tokens = prompt_tokens;
   seq.sampling = sample != nullptr;
   if (sample != nullptr) seq.sample = *sample;  // its penalized span outlives the wait
+  seq.mask_pending = sample != nullptr && allowed_later != nullptr;
+  if (seq.mask_pending) {
+    // Called by the stepping thread (RunStep, without mu_) before it samples.
+    seq.sample.await_allowed = [this, s = &seq] {
+      std::unique_lock wait(mu_);
+      s->mask_cv.wait(wait, [s] { return !s->mask_pending; });
+    };
+  }
   seq.fed = 0;
   seq.ready = false;
   seq.error = nullptr;
   seq.asked = true;
   ++changes_;
   work_cv_.notify_all();
+  std::exception_ptr mask_error;
+  if (seq.mask_pending) {
+    // The mask is computed while the step is gathered and evaluated; a mask
+    // that fails leaves the row unmasked, and its pick is dropped below.
+    lock.unlock();
+    std::span<const uint64_t> allowed;
+    try {
+      allowed = allowed_later();
+    } catch (...) {
+      mask_error = std::current_exception();
+    }
+    lock.lock();
+    seq.sample.allowed = allowed;
+    seq.mask_pending = false;
+    seq.mask_cv.notify_all();
+  }
   seq.cv.wait(lock, [&] { return seq.ready; });
+  seq.sample.await_allowed = nullptr;
+  if (mask_error) std::rethrow_exception(mask_error);
   if (seq.error) std::rethrow_exception(seq.error);
   if (token != nullptr) *token = seq.token;
   return seq.logits;

@@ -77,11 +77,13 @@ class BatchScheduler {
 
   // Blocks until `seq`'s tokens were evaluated; returns its logits row, or
   // with `sample` (a device that samples) sets *token to the id picked
-  // there and returns nothing.
-  std::span<const float> Evaluate(Sequence& seq, std::span<const int32_t> tokens,
-                                  int64_t prompt_tokens,
-                                  const engine::SampleRequest* sample = nullptr,
-                                  int32_t* token = nullptr);
+  // there and returns nothing. `allowed_later`: the sample's allowed-id
+  // bits, computed on this thread once the tokens are handed over (the step
+  // waits for them before it samples).
+  std::span<const float> Evaluate(
+      Sequence& seq, std::span<const int32_t> tokens, int64_t prompt_tokens,
+      const engine::SampleRequest* sample = nullptr, int32_t* token = nullptr,
+      const std::function<std::span<const uint64_t>()>& allowed_later = nullptr);
   void Close(const std::shared_ptr<Sequence>& seq);
   void Loop();
   // With mu_ held: frees closed sequences (or starts caching their answer),

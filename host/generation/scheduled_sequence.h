@@ -36,6 +36,10 @@ struct BatchScheduler::Sequence {
   bool sampling = false;
   engine::SampleRequest sample;
   int32_t token = -1;
+  // Its request thread is still computing sample.allowed (a grammar's mask,
+  // while the step is evaluated): the step waits on mask_cv before sampling.
+  bool mask_pending = false;
+  std::condition_variable mask_cv;
   std::function<bool()> stop_check;
   std::atomic<int64_t> length{0};  // positions evaluated (read by its own thread)
   // Every token evaluated so far, of which the first history_prompt are

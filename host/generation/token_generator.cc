@@ -136,7 +136,11 @@ GenerationResult GenerateTokens(LogitSource& model, const Tokenizer& tokenizer,
       draw.top_logprobs = input.top_logprobs;
       draw.logprobs = &device_logprobs;
     }
-    if (constraint) draw.allowed = constraint->AllowedBits();  // the state after the last pick
+    if (constraint && model.OverlapsMasks()) {  // the state after the last pick
+      draw.allowed_later = [&constraint] { return constraint->AllowedBits(); };
+    } else if (constraint) {
+      draw.allowed = constraint->AllowedBits();
+    }
     return draw;
   };
   std::vector<float> masked;

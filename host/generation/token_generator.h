@@ -38,6 +38,10 @@ class LogitSource {
   // Whether those picks also report log-probabilities where the logits are
   // (SampleDraw::logprobs): a job asking for them then keeps sampling there.
   virtual bool LogprobsOnDevice() const { return false; }
+  // Whether PrefillSample/DecodeSample take SampleDraw::allowed_later and
+  // call it while the step is evaluated (a grammar's next mask computed as
+  // the device works); else the generator computes the bits first.
+  virtual bool OverlapsMasks() const { return false; }
   virtual int64_t position() const = 0;
   virtual int64_t context_length() const = 0;
   // Installs a check the model asks while it evaluates (between layers or

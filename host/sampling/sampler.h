@@ -60,6 +60,11 @@ struct SampleDraw {
   int top_logprobs = -1;
   TokenLogprobs* logprobs = nullptr;
   std::span<const uint64_t> allowed;
+  // Or the bits computed while the step is evaluated, for a source that
+  // overlaps them (LogitSource::OverlapsMasks): it calls this once, on the
+  // job's thread, after the step was handed over; the span lives until the
+  // pick returns.
+  std::function<std::span<const uint64_t>()> allowed_later;
 };
 
 // How the sampled (temperature > 0) tokens were chosen.

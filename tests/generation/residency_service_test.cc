@@ -15,15 +15,20 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "host/common/status.h"
 #include "host/device/device_context.h"
 #include "host/engine/cuda/delegating_runtime.h"
 #include "host/engine/cuda/device_runtime.h"
+#include "host/engine/engine.h"
+#include "host/generation/batch_scheduler.h"
 #include "host/generation/generation_service.h"
 #include "host/plugins/host_services.h"
 #include "host/plugins/plugin_registry.h"
+#include "host/sampling/sampler.h"
+#include "host/structured/grammar.h"
 #include "host/structured/json_schema_grammar.h"
 #include "host/tokenizer/tokenizer.h"
 
@@ -227,6 +232,81 @@ TEST(StructuredOutputOnTheEmulatedDevice, TheAnswerIsAnInstanceOfTheSchema) {
   const std::string c = answer->getValue<std::string>("c");
   EXPECT_TRUE(c == "red" || c == "blue") << out.text;
   EXPECT_LE(answer->getValue<int>("n"), 9) << out.text;
+}
+
+// A grammar no token of the vocabulary can begin (its one symbol a control
+// token the vocabulary lacks): its mask, computed on its request thread while
+// the device evaluates the step, fails; that job ends with the error and
+// no token, and the job sharing its steps keeps its answer.
+TEST(StructuredOutputOnTheEmulatedDevice, AMaskThatFailsEndsOnlyItsJob) {
+  ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 128, 60, /*slots=*/2);
+  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
+  const auto input = [](std::shared_ptr<const structured::Grammar> grammar) {
+    GenerationInput in;
+    in.prompt = "Pick:";
+    in.max_tokens = 8;
+    in.sampling.temperature = 1.0;
+    in.sampling.seed = 4;
+    in.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    in.grammar = std::move(grammar);
+    return in;
+  };
+  structured::GrammarBuilder b;
+  const uint32_t root = b.AddRule({{b.ControlToken("<|not-in-this-vocabulary|>")}});
+  const GenerationInput impossible =
+      input(std::make_shared<const structured::Grammar>(b.Build(root)));
+  const GenerationInput color =
+      input(structured::JsonSchemaGrammar(parser.parse(R"({"enum":["red","blue"]})")));
+  CollectLogprobs failed_out, answered_out;
+  GenerationResult failed;
+  std::thread other([&] { failed = on.service->Generate(impossible, failed_out); });
+  const GenerationResult answered = on.service->Generate(color, answered_out);
+  other.join();
+  EXPECT_EQ(failed.stop_reason, "error");
+  EXPECT_NE(failed.error_message.find("no token"), std::string::npos) << failed.error_message;
+  EXPECT_EQ(failed_out.tokens, 0);
+  EXPECT_EQ(answered.stop_reason, "eos") << answered.error_message;
+  EXPECT_TRUE(answered_out.text == "\"red\"" || answered_out.text == "\"blue\"")
+      << answered_out.text;
+}
+
+// The scheduler's step waits for a mask its job is still computing
+// (SampleDraw::allowed_later: here a slow one, allowing one id) before it
+// samples: every pick is that id, whatever the model prefers.
+TEST(ScheduledMasks, TheStepWaitsForAMaskComputedWhileTheDeviceWorks) {
+  PluginRegistry plugins(HostServices());
+  plugins.LoadDirectories({ORCD_PLUGIN_DIR});
+  engine::EngineOptions options;
+  options.device = "cuda";
+  options.device_runtime = engine::cuda::CreateEmulatedRuntime(1ull << 30);
+  options.context_length = 64;
+  options.max_sequences = 2;
+  const auto e = engine::Engine::Load(
+      std::string(ORCD_FIXTURES_DIR) + "/models/qwen2-tiny.F16.gguf", plugins, options);
+  BatchScheduler scheduler(*e, SchedulerOptions{});
+  const std::unique_ptr<LogitSource> source = scheduler.OpenSequence(32, 0);
+  ASSERT_TRUE(source->OverlapsMasks());
+  constexpr int32_t kOnly = 1234;
+  std::vector<uint64_t> bits(static_cast<size_t>((e->info().vocab + 63) / 64), 0);
+  bits[kOnly / 64] |= uint64_t{1} << (kOnly % 64);
+  SamplerConfig config;
+  config.temperature = 1.0;
+  config.seed = 3;
+  Sampler sampler(config);
+  int later_calls = 0;
+  int32_t token = -1;
+  const std::vector<int32_t> prompt = {11, 22, 33, 44};
+  for (int step = 0; step < 3; ++step) {
+    SampleDraw draw = sampler.NextDraw();
+    draw.allowed_later = [&] {
+      ++later_calls;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      return std::span<const uint64_t>(bits);
+    };
+    token = step == 0 ? source->PrefillSample(prompt, draw) : source->DecodeSample(token, draw);
+    EXPECT_EQ(token, kOnly) << "step " << step;
+  }
+  EXPECT_EQ(later_calls, 3);
 }
 
 // Prefix caching on the CUDA backend (emulated), through the batch scheduler

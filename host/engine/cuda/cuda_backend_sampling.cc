@@ -99,7 +99,8 @@ int64_t CudaBackend::StageAllowed(int64_t row, std::span<const uint64_t> allowed
   const auto words = static_cast<uint64_t>((vocab + 63) / 64);
   if (allowed_words_ != words) {  // first use (about 19 KiB a row at Qwen's vocabulary)
     allowed_ = Make(words * 8 * static_cast<uint64_t>(sample_rows_capacity_), &VramUsage::other);
-    staged_allowed_ = PinnedBuffer(*runtime_, words * 8 * static_cast<uint64_t>(sample_rows_capacity_));
+    staged_allowed_ =
+        PinnedBuffer(*runtime_, words * 8 * static_cast<uint64_t>(sample_rows_capacity_));
     allowed_words_ = words;
   }
   // Ids past the bits given (a vocabulary the model pads) are refused.
