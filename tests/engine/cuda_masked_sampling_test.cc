@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "emulated_sample_rows.h"
 #include "engine_test_support.h"
 #include "golden.h"
 #include "host/engine/cuda/op_kernels.h"
@@ -122,7 +123,6 @@ TEST(CudaMaskedSampling, EnginePicksAsTheCpuFromTheMaskedRow) {
 // launch: each row's pick is the CPU's on its own (masked) row.
 TEST(CudaMaskedSampling, KernelMasksOnlyItsOwnRow) {
   constexpr int64_t kVocab = 4099;
-  constexpr int64_t kPadded = 8192;
   std::mt19937 gen(5);
   std::normal_distribution<float> noise(0.0f, 2.0f);
   std::vector<float> row(kVocab);
@@ -149,20 +149,8 @@ TEST(CudaMaskedSampling, KernelMasksOnlyItsOwnRow) {
       p.top_logprobs = -1;
       p.allowed_offset = r == 1 ? 0 : -1;
     }
-    std::vector<float> keys(kPadded * 3);
-    std::vector<int32_t> ids(kPadded * 3), out(3, -1), penalized(1, 0);
-    engine::cuda::SampleRowsArgs a{};
-    a.logits = logits.data();
-    a.vocab = kVocab;
-    a.padded = kPadded;
-    a.keys = keys.data();
-    a.ids = ids.data();
-    a.rows = params.data();
-    a.penalized = penalized.data();
-    a.out = out.data();
-    a.n_rows = 3;
-    a.allowed = bits.data();
-    ASSERT_EQ(engine::cuda::EmulatedOpKernels().sample_rows(a, nullptr), 0);
+    const std::vector<int32_t> out =
+        SampleRowsOnTheEmulator(logits, kVocab, params, {}, nullptr, bits.data());
     for (size_t r = 0; r < 3; ++r) {
       std::vector<float> own = r == 1 ? Masked(row, bits) : row;
       EXPECT_EQ(out[r], host[r].Sample(own)) << "row " << r << ", step " << step;

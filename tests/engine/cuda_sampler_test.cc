@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "emulated_sample_rows.h"
 #include "engine_test_support.h"
 #include "golden.h"
 #include "host/engine/cuda/op_kernels.h"
@@ -84,8 +85,6 @@ TEST(CudaSampler, ChoosesWhatTheCpuSamplerChooses) {
 // draws and penalized ids: same tokens as the CPU sampler on each row alone.
 TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRowsInOneLaunch) {
   constexpr int64_t kVocab = 40000;
-  int64_t padded = 1;
-  while (padded < kVocab) padded <<= 1;
   std::mt19937 gen(7);
   std::normal_distribution<float> noise(0.0f, 1.0f);
   std::vector<std::pair<const char*, std::vector<float>>> rows;
@@ -107,9 +106,6 @@ TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRowsInOneLaunch) {
       {"min-p 0.05", {1.2, 1.0, 0, 1.0, 0.05, 25}},
       {"hot", {3.0, 1.0, 0, 0.95, 0.0, 26}},
   };
-  const auto& kernels = engine::cuda::EmulatedOpKernels();
-  std::vector<float> keys(padded * n_rows);
-  std::vector<int32_t> ids(padded * n_rows);
   for (const SamplerCase& c : cases) {
     // Each row its own job: its own seed (hence draws) and generated ids.
     std::vector<Sampler> host, device;
@@ -141,19 +137,7 @@ TEST(CudaSampler, KernelChoosesAsTheCpuOnPeakedAndFlatRowsInOneLaunch) {
         p.uniform = draw.uniform;
         p.top_logprobs = -1;
       }
-      penalized.push_back(0);  // never empty
-      std::vector<int32_t> out(n_rows, -1);
-      engine::cuda::SampleRowsArgs a{};
-      a.logits = logits.data();
-      a.vocab = kVocab;
-      a.padded = padded;
-      a.keys = keys.data();
-      a.ids = ids.data();
-      a.rows = params.data();
-      a.penalized = penalized.data();
-      a.out = out.data();
-      a.n_rows = static_cast<int64_t>(n_rows);
-      ASSERT_EQ(kernels.sample_rows(a, nullptr), 0);
+      const std::vector<int32_t> out = SampleRowsOnTheEmulator(logits, kVocab, params, penalized);
       for (size_t r = 0; r < n_rows; ++r) {
         const int32_t on_host = host[r].Sample(rows[r].second);
         ASSERT_EQ(out[r], on_host) << rows[r].first << ", " << c.name << ", step " << step;
@@ -200,8 +184,6 @@ TEST(CudaSampler, KernelReportsLogprobsAsTheCpuComputesThem) {
   std::mt19937 gen(3);
   std::normal_distribution<float> noise(0.0f, 2.0f);
   for (const int64_t vocab : {int64_t{7}, int64_t{4099}, int64_t{40000}}) {
-    int64_t padded = 1;
-    while (padded < vocab) padded <<= 1;
     std::vector<std::pair<std::string, std::vector<float>>> rows;
     std::vector<float> plain(vocab), ties(vocab), odd(vocab);
     for (int64_t i = 0; i < vocab; ++i) {
@@ -238,22 +220,8 @@ TEST(CudaSampler, KernelReportsLogprobsAsTheCpuComputesThem) {
           p.uniform = 0.25 + 0.2 * static_cast<double>(r);
           p.top_logprobs = r + 1 == n_rows ? -1 : top_n;
         }
-        penalized.push_back(0);  // never empty
-        std::vector<float> keys(padded * n_rows), raw(penalized.size());
-        std::vector<int32_t> ids(padded * n_rows), out(n_rows, -1);
-        engine::cuda::SampleRowsArgs a{};
-        a.logits = logits.data();
-        a.vocab = vocab;
-        a.padded = padded;
-        a.keys = keys.data();
-        a.ids = ids.data();
-        a.rows = params.data();
-        a.penalized = penalized.data();
-        a.out = out.data();
-        a.n_rows = static_cast<int64_t>(n_rows);
-        a.logprobs = lp.data();
-        a.raw_penalized = raw.data();
-        ASSERT_EQ(engine::cuda::EmulatedOpKernels().sample_rows(a, nullptr), 0);
+        const std::vector<int32_t> out =
+            SampleRowsOnTheEmulator(logits, vocab, params, penalized, lp.data());
         EXPECT_EQ(lp.back().n_top, -7);
         for (size_t r = 0; r + 1 < n_rows; ++r) {
           const std::string where = rows[r].first + ", vocab " + std::to_string(vocab) + ", top " +

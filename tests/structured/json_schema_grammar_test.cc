@@ -14,16 +14,10 @@
 #include "host/structured/json_answer_grammar.h"
 #include "host/structured/json_schema_grammar.h"
 #include "host/structured/tool_call_grammar.h"
+#include "schema_text.h"
 
 namespace orcd::structured {
 namespace {
-
-// As a request carries it: a member of an object (also `true` / `false`).
-std::shared_ptr<const Grammar> Compile(const std::string& schema) {
-  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
-  const Poco::Dynamic::Var request = parser.parse(R"({"schema":)" + schema + "}");
-  return JsonSchemaGrammar(request.extract<Poco::JSON::Object::Ptr>()->get("schema"));
-}
 
 bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
   GrammarMatcher m(g);
@@ -32,7 +26,7 @@ bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
 
 std::string Refusal(const std::string& schema) {
   try {
-    Compile(schema);
+    CompileSchema(schema);
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
     return e.what();
@@ -41,7 +35,7 @@ std::string Refusal(const std::string& schema) {
 }
 
 TEST(JsonSchemaGrammar, ObjectsKeepTheSchemasOrderRequiredAndExtras) {
-  const auto g = Compile(R"({"type":"object","properties":{"name":{"type":"string"},
+  const auto g = CompileSchema(R"({"type":"object","properties":{"name":{"type":"string"},
       "age":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}}},
       "required":["name","tags"],"additionalProperties":false})");
   EXPECT_TRUE(Matches(g, R"({"name":"Ann","tags":[]})"));
@@ -52,7 +46,7 @@ TEST(JsonSchemaGrammar, ObjectsKeepTheSchemasOrderRequiredAndExtras) {
   EXPECT_FALSE(Matches(g, R"({"name":"Ann","age":4.5,"tags":[]})"));
   EXPECT_FALSE(Matches(g, R"({ "name":"Ann","tags":[]})")) << "compact: no whitespace";
 
-  const auto open = Compile(R"({"properties":{"a":{"type":"boolean"}}})");
+  const auto open = CompileSchema(R"({"properties":{"a":{"type":"boolean"}}})");
   EXPECT_TRUE(Matches(open, R"({})"));
   EXPECT_TRUE(Matches(open, R"({"a":true,"b":[1,{"c":null}]})")) << "extras after the listed";
   EXPECT_TRUE(Matches(open, R"("not an object")")) << "no type: any type, keywords per type";
@@ -61,24 +55,24 @@ TEST(JsonSchemaGrammar, ObjectsKeepTheSchemasOrderRequiredAndExtras) {
 TEST(JsonSchemaGrammar, IntegerRangesAdmitExactlyTheirIntegers) {
   for (const auto& [lo, hi] : {std::pair{-123, 4567}, std::pair{0, 0}, std::pair{7, 19},
                                std::pair{-50, -3}, std::pair{100, 999}, std::pair{-9, 10}}) {
-    const auto g = Compile(R"({"type":"integer","minimum":)" + std::to_string(lo) +
-                           R"(,"maximum":)" + std::to_string(hi) + "}");
+    const auto g = CompileSchema(R"({"type":"integer","minimum":)" + std::to_string(lo) +
+                                 R"(,"maximum":)" + std::to_string(hi) + "}");
     for (int v = -200; v <= 5000; ++v)
       ASSERT_EQ(Matches(g, std::to_string(v)), v >= lo && v <= hi)
           << v << " in [" << lo << ", " << hi << "]";
     EXPECT_FALSE(Matches(g, "-0" + std::to_string(std::max(lo, 1)))) << "leading zeros";
   }
-  const auto at_least = Compile(R"({"type":"integer","minimum":-15})");
+  const auto at_least = CompileSchema(R"({"type":"integer","minimum":-15})");
   for (int v = -100; v <= 100000; v += 7)
     ASSERT_EQ(Matches(at_least, std::to_string(v)), v >= -15) << v;
   EXPECT_TRUE(Matches(at_least, "123456789012345"));
-  const auto at_most = Compile(R"({"type":"integer","maximum":42})");
+  const auto at_most = CompileSchema(R"({"type":"integer","maximum":42})");
   for (int v = -100000; v <= 100; v += 3)
     ASSERT_EQ(Matches(at_most, std::to_string(v)), v <= 42) << v;
 }
 
 TEST(JsonSchemaGrammar, StringLengthsCountCharactersNotBytes) {
-  const auto g = Compile(R"({"type":"string","minLength":2,"maxLength":3})");
+  const auto g = CompileSchema(R"({"type":"string","minLength":2,"maxLength":3})");
   EXPECT_FALSE(Matches(g, R"("a")"));
   EXPECT_TRUE(Matches(g, R"("ab")"));
   EXPECT_TRUE(Matches(g, "\"h\xC3\xA9\xE2\x82\xAC\""));  // h, e-acute, euro: 3 characters
@@ -91,31 +85,32 @@ TEST(JsonSchemaGrammar, StringLengthsCountCharactersNotBytes) {
 }
 
 TEST(JsonSchemaGrammar, FormatsEnumsConstsAndRecursiveReferences) {
-  const auto date = Compile(R"({"type":"string","format":"date"})");
+  const auto date = CompileSchema(R"({"type":"string","format":"date"})");
   EXPECT_TRUE(Matches(date, R"("2026-11-28")"));
   EXPECT_FALSE(Matches(date, R"("2026-13-01")"));
-  const auto stamp = Compile(R"({"type":"string","format":"date-time"})");
+  const auto stamp = CompileSchema(R"({"type":"string","format":"date-time"})");
   EXPECT_TRUE(Matches(stamp, R"("2026-11-28T10:51:32.5Z")"));
   EXPECT_TRUE(Matches(stamp, R"("2026-11-28T23:59:00+05:30")"));
-  const auto uuid = Compile(R"({"format":"uuid","type":"string"})");
+  const auto uuid = CompileSchema(R"({"format":"uuid","type":"string"})");
   EXPECT_TRUE(Matches(uuid, R"("123e4567-e89b-12d3-a456-426614174000")"));
-  const auto email = Compile(R"({"type":"string","format":"email"})");
+  const auto email = CompileSchema(R"({"type":"string","format":"email"})");
   EXPECT_TRUE(Matches(email, R"("first.last+tag@mail.example.org")"));
   EXPECT_FALSE(Matches(email, R"("no-at-sign.example.org")"));
 
-  const auto colors = Compile(R"({"enum":["red","green",3,null,{"k":[1]}]})");
+  const auto colors = CompileSchema(R"({"enum":["red","green",3,null,{"k":[1]}]})");
   for (const char* ok : {R"("red")", R"("green")", "3", "null", R"({"k":[1]})"})
     EXPECT_TRUE(Matches(colors, ok)) << ok;
   EXPECT_FALSE(Matches(colors, R"("blue")"));
-  EXPECT_TRUE(Matches(Compile(R"({"const":"x"})"), R"("x")"));
+  EXPECT_TRUE(Matches(CompileSchema(R"({"const":"x"})"), R"("x")"));
 
-  const auto tree = Compile(R"({"$defs":{"node":{"type":"object","properties":{
+  const auto tree = CompileSchema(R"({"$defs":{"node":{"type":"object","properties":{
       "v":{"type":"integer"},"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}},
       "required":["v"],"additionalProperties":false}},"$ref":"#/$defs/node"})");
   EXPECT_TRUE(Matches(tree, R"({"v":1,"kids":[{"v":2},{"v":3,"kids":[{"v":4}]}]})"));
   EXPECT_FALSE(Matches(tree, R"({"v":1,"kids":[{"w":2}]})"));
 
-  const auto either = Compile(R"({"anyOf":[{"type":"integer"},{"type":"array","maxItems":1}]})");
+  const auto either =
+      CompileSchema(R"({"anyOf":[{"type":"integer"},{"type":"array","maxItems":1}]})");
   EXPECT_TRUE(Matches(either, "12"));
   EXPECT_TRUE(Matches(either, "[true]"));
   EXPECT_FALSE(Matches(either, "[1,2]"));
@@ -123,13 +118,13 @@ TEST(JsonSchemaGrammar, FormatsEnumsConstsAndRecursiveReferences) {
 
 TEST(JsonSchemaGrammar, ArraysCountTheirItemsAndTuples) {
   const auto g =
-      Compile(R"({"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":3})");
+      CompileSchema(R"({"type":"array","items":{"type":"boolean"},"minItems":2,"maxItems":3})");
   EXPECT_FALSE(Matches(g, "[true]"));
   EXPECT_TRUE(Matches(g, "[true,false]"));
   EXPECT_TRUE(Matches(g, "[true,false,true]"));
   EXPECT_FALSE(Matches(g, "[true,false,true,true]"));
   const auto tuple =
-      Compile(R"({"prefixItems":[{"type":"integer"},{"type":"string"}],"items":false})");
+      CompileSchema(R"({"prefixItems":[{"type":"integer"},{"type":"string"}],"items":false})");
   EXPECT_TRUE(Matches(tuple, "[]"));
   EXPECT_TRUE(Matches(tuple, "[1]"));
   EXPECT_TRUE(Matches(tuple, R"([1,"a"])"));
@@ -140,23 +135,23 @@ TEST(JsonSchemaGrammar, ArraysCountTheirItemsAndTuples) {
 // pattern: the subset README lists, matched on the decoded characters (a
 // quote in the pattern is \" in the output), anywhere unless anchored.
 TEST(JsonSchemaGrammar, PatternsOfTheSupportedSubset) {
-  const auto code = Compile(R"({"type":"string","pattern":"^[A-Z]{3}-\\d{2,4}$"})");
+  const auto code = CompileSchema(R"({"type":"string","pattern":"^[A-Z]{3}-\\d{2,4}$"})");
   EXPECT_TRUE(Matches(code, R"("ABC-12")"));
   EXPECT_TRUE(Matches(code, R"("XYZ-1234")"));
   EXPECT_FALSE(Matches(code, R"("ABC-12345")"));
   EXPECT_FALSE(Matches(code, R"("abc-12")"));
-  const auto anywhere = Compile(R"({"type":"string","pattern":"a+b"})");
+  const auto anywhere = CompileSchema(R"({"type":"string","pattern":"a+b"})");
   EXPECT_TRUE(Matches(anywhere, R"("xxaab yy")"));
   EXPECT_FALSE(Matches(anywhere, R"("ba")"));
-  const auto pets = Compile(R"({"type":"string","pattern":"^(?:cat|dog)s?$"})");
+  const auto pets = CompileSchema(R"({"type":"string","pattern":"^(?:cat|dog)s?$"})");
   for (const char* ok : {R"("cat")", R"("dogs")"}) EXPECT_TRUE(Matches(pets, ok)) << ok;
   EXPECT_FALSE(Matches(pets, R"("cow")"));
-  const auto letters = Compile(R"({"type":"string","pattern":"^[^0-9]+$"})");
+  const auto letters = CompileSchema(R"({"type":"string","pattern":"^[^0-9]+$"})");
   EXPECT_TRUE(Matches(letters, "\"h\xC3\xA9llo\""));
   EXPECT_FALSE(Matches(letters, R"("a1")"));
-  const auto quoted = Compile(R"({"type":"string","pattern":"^\"q\"$"})");
+  const auto quoted = CompileSchema(R"({"type":"string","pattern":"^\"q\"$"})");
   EXPECT_TRUE(Matches(quoted, R"("\"q\"")"));
-  const auto dot = Compile(R"({"type":"string","pattern":"^a.b$"})");
+  const auto dot = CompileSchema(R"({"type":"string","pattern":"^a.b$"})");
   EXPECT_TRUE(Matches(dot, R"("a-b")"));
   EXPECT_FALSE(Matches(dot, R"("a\nb")")) << "'.' is not a newline";
 }

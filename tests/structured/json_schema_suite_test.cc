@@ -31,6 +31,7 @@
 #include "host/structured/json_schema_grammar.h"
 #include "host/structured/token_constraint.h"
 #include "host/structured/token_trie.h"
+#include "schema_text.h"
 #include "tokenizer_test_support.h"
 
 namespace orcd::structured {
@@ -41,11 +42,6 @@ using Object = Poco::JSON::Object::Ptr;
 using Array = Poco::JSON::Array::Ptr;
 
 const std::filesystem::path kSuite = "/usr/share/json-schema-test-suite/tests/draft4";
-
-Var ParseOrdered(const std::string& text) {
-  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
-  return parser.parse(text);
-}
 
 bool IsObject(const Var& v) { return v.type() == typeid(Object); }
 bool IsArray(const Var& v) { return v.type() == typeid(Array); }

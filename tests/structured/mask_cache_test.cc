@@ -22,21 +22,11 @@
 #include "host/structured/mask_cache.h"
 #include "host/structured/token_constraint.h"
 #include "host/structured/token_trie.h"
+#include "schema_text.h"
 #include "tokenizer_test_support.h"
 
 namespace orcd::structured {
 namespace {
-
-using Poco::Dynamic::Var;
-
-Var ParseOrdered(const std::string& text) {
-  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
-  return parser.parse(text);
-}
-
-Var Schema(const std::string& text) {
-  return ParseOrdered("{\"s\":" + text + "}").extract<Poco::JSON::Object::Ptr>()->get("s");
-}
 
 constexpr const char* kSchema =
     R"({"type":"object","properties":{"name":{"type":"string","maxLength":12},)"
@@ -63,7 +53,7 @@ class SharedMasks : public ::testing::Test {
  protected:
   SharedMasks()
       : trie_(testing::VocabTokenizerFor("qwen2")),
-        grammar_(JsonSchemaGrammar(Schema(kSchema))),
+        grammar_(JsonSchemaGrammar(SchemaOf(kSchema))),
         ids_(trie_.LongestFirst(kInstance)) {
     TokenConstraint alone(grammar_, trie_);
     want_ = MasksAlong(alone, trie_, ids_);
@@ -111,9 +101,9 @@ TEST_F(SharedMasks, ACacheKeepsNoMoreThanItsBytesAndStillAnswersRight) {
 
 TEST(MaskCaches, EachGrammarHasItsOwnCacheAndTheLeastRecentlyUsedIsDropped) {
   MaskCaches caches(2, 1 << 20);
-  const auto a = JsonSchemaGrammar(Schema(R"({"type":"integer"})"));
-  const auto b = JsonSchemaGrammar(Schema(R"({"type":"boolean"})"));
-  const auto c = JsonSchemaGrammar(Schema(R"({"type":"null"})"));
+  const auto a = JsonSchemaGrammar(SchemaOf(R"({"type":"integer"})"));
+  const auto b = JsonSchemaGrammar(SchemaOf(R"({"type":"boolean"})"));
+  const auto c = JsonSchemaGrammar(SchemaOf(R"({"type":"null"})"));
   const std::shared_ptr<MaskCache> a_cache = caches.For(a);
   EXPECT_EQ(caches.For(a), a_cache);
   EXPECT_NE(caches.For(b), a_cache);
@@ -125,24 +115,24 @@ TEST(MaskCaches, EachGrammarHasItsOwnCacheAndTheLeastRecentlyUsedIsDropped) {
 }
 
 TEST(GrammarCache, TheSameSchemaTextGivesTheSameGrammarObject) {
-  const auto first = CachedJsonSchemaGrammar(Schema(kSchema));
-  EXPECT_EQ(CachedJsonSchemaGrammar(Schema(kSchema)), first);
+  const auto first = CachedJsonSchemaGrammar(SchemaOf(kSchema));
+  EXPECT_EQ(CachedJsonSchemaGrammar(SchemaOf(kSchema)), first);
   // Property order is part of the grammar (instances follow the schema's
   // order): another order is another grammar.
-  const auto reordered = CachedJsonSchemaGrammar(
-      Schema(R"({"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"integer"}}})"));
-  const auto ordered = CachedJsonSchemaGrammar(
-      Schema(R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}})"));
+  const auto reordered = CachedJsonSchemaGrammar(SchemaOf(
+      R"({"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"integer"}}})"));
+  const auto ordered = CachedJsonSchemaGrammar(SchemaOf(
+      R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}})"));
   EXPECT_NE(reordered, ordered);
   // A refused schema is refused every time (nothing kept in its place).
   for (int i = 0; i < 2; ++i) {
-    EXPECT_THROW(CachedJsonSchemaGrammar(Schema(R"({"type":"string","contentEncoding":"x"})")),
+    EXPECT_THROW(CachedJsonSchemaGrammar(SchemaOf(R"({"type":"string","contentEncoding":"x"})")),
                  Error);
   }
   // Past 64 other schemas the first is compiled again.
   for (int i = 0; i < 64; ++i)
-    CachedJsonSchemaGrammar(Schema(R"({"const":)" + std::to_string(i) + "}"));
-  EXPECT_NE(CachedJsonSchemaGrammar(Schema(kSchema)), first);
+    CachedJsonSchemaGrammar(SchemaOf(R"({"const":)" + std::to_string(i) + "}"));
+  EXPECT_NE(CachedJsonSchemaGrammar(SchemaOf(kSchema)), first);
 }
 
 }  // namespace

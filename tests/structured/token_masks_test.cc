@@ -22,28 +22,17 @@
 #include "host/structured/matcher_states.h"
 #include "host/structured/token_constraint.h"
 #include "host/structured/token_trie.h"
+#include "schema_text.h"
 #include "tokenizer_test_support.h"
 
 namespace orcd::structured {
 namespace {
 
-using Poco::Dynamic::Var;
-
-Var ParseOrdered(const std::string& text) {
-  Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
-  return parser.parse(text);
-}
-
-std::shared_ptr<const Grammar> Compile(const std::string& schema) {
-  return JsonSchemaGrammar(
-      ParseOrdered("{\"s\":" + schema + "}").extract<Poco::JSON::Object::Ptr>()->get("s"));
-}
-
 // Every token, at every state along `instance` (a JSON value, written
 // compactly as the output would be): the mask's answer is the direct one.
 void ExpectMasksEqualDirectChecks(const TokenTrie& trie, const std::string& vocab,
                                   const std::string& schema, const std::string& instance) {
-  const auto grammar = Compile(schema);
+  const auto grammar = CompileSchema(schema);
   const std::string text =
       CompactJson(ParseOrdered("[" + instance + "]").extract<Poco::JSON::Array::Ptr>()->get(0));
   const std::vector<TokenId> ids = trie.LongestFirst(text);
@@ -105,9 +94,9 @@ TEST(TokenMasks, EqualTheDirectCheckOfEveryTokenOnQwen2) {
 // The state table (matcher_states.h) gives each byte the state the matcher
 // itself reaches, also for the bytes it filled from another byte's class.
 TEST(MatcherStates, EveryByteLeadsWhereTheMatcherGoes) {
-  const auto grammar =
-      Compile(R"({"type":"object","properties":{"n":{"type":"integer","minimum":-5,"maximum":300},)"
-              R"("s":{"type":"string","pattern":"^[a-f0-9]+$"}}})");
+  const auto grammar = CompileSchema(
+      R"({"type":"object","properties":{"n":{"type":"integer","minimum":-5,"maximum":300},)"
+      R"("s":{"type":"string","pattern":"^[a-f0-9]+$"}}})");
   GrammarMatcher m(grammar);
   MatcherStates states(m);
   MatcherStates::Id at = 0;
@@ -130,7 +119,7 @@ TEST(MatcherStates, EveryByteLeadsWhereTheMatcherGoes) {
 // character) forgets them between masks and goes on with the same answers.
 TEST(TokenMasks, AJobPastItsStateTableKeepsItsAnswers) {
   const TokenTrie trie(testing::VocabTokenizerFor("phi-3"));
-  const auto grammar = Compile(R"({"type":"string","maxLength":6000})");
+  const auto grammar = CompileSchema(R"({"type":"string","maxLength":6000})");
   TokenConstraint constraint(grammar, trie);
   const std::vector<TokenId> quote = trie.LongestFirst("\"");
   ASSERT_EQ(quote.size(), 1u);
