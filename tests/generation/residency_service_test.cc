@@ -209,6 +209,19 @@ TEST(LogprobsOnTheEmulatedDevice, AskingForThemChangesNoChoice) {
   }
 }
 
+// A job at temperature 1 held to `grammar`.
+GenerationInput SampledUnder(std::shared_ptr<const structured::Grammar> grammar, int64_t max_tokens,
+                             uint64_t seed) {
+  GenerationInput in;
+  in.prompt = "Pick:";
+  in.max_tokens = max_tokens;
+  in.sampling.temperature = 1.0;
+  in.sampling.seed = seed;
+  in.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  in.grammar = std::move(grammar);
+  return in;
+}
+
 // Structured output on the CUDA backend (emulated), through the batch
 // scheduler (two slots): each row is masked with the grammar's bits and
 // sampled on the device, and the answer is the schema's instance, ended by
@@ -216,15 +229,11 @@ TEST(LogprobsOnTheEmulatedDevice, AskingForThemChangesNoChoice) {
 TEST(StructuredOutputOnTheEmulatedDevice, TheAnswerIsAnInstanceOfTheSchema) {
   ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 128, 60, /*slots=*/2);
   Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
-  GenerationInput input;
-  input.prompt = "Pick:";
-  input.max_tokens = 40;
-  input.sampling.temperature = 1.0;
-  input.sampling.seed = 9;
-  input.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  input.grammar = structured::JsonSchemaGrammar(parser.parse(
-      R"({"type":"object","properties":{"c":{"enum":["red","blue"]},"n":{"type":"integer",
-          "minimum":0,"maximum":9}},"required":["c","n"],"additionalProperties":false})"));
+  const GenerationInput input = SampledUnder(
+      structured::JsonSchemaGrammar(parser.parse(
+          R"({"type":"object","properties":{"c":{"enum":["red","blue"]},"n":{"type":"integer",
+          "minimum":0,"maximum":9}},"required":["c","n"],"additionalProperties":false})")),
+      40, 9);
   CollectLogprobs out;
   const GenerationResult r = on.service->Generate(input, out);
   EXPECT_EQ(r.stop_reason, "eos") << r.error_message;
@@ -241,22 +250,12 @@ TEST(StructuredOutputOnTheEmulatedDevice, TheAnswerIsAnInstanceOfTheSchema) {
 TEST(StructuredOutputOnTheEmulatedDevice, AMaskThatFailsEndsOnlyItsJob) {
   ServiceOnDevice on(engine::cuda::CreateEmulatedRuntime(1ull << 30), 128, 60, /*slots=*/2);
   Poco::JSON::Parser parser(new Poco::JSON::ParseHandler(true));
-  const auto input = [](std::shared_ptr<const structured::Grammar> grammar) {
-    GenerationInput in;
-    in.prompt = "Pick:";
-    in.max_tokens = 8;
-    in.sampling.temperature = 1.0;
-    in.sampling.seed = 4;
-    in.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-    in.grammar = std::move(grammar);
-    return in;
-  };
   structured::GrammarBuilder b;
   const uint32_t root = b.AddRule({{b.ControlToken("<|not-in-this-vocabulary|>")}});
   const GenerationInput impossible =
-      input(std::make_shared<const structured::Grammar>(b.Build(root)));
+      SampledUnder(std::make_shared<const structured::Grammar>(b.Build(root)), 8, 4);
   const GenerationInput color =
-      input(structured::JsonSchemaGrammar(parser.parse(R"({"enum":["red","blue"]})")));
+      SampledUnder(structured::JsonSchemaGrammar(parser.parse(R"({"enum":["red","blue"]})")), 8, 4);
   CollectLogprobs failed_out, answered_out;
   GenerationResult failed;
   std::thread other([&] { failed = on.service->Generate(impossible, failed_out); });
