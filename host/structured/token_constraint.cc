@@ -148,18 +148,14 @@ bool TokenConstraint::WalkRun(uint32_t node, TextStep& step, std::vector<uint64_
   chain_.clear();
   for (TextStep* s = &step; chain_.size() <= ahead; s = NextStep(*s)) {
     if (s == nullptr || !s->closed) return false;
-    if ((s->loops || !chain_.empty()) && trie_.ascii_below(node, s->exceptions)) return false;
+    if ((s->loops || !chain_.empty()) && trie_.ascii_below(node, s->exceptions))
+      return WalkRunThroughExceptions(node, step, bits);
     chain_.push_back(s);
     if (s->loops) break;
   }
   const std::vector<TextStep*> chain = chain_;  // the walks below may run another WalkRun
   // Every token of the run, then not those below an exception.
-  if (node == TokenTrie::kRoot) {
-    const std::vector<uint64_t>& run = trie_.root_run_bits();
-    for (size_t w = 0; w < bits.size(); ++w) bits[w] |= run[w];
-  } else {
-    Mark(trie_.run_tokens(node), bits);
-  }
+  MarkRun(node, bits);
   std::vector<uint32_t> exceptions;  // child links
   const TokenTrie::Node& n = trie_.node(node);
   for (uint32_t c = n.first_child; c < n.first_child + n.children && chain[0]->exceptions.any();
@@ -189,6 +185,56 @@ bool TokenConstraint::WalkRun(uint32_t node, TextStep& step, std::vector<uint64_
     const StateId after = states_.Next(chain[0]->state, trie_.child_byte(c));
     if (after != kNone)
       WalkChild(trie_.child_node(c), trie_.child_byte(c), chain[0]->state, after, bits);
+  }
+  return true;
+}
+
+void TokenConstraint::MarkRun(uint32_t node, std::vector<uint64_t>& bits) const {
+  if (node == TokenTrie::kRoot) {
+    const std::vector<uint64_t>& run = trie_.root_run_bits();
+    for (size_t w = 0; w < bits.size(); ++w) bits[w] |= run[w];
+  } else {
+    Mark(trie_.run_tokens(node), bits);
+  }
+}
+
+bool TokenConstraint::WalkRunThroughExceptions(uint32_t node, TextStep& step,
+                                               std::vector<uint64_t>& bits) {
+  if (step.text_total == 0) {
+    // A handful: an unanchored pattern's states before, in and after its match.
+    constexpr size_t kMaxStates = 32;
+    std::vector<StateId> reach = {step.state};
+    const auto add = [&](StateId s) {
+      if (s == kNone) return false;
+      if (std::find(reach.begin(), reach.end(), s) == reach.end()) {
+        if (reach.size() == kMaxStates) return false;
+        reach.push_back(s);
+      }
+      return true;
+    };
+    bool total = true;
+    for (size_t i = 0; total && i < reach.size(); ++i) {
+      const TextStep* t = StepOf(reach[i]);
+      total = t != nullptr && t->closed && add(t->after_text);
+      for (int c = 0x20; total && c < 0x80; ++c) {
+        if (t->exceptions.test(static_cast<size_t>(c)))
+          total = add(states_.Next(t->state, static_cast<uint8_t>(c)));
+      }
+    }
+    step.text_total = total ? 1 : -1;
+  }
+  if (step.text_total < 0) return false;
+  MarkRun(node, bits);
+  std::vector<uint8_t> path;  // the run's bytes from `node` to an exit, last first
+  for (const TokenTrie::RunExit& exit : trie_.run_exits(node)) {
+    path.clear();
+    for (uint32_t n = trie_.parent(exit.child); n != node; n = trie_.parent(n))
+      path.push_back(trie_.byte_in(n));
+    StateId from = step.state;
+    for (auto b = path.rbegin(); b != path.rend() && from != kNone; ++b)
+      from = states_.Next(from, *b);
+    const StateId after = from == kNone ? kNone : states_.Next(from, exit.byte);
+    if (after != kNone) WalkChild(exit.child, exit.byte, from, after, bits);
   }
   return true;
 }

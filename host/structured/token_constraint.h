@@ -80,6 +80,9 @@ class TokenConstraint {
     // No byte but text, '"' and '\\' is taken at a character boundary,
     // and none but a character's own continuations inside one.
     bool closed = false;
+    // WalkRunThroughExceptions' check of the states text reaches from here:
+    // 0 not made yet, 1 they take every character, -1 not.
+    int8_t text_total = 0;
   };
   const GrammarMatcher& matcher() const { return states_.matcher(current_); }
   void Walk(uint32_t node, StateId at, std::vector<uint64_t>& bits);
@@ -102,6 +105,15 @@ class TokenConstraint {
   // marked) where the steps ahead do not all take every text character
   // alike.
   bool WalkRun(uint32_t node, TextStep& step, std::vector<uint64_t>& bits);
+  // WalkRun's other way, for steps whose exceptions recur (an unanchored
+  // pattern's letter): where the states text can reach from `step`'s are few
+  // and each takes every character (its exceptions lead to others of them),
+  // every token of the run is taken, and each quote or backslash that ends
+  // the run is walked from the state its path reaches (its bytes replayed
+  // through the table). False (nothing marked) otherwise.
+  bool WalkRunThroughExceptions(uint32_t node, TextStep& step, std::vector<uint64_t>& bits);
+  // Every token of `node`'s text run (the root's as words of bits).
+  void MarkRun(uint32_t node, std::vector<uint64_t>& bits) const;
   // From `mid`, a character begun (text state `text`): the state every way
   // of finishing it leads to, where that state's TextStep loops, checked
   // byte layer by layer; else kNone. Computed once per state.

@@ -60,6 +60,11 @@ const std::vector<std::pair<std::string, std::string>> kCases = {
     {R"({"type":"string","pattern":"a+"})", "\"xxaayy\""},
     // 'a' is an exception of the text step: "az" must stay refused.
     {R"({"type":"string","pattern":"^(?:[^a]|ab)*$"})", "\"xaby\""},
+    // A character the string must hold somewhere: before it a quote may
+    // not end the string, after it one may, also within one token ('="'):
+    // the state at a quote that ends a run of text is the one its text
+    // reached.
+    {R"({"type":"string","pattern":"="})", "\"a=\""},
     // The first step's exception 'a' (then a digit) below a run of text
     // that any other first character opens: "ab" must stay refused.
     {R"({"type":"string","pattern":"^(?:a\\d|[^a]).*$"})", "\"a1xyz\""},
@@ -86,7 +91,7 @@ TEST(TokenMasks, EqualTheDirectCheckOfEveryTokenOnPhi3) {
 // backslashes after text.
 TEST(TokenMasks, EqualTheDirectCheckOfEveryTokenOnQwen2) {
   const TokenTrie trie(testing::VocabTokenizerFor("qwen2"));
-  for (const size_t i : {6, 8}) {
+  for (const size_t i : {5, 7, 9}) {
     ExpectMasksEqualDirectChecks(trie, "qwen2", kCases[i].first, kCases[i].second);
   }
 }
