@@ -113,8 +113,9 @@ uint64_t KvCache::RingBytes(const std::vector<KvStateDesc>& states, int64_t cont
 void KvCache::CopyRing(int64_t from, int64_t to) {
   if (from < 0 || to < 0 || from >= layout_.ring_slots || to >= layout_.ring_slots)
     throw Error(ErrorCode::kInternal, "KV cache: no such ring slot");
+  if (from == to) return;
   for (const Layer& layer : layers_) {
-    if (!layer.ring || from == to) continue;
+    if (!layer.ring) continue;
     const uint64_t bytes = static_cast<uint64_t>(layer.capacity) * layer.desc.n_kv_heads *
                            KvBytes(type_, static_cast<uint64_t>(layer.desc.head_dim));
     for (void* side : {layer.k, layer.v}) {

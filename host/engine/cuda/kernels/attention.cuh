@@ -53,6 +53,12 @@ __device__ __forceinline__ Q8Scale q8_scale_of(const float* x, const float* bias
   return {d != 0.0f ? 1.0f / d : 0.0f, ::orcd::fp16_to_f32(::orcd::f32_to_fp16(d))};
 }
 
+// x's 8-bit value at scale s (what the cache stores, and what the batch's
+// own rows are read as before they are stored).
+__device__ __forceinline__ int8_t q8_quantized(float x, Q8Scale s) {
+  return static_cast<int8_t>(roundf(x * s.inv));
+}
+
 __device__ __forceinline__ const uint8_t* q8_block(const void* cache, int64_t element) {
   return static_cast<const uint8_t*>(cache) + element / kQ8Block * kQ8BlockBytes;
 }
@@ -149,7 +155,7 @@ __device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_
   auto q8_element = [&](const float* batch, const float* bias, const void* cache, int64_t where,
                         int64_t i, Q8Scale s) {
     if (where < 0)
-      return roundf(batch_value(batch, bias, kv_width, -1 - where, g * d + i) * s.inv) * s.d;
+      return q8_quantized(batch_value(batch, bias, kv_width, -1 - where, g * d + i), s) * s.d;
     return q8_cache_value(cache, where + i, s.d);
   };
 
@@ -241,7 +247,7 @@ __device__ __forceinline__ void store_kv(const AttentionArgs& a, int64_t g, int6
         out[1] = static_cast<uint8_t>(h >> 8);
         for (int j = 0; j < kQ8Block; ++j) {
           const float x = bias_here ? rows[side][j] + bias_here[j] : rows[side][j];
-          out[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(roundf(x * s.inv)));
+          out[2 + j] = static_cast<uint8_t>(q8_quantized(x, s));
         }
       }
     }
