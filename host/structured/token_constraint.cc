@@ -145,15 +145,14 @@ bool TokenConstraint::WalkRun(uint32_t node, TextStep& step, std::vector<uint64_
   // last repeats once one loops). The first may have exceptions when it
   // does not loop: they matter only as `node`'s children.
   const uint32_t ahead = trie_.run_chars_end(node) - trie_.run_chars(node);
-  chain_.clear();
-  for (TextStep* s = &step; chain_.size() <= ahead; s = NextStep(*s)) {
+  std::vector<TextStep*> chain;
+  for (TextStep* s = &step; chain.size() <= ahead; s = NextStep(*s)) {
     if (s == nullptr || !s->closed) return false;
-    if ((s->loops || !chain_.empty()) && trie_.ascii_below(node, s->exceptions))
+    if ((s->loops || !chain.empty()) && trie_.ascii_below(node, s->exceptions))
       return WalkRunThroughExceptions(node, step, bits);
-    chain_.push_back(s);
+    chain.push_back(s);
     if (s->loops) break;
   }
-  const std::vector<TextStep*> chain = chain_;  // the walks below may run another WalkRun
   // Every token of the run, then not those below an exception.
   MarkRun(node, bits);
   std::vector<uint32_t> exceptions;  // child links

@@ -131,7 +131,6 @@ class TokenConstraint {
   // (null: none), and LoopAfterCharacter's answers by id * 16 + text state.
   std::unordered_map<StateId, std::unique_ptr<TextStep>> steps_;
   std::unordered_map<uint64_t, StateId> after_character_;
-  std::vector<TextStep*> chain_;  // WalkRun's steps ahead
 };
 
 }  // namespace orcd::structured

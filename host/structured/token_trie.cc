@@ -33,7 +33,6 @@ TokenTrie::TokenTrie(const Tokenizer& tokenizer)
   };
   nodes_.emplace_back();
   parents_.push_back(kRoot);
-  bytes_in_.push_back(0);
   std::vector<Pending> queue = {{kRoot, 0, pieces.size(), 0}};
   for (size_t q = 0; q < queue.size(); ++q) {
     const Pending p = queue[q];
@@ -52,7 +51,6 @@ TokenTrie::TokenTrie(const Tokenizer& tokenizer)
       child_bytes_.push_back(byte);
       child_nodes_.push_back(child);
       parents_.push_back(p.node);
-      bytes_in_.push_back(byte);
       queue.push_back({child, i, j, p.depth + 1});
       i = j;
     }

@@ -78,9 +78,11 @@ class TokenTrie {
   };
   static constexpr uint32_t kRoot = 0;
   const Node& node(uint32_t i) const { return nodes_[i]; }
-  // Node i's parent and the byte that leads from it to i (the root: itself, 0).
+  // Node i's parent (the root's: itself) and the byte that leads from it to
+  // i (not the root): nodes are made with their links, link c leading to
+  // node c + 1.
   uint32_t parent(uint32_t i) const { return parents_[i]; }
-  uint8_t byte_in(uint32_t i) const { return bytes_in_[i]; }
+  uint8_t byte_in(uint32_t i) const { return child_bytes_[i - 1]; }
   uint8_t child_byte(uint32_t c) const { return child_bytes_[c]; }
   uint32_t child_node(uint32_t c) const { return child_nodes_[c]; }
   std::span<const TokenId> tokens(const Node& n) const {
@@ -159,7 +161,6 @@ class TokenTrie {
   std::vector<uint8_t> child_bytes_;
   std::vector<uint32_t> child_nodes_;  // child c of a node: child_bytes_[c], child_nodes_[c]
   std::vector<uint32_t> parents_;
-  std::vector<uint8_t> bytes_in_;
   std::vector<TokenId> tokens_;
   std::vector<TokenId> dfs_tokens_;  // tokens in depth-first order: subtrees contiguous
   std::vector<uint32_t> dfs_first_, dfs_end_;

@@ -67,12 +67,8 @@ class CudaKvQ8 : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(CudaKvQ8, TeacherForcedRowsStayWithinTheQuantizedTolerance) {
   const GoldenCase c = GetParam();
-  engine::EngineOptions options;
-  options.kv_type = engine::KvType::kQ8_0;
-  auto engine = LoadEmulatedCudaEngine(c.model, 1ull << 30, options);
-  EXPECT_LT(engine->info().kv_bytes, LoadEmulatedCudaEngine(c.model)->info().kv_bytes * 54 / 100)
-      << "q8_0 holds 34 bytes per 32 values, f16 64";
-  ExpectTeacherForcedMatch(*engine, c);
+  ExpectKvQ8TeacherForcedMatch(
+      [&](engine::EngineOptions o) { return LoadEmulatedCudaEngine(c.model, 1ull << 30, o); }, c);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -89,4 +89,15 @@ std::string FirstBitDifference(const std::vector<float>& a, const std::vector<fl
   return "";
 }
 
+void ExpectKvQ8TeacherForcedMatch(
+    const std::function<std::unique_ptr<engine::Engine>(engine::EngineOptions)>& load,
+    const GoldenCase& c) {
+  engine::EngineOptions options;
+  options.kv_type = engine::KvType::kQ8_0;
+  const std::unique_ptr<engine::Engine> engine = load(options);
+  EXPECT_LT(engine->info().kv_bytes, load({})->info().kv_bytes * 54 / 100)
+      << "q8_0 holds 34 bytes per 32 values, f16 64";
+  ExpectTeacherForcedMatch(*engine, c);
+}
+
 }  // namespace orcd::testing

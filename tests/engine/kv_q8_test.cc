@@ -22,12 +22,8 @@ class KvQ8Logits : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(KvQ8Logits, TeacherForcedRowsStayWithinTheQuantizedTolerance) {
   const GoldenCase c = GetParam();
-  engine::EngineOptions options;
-  options.kv_type = engine::KvType::kQ8_0;
-  auto engine = LoadFixtureEngine(c.model, options);
-  EXPECT_LT(engine->info().kv_bytes, LoadFixtureEngine(c.model)->info().kv_bytes * 54 / 100)
-      << "q8_0 holds 34 bytes per 32 values, f16 64";
-  ExpectTeacherForcedMatch(*engine, c);
+  ExpectKvQ8TeacherForcedMatch(
+      [&](engine::EngineOptions o) { return LoadFixtureEngine(c.model, o); }, c);
 }
 
 INSTANTIATE_TEST_SUITE_P(
