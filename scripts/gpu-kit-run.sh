@@ -33,7 +33,8 @@ kit_step cuda_backend_gpu_test 150 "${kit_env[@]}" "$kit/tests/orcd_cuda_backend
 # attention over decode rows, a graph per number of rows, with an f16 and a
 # q8_0 KV cache: CudaSteps; a step's rows sampled in one launch:
 # CudaStepSampling; prefix-cache hits with their windows' ring copies:
-# CudaPrefixCache).
+# CudaPrefixCache; rows masked by a grammar's bits: CudaMaskedSampling, on
+# the 260K-parameter stories model).
 prompt=$(seq -s, 1 24)
 run_one=("$kit/bin/orcd-run" --model "$kit/fixtures/models/gptoss-tiny.MXFP4_MOE.gguf"
   --tokens "$prompt" -n 4 --device cuda --plugin-dir "$kit/plugins" --ctx 64)
@@ -43,7 +44,7 @@ for tool in memcheck racecheck; do
 done
 kit_step memcheck_steps 120 compute-sanitizer --tool memcheck --error-exitcode 1 "${kit_env[@]}" \
   "$kit/tests/orcd_cuda_backend_gpu_test" \
-  --gtest_filter='Fixtures/CudaSteps.*gptoss*:CudaStepSampling.*:Fixtures/CudaPrefixCache.*gptoss*'
+  --gtest_filter='Fixtures/CudaSteps.*gptoss*:CudaStepSampling.*:Fixtures/CudaPrefixCache.*gptoss*:CudaMaskedSampling.*'
 
 
 # 3. A real-shape model synthesized here (random weights): prefill and decode
