@@ -202,15 +202,7 @@ void Engine::InitKvPool(const EngineOptions& options, int64_t context_length,
   if (prefix_cache_ && layout.ring_slots > options.max_sequences) {
     snapshots_ = std::make_unique<RingSnapshots>(options.max_sequences,
                                                  layout.ring_slots - options.max_sequences);
-    // How far past a block boundary every ring still holds the window
-    // before it: the positions it holds beyond a window's.
-    ring_reach_ = kv_->context_length();
-    for (size_t i = 0; i < kv_->layer_count(); ++i) {
-      const KvCache::Layer& layer = kv_->layer(static_cast<int>(i));
-      if (!layer.ring) continue;
-      const int64_t window = std::min<int64_t>(layer.desc.sliding_window, kv_->context_length());
-      ring_reach_ = std::min(ring_reach_, layer.capacity - window + 1);
-    }
+    ring_reach_ = kv_->RingReach();
   }
 }
 

@@ -195,7 +195,10 @@ class Engine {
   // Prefix caching: maps onto `sequence` (just opened, empty) the cached
   // blocks of `prompt`'s leading full blocks evaluated before as prompt
   // tokens under the same `salt` (requests that must not share pass
-  // different salts), leaving at least the prompt's last token to evaluate.
+  // different salts), leaving at least the prompt's last token to evaluate;
+  // where the prompt then leaves a cached block part way (a conversation's
+  // next turn, another question after a shared system prompt), copies of
+  // that block's matching leading rows (plans without sliding windows).
   // Returns the positions mapped: the sequence's length now; its next Step
   // part starts at prompt[returned]. The logits that follow are the bits a
   // cold run gives (batch invariance). 0 when caching is off.
@@ -274,12 +277,16 @@ class Engine {
   uint64_t prefix_query_tokens_ = 0, prefix_hit_tokens_ = 0;
   // Plans with sliding-window layers: copies of windows at block ends, and
   // how far past a block's end a step may go with the rings still holding
-  // the window before it.
+  // the window before it (KvCache::RingReach).
   std::unique_ptr<RingSnapshots> snapshots_;
   int64_t ring_reach_ = 0;
   // After a step: the sequence's newly full prompt blocks become cached
   // (and the windows at the last one's end copied).
   void RegisterPromptBlocks(Sequence& seq, const StepPart& part, int64_t old_length);
+  // At MatchPrefix, past the mapped blocks: the rows of the cached block
+  // that begins with the longest run of the prompt's next tokens, copied
+  // into a new block of the sequence's; how many.
+  int64_t CopyLeadingRows(Sequence& seq, std::span<const int32_t> prompt);
   // MatchPrefix with windows: keeps the blocks mapped up to the deepest one
   // whose windows were copied, and copies them into the sequence's rings.
   void MapWindows(int sequence, Sequence& seq);

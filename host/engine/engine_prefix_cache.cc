@@ -28,11 +28,37 @@ int64_t Engine::MatchPrefix(int sequence, std::span<const int32_t> prompt, uint6
     seq.blocks.push_back(block);
   }
   if (snapshots_) MapWindows(sequence, seq);
-  seq.length = static_cast<int64_t>(seq.blocks.size()) * bt;
   seq.registered = static_cast<int64_t>(seq.blocks.size());
+  seq.length = seq.registered * bt;
+  // Where the prompt leaves the cached chain inside a block, that block's
+  // leading rows (windows aside: their rings hold no such rows).
+  if (!snapshots_) seq.length += CopyLeadingRows(seq, prompt);
   seq.prompt.assign(prompt.begin(), prompt.begin() + seq.length);
   seq.uncounted_hit = static_cast<uint64_t>(seq.length);
   return seq.length;
+}
+
+int64_t Engine::CopyLeadingRows(Sequence& seq, std::span<const int32_t> prompt) {
+  const int64_t bt = blocks_->block_tokens();
+  const int64_t at = seq.registered * bt;
+  // The last prompt token is evaluated (its logits are the first sample's).
+  const int64_t room = std::min<int64_t>(bt, static_cast<int64_t>(prompt.size()) - 1 - at);
+  if (room <= 0) return 0;
+  int64_t rows = 0;
+  const int32_t source = blocks_->AcquireLongestChild(
+      seq.blocks.empty() ? -1 : seq.blocks.back(),
+      prompt.subspan(static_cast<size_t>(at), static_cast<size_t>(room)), seq.salt, &rows);
+  if (source < 0) return 0;
+  // A block of its own (a partial block is never shared: the sequence goes
+  // on writing into it); the source is held meanwhile, so never the one
+  // taken.
+  const int32_t block = blocks_->Take();
+  if (block >= 0) {
+    kv_->CopyBlockRows(source, block, rows);
+    seq.blocks.push_back(block);
+  }
+  blocks_->Release(source);
+  return block >= 0 ? rows : 0;
 }
 
 bool Engine::RewindToPrompt(int sequence, int64_t prompt_length) {

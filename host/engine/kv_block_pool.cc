@@ -25,17 +25,35 @@ KvBlockPool::KvBlockPool(int64_t blocks, int64_t block_tokens)
   for (int64_t b = blocks - 1; b >= 0; --b) free_.push_back(static_cast<int32_t>(b));
 }
 
+uint64_t KvBlockPool::ParentKey(int32_t parent, uint64_t salt) const {
+  const uint64_t h = Mix(salt, static_cast<uint64_t>(static_cast<int64_t>(parent)));
+  return parent >= 0 ? Mix(h, blocks_[static_cast<size_t>(parent)].generation) : h;
+}
+
 uint64_t KvBlockPool::Key(int32_t parent, std::span<const int32_t> tokens, uint64_t salt) const {
-  uint64_t h = Mix(salt, static_cast<uint64_t>(static_cast<int64_t>(parent)));
-  if (parent >= 0) h = Mix(h, blocks_[static_cast<size_t>(parent)].generation);
+  uint64_t h = ParentKey(parent, salt);
   for (const int32_t t : tokens) h = Mix(h, static_cast<uint32_t>(t));
   return h;
+}
+
+bool KvBlockPool::Follows(const Block& b, int32_t parent, uint64_t salt) const {
+  const uint64_t parent_generation =
+      parent >= 0 ? blocks_[static_cast<size_t>(parent)].generation : 0;
+  return b.cached && b.parent == parent && b.parent_generation == parent_generation &&
+         b.salt == salt;
 }
 
 void KvBlockPool::Uncache(int32_t block) {
   Block& b = blocks_[static_cast<size_t>(block)];
   const auto it = by_key_.find(b.key);
   if (it != by_key_.end() && it->second == block) by_key_.erase(it);
+  const auto [first, last] = children_.equal_range(b.parent_key);
+  for (auto c = first; c != last; ++c) {
+    if (c->second == block) {
+      children_.erase(c);
+      break;
+    }
+  }
   b.cached = false;
   b.tokens.clear();
   --cached_;
@@ -76,10 +94,7 @@ int32_t KvBlockPool::Acquire(int32_t parent, std::span<const int32_t> tokens, ui
   const auto it = by_key_.find(Key(parent, tokens, salt));
   if (it == by_key_.end()) return -1;
   Block& b = blocks_[static_cast<size_t>(it->second)];
-  const uint64_t parent_generation =
-      parent >= 0 ? blocks_[static_cast<size_t>(parent)].generation : 0;
-  if (!b.cached || b.parent != parent || b.parent_generation != parent_generation ||
-      b.salt != salt || !std::equal(tokens.begin(), tokens.end(), b.tokens.begin())) {
+  if (!Follows(b, parent, salt) || !std::equal(tokens.begin(), tokens.end(), b.tokens.begin())) {
     return -1;  // a hash collision
   }
   if (b.refs++ == 0) lru_.erase(b.lru);
@@ -100,8 +115,34 @@ bool KvBlockPool::Register(int32_t block, int32_t parent, std::span<const int32_
   b.salt = salt;
   b.tokens.assign(tokens.begin(), tokens.end());
   by_key_.emplace(key, block);
+  b.parent_key = ParentKey(parent, salt);
+  children_.emplace(b.parent_key, block);
   ++cached_;
   return true;
+}
+
+int32_t KvBlockPool::AcquireLongestChild(int32_t parent, std::span<const int32_t> tokens,
+                                         uint64_t salt, int64_t* matched) {
+  *matched = 0;
+  if (tokens.size() > static_cast<size_t>(block_tokens_))
+    tokens = tokens.first(static_cast<size_t>(block_tokens_));
+  int32_t best = -1;
+  const auto [first, last] = children_.equal_range(ParentKey(parent, salt));
+  for (auto c = first; c != last; ++c) {
+    const Block& b = blocks_[static_cast<size_t>(c->second)];
+    if (!Follows(b, parent, salt)) continue;  // another parent's key collided
+    const auto run = std::mismatch(tokens.begin(), tokens.end(), b.tokens.begin()).first;
+    const int64_t n = run - tokens.begin();
+    if (n > *matched) {
+      *matched = n;
+      best = c->second;
+    }
+  }
+  if (best >= 0) {
+    Block& b = blocks_[static_cast<size_t>(best)];
+    if (b.refs++ == 0) lru_.erase(b.lru);
+  }
+  return best;
 }
 
 }  // namespace orcd::engine

@@ -46,6 +46,13 @@ class KvBlockPool {
   // evaluated as a prompt token: later sequences may Acquire it. No-op when
   // an equal block is cached already. Whether `block` is now the cached one.
   bool Register(int32_t block, int32_t parent, std::span<const int32_t> tokens, uint64_t salt);
+  // The cached block right after `parent` under `salt` whose tokens begin
+  // with the longest run of `tokens` (at most block_tokens), held once
+  // more, with that run's length in *matched; -1 when none begins with
+  // tokens[0]. Its leading rows serve a sequence that diverges inside it
+  // (copied into a block of its own: Engine::MatchPrefix).
+  int32_t AcquireLongestChild(int32_t parent, std::span<const int32_t> tokens, uint64_t salt,
+                              int64_t* matched);
   // Grows each time `block` is taken for new content.
   uint64_t generation(int32_t block) const {
     return blocks_.at(static_cast<size_t>(block)).generation;
@@ -57,13 +64,20 @@ class KvBlockPool {
     uint64_t generation = 0;
     bool cached = false;
     uint64_t key = 0;
+    uint64_t parent_key = 0;  // ParentKey of its parent: its entry in children_
     int32_t parent = -1;
     uint64_t parent_generation = 0;
     uint64_t salt = 0;
     std::vector<int32_t> tokens;
     std::list<int32_t>::iterator lru;  // valid while cached and not held
   };
+  // (parent, the parent's generation, salt): the part of Key shared by
+  // every child of one parent.
+  uint64_t ParentKey(int32_t parent, uint64_t salt) const;
   uint64_t Key(int32_t parent, std::span<const int32_t> tokens, uint64_t salt) const;
+  // Whether cached block `b` follows `parent` (at its current generation)
+  // under `salt`.
+  bool Follows(const Block& b, int32_t parent, uint64_t salt) const;
   void Uncache(int32_t block);
 
   int64_t block_tokens_;
@@ -71,6 +85,7 @@ class KvBlockPool {
   std::vector<int32_t> free_;  // taken from the back
   std::list<int32_t> lru_;     // cached, nobody holds them; front: least recently used
   std::unordered_map<uint64_t, int32_t> by_key_;
+  std::unordered_multimap<uint64_t, int32_t> children_;  // by ParentKey
   int64_t cached_ = 0;
   uint64_t evictions_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "host/engine/kv_cache.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -108,6 +109,37 @@ uint64_t KvCache::RingBytes(const std::vector<KvStateDesc>& states, int64_t cont
                                    margin_blocks * block_tokens);
   }
   return total;
+}
+
+void KvCache::CopyBlockRows(int32_t from, int32_t to, int64_t rows) {
+  if (from < 0 || to < 0 || from >= layout_.blocks || to >= layout_.blocks || rows < 0 ||
+      rows > layout_.block_tokens)
+    throw Error(ErrorCode::kInternal, "KV cache: no such block rows");
+  if (from == to || rows == 0) return;
+  for (const Layer& layer : layers_) {
+    if (layer.ring) continue;
+    const int64_t heads = layer.desc.n_kv_heads, dim = layer.desc.head_dim;
+    const size_t bytes = RowBytes(dim) * static_cast<size_t>(rows);
+    for (int64_t g = 0; g < heads; ++g) {
+      // Layer::RowIndex's element index of head g's first row in a block.
+      const auto at = [&](int32_t block) {
+        return ByteOffset(((block * heads + g) * layer.block_tokens) * dim);
+      };
+      for (void* side : {layer.k, layer.v}) {
+        auto* base = static_cast<uint8_t*>(side);
+        memory_->Copy(base + at(to), base + at(from), bytes);
+      }
+    }
+  }
+}
+
+int64_t KvCache::RingReach() const {
+  int64_t reach = context_length_;
+  for (const Layer& layer : layers_) {
+    if (layer.ring)
+      reach = std::min(reach, layer.capacity - Capacity(layer.desc, context_length_) + 1);
+  }
+  return reach;
 }
 
 void KvCache::CopyRing(int64_t from, int64_t to) {

@@ -127,6 +127,13 @@ class KvCache {
   // Every sliding-window layer's ring `from` copied over ring `to` (ring
   // slots of the layout), in the memory's order of work.
   void CopyRing(int64_t from, int64_t to);
+  // The first `rows` positions of pool block `from` copied into block `to`
+  // (every layer without a window), in the memory's order of work.
+  void CopyBlockRows(int32_t from, int32_t to, int64_t rows);
+  // How many positions past a block boundary every ring still holds the whole
+  // window before it (the positions a ring keeps beyond its window, plus one);
+  // context_length when no layer has a ring.
+  int64_t RingReach() const;
   uint64_t bytes() const { return bytes_; }
   // Index of the state for plan layer `layer`, or -1.
   int Find(uint32_t layer) const;

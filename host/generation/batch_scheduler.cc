@@ -8,6 +8,7 @@
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/generation/mixed_step.h"
 #include "host/generation/scheduled_sequence.h"
 
 namespace orcd {
@@ -79,6 +80,8 @@ BatchScheduler::BatchScheduler(engine::Engine& engine, SchedulerOptions options)
     : engine_(engine), options_(options), vocab_(engine.info().vocab) {
   if (options_.max_batched_tokens < 1)
     throw Error(ErrorCode::kInvalidArgument, "max_batched_tokens must be at least 1");
+  if (options_.prompt_batch_tokens < 1)
+    throw Error(ErrorCode::kInvalidArgument, "prompt_batch_tokens must be at least 1");
   const engine::KvPoolInfo pool = engine_.kv_pool();
   stats_.slots_total = pool.max_sequences;
   stats_.kv_blocks_total = pool.blocks_total;
@@ -293,18 +296,16 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     seqs.push_back(seq);
   };
   if (!options_.separate_prompt_steps) {
-    // Every decoding sequence's token first, then prompt chunks (answers
-    // being cached among them) in admission order while the token budget lasts.
-    int64_t budget = options_.max_batched_tokens;
-    for (int pass = 0; pass < 2; ++pass) {
-      for (const auto& seq : running_) {
-        if (!seq->asked || budget == 0) continue;
-        const auto left = static_cast<int64_t>(seq->pending.size() - seq->fed);
-        if ((left == 1) != (pass == 0)) continue;
-        const int64_t n = UpToPromptStop(*seq, std::min(left, budget));
-        budget -= n;
-        add(seq, n);
-      }
+    std::vector<StepCandidate> candidates;
+    candidates.reserve(running_.size());
+    for (const auto& seq : running_) {
+      candidates.push_back(
+          {seq->asked, static_cast<int64_t>(seq->pending.size() - seq->fed), seq->fill});
+    }
+    const auto cut = [&](size_t i, int64_t n) { return UpToPromptStop(*running_[i], n); };
+    for (const StepTake& take : ChooseMixedStep(candidates, options_.max_batched_tokens,
+                                                options_.prompt_batch_tokens, cut)) {
+      add(running_[take.index], take.tokens);
     }
     return;
   }

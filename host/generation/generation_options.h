@@ -40,6 +40,8 @@ struct GenerationOptions {
   // backend runs one at a time, the others wait in order).
   int slots = 4;
   int64_t max_batched_tokens = 512;  // tokens per step (decode tokens + prompt chunks)
+  // CPU steps: another job's prompt chunk joins only below this many prompt tokens.
+  int64_t prompt_batch_tokens = 32;
   // CPU: prompt blocks stay cached for later requests that start the same way.
   bool prefix_cache = true;
   // With it: a finished answer is cached for the conversation's next turn.

@@ -271,6 +271,7 @@ class GenerationService final : public InferenceService {
     } else {
       SchedulerOptions scheduler_options;
       scheduler_options.max_batched_tokens = config.max_batched_tokens;
+      scheduler_options.prompt_batch_tokens = config.prompt_batch_tokens;
       scheduler_options.separate_prompt_steps = on_cuda;
       scheduler_options.cache_answers = config.cache_answers;
       scheduler_ = std::make_unique<BatchScheduler>(*engine_, scheduler_options);
@@ -279,7 +280,8 @@ class GenerationService final : public InferenceService {
               {{"slots", std::to_string(pool.max_sequences)},
                {"kv_blocks", std::to_string(pool.blocks_total)},
                {"kv_block_tokens", std::to_string(pool.block_tokens)},
-               {"max_batched_tokens", std::to_string(config.max_batched_tokens)}});
+               {"max_batched_tokens", std::to_string(config.max_batched_tokens)},
+               {"prompt_batch_tokens", std::to_string(config.prompt_batch_tokens)}});
     }
     UpdateVramUsed();
     if (engine::cuda::CudaBackend* cuda = engine_->cuda_backend()) {

@@ -137,6 +137,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->queue_depth = static_cast<int>(ParseInt(key, v, 0, 4096));
   } else if (key == "server.max_batched_tokens") {
     c->max_batched_tokens = ParseInt(key, v, 1, 8192);
+  } else if (key == "server.prompt_batch_tokens") {
+    c->prompt_batch_tokens = ParseInt(key, v, 1, 8192);
   } else if (key == "server.prefix_cache") {
     c->prefix_cache = OneOf(key, v, {"on", "off"});
   } else if (key == "server.prefix_cache_answers") {
@@ -356,6 +358,7 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.kv_cache_bytes = config.kv_cache_bytes;
   o.slots = config.slots;
   o.max_batched_tokens = config.max_batched_tokens;
+  o.prompt_batch_tokens = config.prompt_batch_tokens;
   o.prefix_cache = config.prefix_cache == "on";
   o.cache_answers = config.prefix_cache_answers == "on";
   o.kv_type = config.kv_type == "q8_0"  ? engine::KvType::kQ8_0

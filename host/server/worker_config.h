@@ -58,6 +58,9 @@ struct WorkerConfig {
   int slots = 4;
   int queue_depth = 16;
   int64_t max_batched_tokens = 512;
+  // A step adds another job's prompt chunk only while it holds fewer prompt
+  // tokens than this (CPU): prompts are evaluated one after another.
+  int64_t prompt_batch_tokens = 32;
   // Prompt blocks kept for later requests that begin the same way (CPU).
   std::string prefix_cache = "on";
   // With it: finished answers cached for a conversation's next turn.

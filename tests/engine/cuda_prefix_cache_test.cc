@@ -54,6 +54,18 @@ TEST_P(CudaPrefixCache, AHitGivesTheColdBitsWhateverTheChunks) {
   const PrefixRun one = RunPrompt(*e, longer, 2, true);
   EXPECT_EQ(one.matched, 64);
   ExpectSameBits(RunPrompt(*e, longer, 2, false), one, std::string(GetParam()) + ", 66 tokens");
+  // A prompt that leaves the chain 8 tokens into a block: those rows are
+  // copied on the device into a block of its own (plans without windows).
+  std::vector<int32_t> other(prompt.begin(), prompt.begin() + 40);
+  const std::vector<int32_t> tail = CyclicPrompt(20, 3, e->info().vocab);
+  other.insert(other.end(), tail.begin(), tail.end());
+  ASSERT_NE(other[40], prompt[40]);
+  const PrefixRun part = RunPrompt(*e, other, 2, true);
+  const std::string model = GetParam();
+  if (!model.starts_with("gptoss") && !model.starts_with("gemma")) {
+    EXPECT_EQ(part.matched, 40);
+  }
+  ExpectSameBits(RunPrompt(*e, other, 2, false), part, model + ", rows copied");
   EXPECT_GT(e->kv_pool().prefix_hit_tokens, 0u);
   EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "held blocks leaked";
 }

@@ -63,6 +63,46 @@ TEST_P(PrefixCache, AHitGivesTheColdBitsAndSkipsTheCachedBlocks) {
   EXPECT_EQ(e->kv_pool().prefix_hit_tokens, before.prefix_hit_tokens);
 }
 
+bool HasWindows(const std::string& model) {
+  return model.starts_with("gptoss") || model.starts_with("gemma");
+}
+
+// A prompt that leaves the cached chain part way through a block (another
+// question after a shared beginning) maps the whole blocks and copies the
+// matching leading rows of the next one into a block of its own: the cold
+// bits again, and the cached block stays as it was for the prompt that
+// filled it. Plans with windows map whole blocks only (their rings hold no
+// such rows).
+TEST_P(PrefixCache, APromptThatLeavesABlockPartWayCopiesItsLeadingRows) {
+  auto e = LoadFixtureEngine(GetParam(), Options());
+  auto fresh = LoadFixtureEngine(GetParam(), Options());
+  const std::vector<int32_t> p = CyclicPrompt(70, 10, e->info().vocab);
+  const PrefixRun p_cold = RunPrompt(*e, p, 2, true);  // caches blocks 0-3
+  std::vector<int32_t> q(p.begin(), p.begin() + 40);   // leaves block 2 after 8 tokens
+  const std::vector<int32_t> tail = CyclicPrompt(30, 11, e->info().vocab);
+  q.insert(q.end(), tail.begin(), tail.end());
+  ASSERT_NE(q[40], p[40]);
+  const uint64_t hits = e->kv_pool().prefix_hit_tokens;
+  const PrefixRun warm = RunPrompt(*e, q, 4, true);
+  const bool windows = HasWindows(GetParam());
+  EXPECT_EQ(warm.matched, windows ? 0 : 40) << "2 blocks mapped, then 8 rows copied";
+  EXPECT_EQ(e->kv_pool().prefix_hit_tokens - hits, static_cast<uint64_t>(warm.matched));
+  ExpectSameBits(RunPrompt(*fresh, q, 4, false), warm, "q after p");
+
+  // The rows copied stop before the prompt's last token (always evaluated).
+  const std::vector<int32_t> head(p.begin(), p.begin() + 41);
+  const PrefixRun short_warm = RunPrompt(*e, head, 2, true);
+  EXPECT_EQ(short_warm.matched, windows ? 0 : 40);
+  ExpectSameBits(RunPrompt(*fresh, head, 2, false), short_warm, "p's first 41 tokens");
+
+  const PrefixRun p_again = RunPrompt(*e, p, 2, true);
+  if (!windows) {
+    EXPECT_EQ(p_again.matched, 64) << "the source block was lost";
+  }
+  ExpectSameBits(p_cold, p_again, "p again");
+  EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "held blocks leaked";
+}
+
 // Generated tokens run decode arithmetic: a later prompt holding them (the
 // next chat turn) maps only the blocks of prompt tokens before them.
 TEST_P(PrefixCache, BlocksOfGeneratedTokensAreNotMatched) {
@@ -75,10 +115,6 @@ TEST_P(PrefixCache, BlocksOfGeneratedTokensAreNotMatched) {
   EXPECT_EQ(warm.matched, 64) << "a block of generated tokens was matched as prompt";
   const auto cold_engine = LoadFixtureEngine(GetParam(), Options());
   ExpectSameBits(RunPrompt(*cold_engine, next, 4, false), warm, GetParam());
-}
-
-bool HasWindows(const std::string& model) {
-  return model.starts_with("gptoss") || model.starts_with("gemma");
 }
 
 // A pool of 8 blocks: a second prompt evicts the first one's cached tail
@@ -213,6 +249,45 @@ TEST(KvBlockPool, AnEvictedParentsChildrenAreNeverFoundAgain) {
   EXPECT_EQ(pool.Acquire(x, t2, 0), -1) << "a stale child found through its parent's new content";
   EXPECT_EQ(pool.Acquire(-1, t3, 0), x);
   EXPECT_EQ(pool.evictions(), 1u);
+}
+
+// The child sharing the longest leading run with the tokens is found (and
+// held), under its salt only, never through a parent's new content.
+TEST(KvBlockPool, TheChildWithTheLongestLeadingRunIsFoundAndHeld) {
+  engine::KvBlockPool pool(4, 4);
+  const std::vector<int32_t> root = {1, 2, 3, 4}, c1 = {5, 6, 7, 8}, c2 = {5, 6, 9, 9};
+  const int32_t r = pool.Take(), a = pool.Take(), b = pool.Take();
+  pool.Register(r, -1, root, 0);
+  pool.Register(a, r, c1, 0);
+  pool.Register(b, r, c2, 0);
+  for (const int32_t k : {r, a, b}) pool.Release(k);
+  int64_t matched = -1;
+  EXPECT_EQ(pool.AcquireLongestChild(r, std::vector<int32_t>{5, 6, 9, 1}, 0, &matched), b);
+  EXPECT_EQ(matched, 3);
+  EXPECT_EQ(pool.available(), 3) << "the block found is held";
+  pool.Release(b);
+  EXPECT_EQ(pool.AcquireLongestChild(r, std::vector<int32_t>{5, 6, 7}, 0, &matched), a);
+  EXPECT_EQ(matched, 3);
+  pool.Release(a);
+  EXPECT_EQ(pool.AcquireLongestChild(r, std::vector<int32_t>{4, 6}, 0, &matched), -1);
+  EXPECT_EQ(matched, 0);
+  EXPECT_EQ(pool.AcquireLongestChild(r, std::vector<int32_t>{5, 6}, 1, &matched), -1)
+      << "another salt";
+  EXPECT_EQ(pool.AcquireLongestChild(-1, std::vector<int32_t>{1, 2, 3}, 0, &matched), r);
+  EXPECT_EQ(matched, 3);
+  pool.Release(r);
+  // a and b used after r: r is the least recently used.
+  ASSERT_EQ(pool.AcquireLongestChild(r, std::vector<int32_t>{5, 6, 7}, 0, &matched), a);
+  pool.Release(a);
+  ASSERT_EQ(pool.AcquireLongestChild(r, std::vector<int32_t>{5, 6, 9}, 0, &matched), b);
+  pool.Release(b);
+  // r evicted first and taken for new content: its old children are stale.
+  pool.Take();  // the free block
+  const int32_t x = pool.Take();
+  ASSERT_EQ(x, r);
+  pool.Register(x, -1, std::vector<int32_t>{7, 7, 7, 7}, 0);
+  EXPECT_EQ(pool.AcquireLongestChild(x, std::vector<int32_t>{5, 6}, 0, &matched), -1)
+      << "a stale child found through its parent's new content";
 }
 
 }  // namespace

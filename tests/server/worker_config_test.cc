@@ -40,6 +40,7 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   EXPECT_EQ(c.slots, d.slots);
   EXPECT_EQ(c.queue_depth, d.queue_depth);
   EXPECT_EQ(c.max_batched_tokens, d.max_batched_tokens);
+  EXPECT_EQ(c.prompt_batch_tokens, d.prompt_batch_tokens);
   EXPECT_EQ(c.kv_type, d.kv_type);
   EXPECT_EQ(c.prefix_cache_answers, d.prefix_cache_answers);
   EXPECT_EQ(c.prefix_cache, "on");
@@ -266,6 +267,12 @@ TEST(WorkerConfig, ManyUsersKeys) {
   EXPECT_THROW(ParseWorkerConfig("server: {slots: 0}\n", "w.yaml"), Error);
   EXPECT_THROW(ParseWorkerConfig("server: {queue_depth: -1}\n", "w.yaml"), Error);
   EXPECT_THROW(ParseWorkerConfig("server: {max_batched_tokens: 0}\n", "w.yaml"), Error);
+  EXPECT_EQ(d.prompt_batch_tokens, 32);
+  EXPECT_EQ(
+      GenerationOptionsFrom(ParseWorkerConfig("server: {prompt_batch_tokens: 512}\n", "w.yaml"))
+          .prompt_batch_tokens,
+      512);
+  EXPECT_THROW(ParseWorkerConfig("server: {prompt_batch_tokens: 0}\n", "w.yaml"), Error);
   EXPECT_TRUE(GenerationOptionsFrom(c).prefix_cache) << "prefix caching is on by default";
   const WorkerConfig off = ParseWorkerConfig("server: {prefix_cache: off}\n", "w.yaml");
   EXPECT_FALSE(GenerationOptionsFrom(off).prefix_cache);

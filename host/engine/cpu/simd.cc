@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "orcd/cpp/half.h"
+#include "orcd/cpp/q8_0_block.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -356,15 +357,10 @@ bool CpuHasAvx2() {
 }  // namespace
 
 void QuantizeRowQ8_0(const float* in, uint8_t* out, int64_t n) {
-  for (int64_t i = 0; i < n; i += 32, out += 34) {
-    float amax = 0.0f;
-    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(in[i + j]));
-    const float d = amax / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    const uint16_t h = f32_to_fp16(d);
-    __builtin_memcpy(out, &h, 2);
-    auto* q = reinterpret_cast<int8_t*>(out + 2);
-    for (int j = 0; j < 32; ++j) q[j] = static_cast<int8_t>(std::round(in[i + j] * id));
+  for (int64_t i = 0; i < n; i += kQ8_0BlockElems, out += 34) {
+    uint16_t d;
+    quantize_q8_0_block(in + i, &d, reinterpret_cast<int8_t*>(out + 2));
+    __builtin_memcpy(out, &d, 2);
   }
 }
 

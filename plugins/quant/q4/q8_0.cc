@@ -1,25 +1,17 @@
-// Q8_0 CPU: ggml's quantize_row_q8_0_ref and an AVX2 block decoder.
+// Q8_0 CPU: ggml's quantize_row_q8_0_ref (orcd/cpp/q8_0_block.h) and an AVX2
+// block decoder.
 #include "q4/q8_0.h"
-
-#include <algorithm>
-#include <cmath>
 
 #include "common/avx2_convert.h"
 #include "common/cpu_kernels.h"
 #include "common/q8_activations.h"
+#include "orcd/cpp/q8_0_block.h"
 
 namespace orcd::quant {
 namespace {
 
 struct Q8_0Cpu : Q8_0 {
-  static void quantize(const float* x, Block& y) {
-    float amax = 0.0f;
-    for (int j = 0; j < kElems; ++j) amax = std::max(amax, std::fabs(x[j]));
-    const float d = amax / ((1 << 7) - 1);
-    const float id = d ? 1.0f / d : 0.0f;
-    y.d = f32_to_fp16(d);
-    for (int j = 0; j < kElems; ++j) y.qs[j] = static_cast<int8_t>(std::round(x[j] * id));
-  }
+  static void quantize(const float* x, Block& y) { quantize_q8_0_block(x, &y.d, y.qs); }
 
 #if ORCD_QUANT_HAVE_X86
   ORCD_QUANT_AVX2 static void decode_avx2(const Block& b, float* out) {

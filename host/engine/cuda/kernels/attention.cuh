@@ -19,6 +19,7 @@
 
 #include "host/engine/cuda/kernels/common.cuh"
 #include "host/engine/cuda/kernels/quantize.cuh"
+#include "orcd/cpp/q8_0_block.h"
 
 namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 
@@ -38,7 +39,7 @@ __device__ __forceinline__ float cache_value(const void* cache, int64_t i, bool 
 // quantize_row_q8_0_ref does (the CPU's KV rounding): scale d = amax / 127,
 // q = roundf(x / d), read back as q * f16(d). The batch's own keys and values
 // are rounded so as they are read, as the cache will hold them.
-constexpr int kQ8Block = 32;
+constexpr int kQ8Block = ::orcd::kQ8_0BlockElems;
 constexpr int kQ8BlockBytes = 34;
 
 struct Q8Scale {
@@ -49,8 +50,8 @@ struct Q8Scale {
 __device__ __forceinline__ Q8Scale q8_scale_of(const float* x, const float* bias) {
   float amax = 0.0f;
   for (int j = 0; j < kQ8Block; ++j) amax = fmaxf(amax, fabsf(bias ? x[j] + bias[j] : x[j]));
-  const float d = amax / 127.0f;
-  return {d != 0.0f ? 1.0f / d : 0.0f, ::orcd::fp16_to_f32(::orcd::f32_to_fp16(d))};
+  const ::orcd::Q8_0Scale s = ::orcd::q8_0_scale(amax);
+  return {s.inv, ::orcd::fp16_to_f32(::orcd::f32_to_fp16(s.d))};
 }
 
 // x's 8-bit value at scale s (what the cache stores, and what the batch's

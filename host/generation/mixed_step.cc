@@ -1,0 +1,33 @@
+#include "host/generation/mixed_step.h"
+
+#include <algorithm>
+
+namespace orcd {
+
+std::vector<StepTake> ChooseMixedStep(std::span<const StepCandidate> candidates,
+                                      int64_t max_batched_tokens, int64_t prompt_batch_tokens,
+                                      const std::function<int64_t(size_t, int64_t)>& cut) {
+  std::vector<StepTake> takes;
+  int64_t budget = max_batched_tokens;
+  int64_t prompt_tokens = 0;
+  enum Kind { kDecoding, kPrompt, kFill };
+  const auto kind = [](const StepCandidate& c) {
+    return c.left == 1 ? kDecoding : c.fill ? kFill : kPrompt;
+  };
+  for (const Kind pass : {kDecoding, kPrompt, kFill}) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const StepCandidate& c = candidates[i];
+      if (!c.asked || c.left < 1 || budget == 0 || kind(c) != pass) continue;
+      const bool decoding = pass == kDecoding;
+      if (!decoding && prompt_tokens >= prompt_batch_tokens) return takes;
+      const int64_t n = cut(i, std::min(c.left, budget));
+      if (n < 1) continue;
+      budget -= n;
+      if (!decoding) prompt_tokens += n;
+      takes.push_back({i, n});
+    }
+  }
+  return takes;
+}
+
+}  // namespace orcd
