@@ -127,8 +127,12 @@ int32_t KvBlockPool::AcquireLongestChild(int32_t parent, std::span<const int32_t
   if (tokens.size() > static_cast<size_t>(block_tokens_))
     tokens = tokens.first(static_cast<size_t>(block_tokens_));
   int32_t best = -1;
+  // The sequence start has as many children as distinct cached prompts: a
+  // lookup reads a bounded number (a miss only costs a copy not made).
+  constexpr int kMaxScanned = 4096;
+  int scanned = 0;
   const auto [first, last] = children_.equal_range(ParentKey(parent, salt));
-  for (auto c = first; c != last; ++c) {
+  for (auto c = first; c != last && scanned++ < kMaxScanned; ++c) {
     const Block& b = blocks_[static_cast<size_t>(c->second)];
     if (!Follows(b, parent, salt)) continue;  // another parent's key collided
     const auto run = std::mismatch(tokens.begin(), tokens.end(), b.tokens.begin()).first;

@@ -103,6 +103,24 @@ TEST_P(PrefixCache, APromptThatLeavesABlockPartWayCopiesItsLeadingRows) {
   EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "held blocks leaked";
 }
 
+// The same with an 8-bit cache (34-byte rows of 32 values): rows copied
+// whole, the cold bits again.
+TEST(PrefixCacheQ8, CopiedRowsOfAQ8CacheGiveTheColdBits) {
+  engine::EngineOptions o = Options();
+  o.kv_type = engine::KvType::kQ8_0;
+  auto e = LoadFixtureEngine("qwen2-tiny.Q4_K_M", o);
+  auto fresh = LoadFixtureEngine("qwen2-tiny.Q4_K_M", o);
+  const std::vector<int32_t> p = CyclicPrompt(70, 12, e->info().vocab);
+  RunPrompt(*e, p, 2, true);
+  std::vector<int32_t> q(p.begin(), p.begin() + 45);  // 2 blocks and 13 rows
+  const std::vector<int32_t> tail = CyclicPrompt(20, 13, e->info().vocab);
+  q.insert(q.end(), tail.begin(), tail.end());
+  ASSERT_NE(q[45], p[45]);
+  const PrefixRun warm = RunPrompt(*e, q, 4, true);
+  EXPECT_EQ(warm.matched, 45);
+  ExpectSameBits(RunPrompt(*fresh, q, 4, false), warm, "q8_0 cache");
+}
+
 // Generated tokens run decode arithmetic: a later prompt holding them (the
 // next chat turn) maps only the blocks of prompt tokens before them.
 TEST_P(PrefixCache, BlocksOfGeneratedTokensAreNotMatched) {
