@@ -121,9 +121,9 @@ void KvCache::CopyBlockRows(int32_t from, int32_t to, int64_t rows) {
     const int64_t heads = layer.desc.n_kv_heads, dim = layer.desc.head_dim;
     const size_t bytes = RowBytes(dim) * static_cast<size_t>(rows);
     for (int64_t g = 0; g < heads; ++g) {
-      // Layer::RowIndex's element index of head g's first row in a block.
+      // Head g's first row in a block: position 0 of a one-block table.
       const auto at = [&](int32_t block) {
-        return ByteOffset(((block * heads + g) * layer.block_tokens) * dim);
+        return ByteOffset(layer.RowIndex(KvSequenceView{&block, 1, 0}, 0, g));
       };
       for (void* side : {layer.k, layer.v}) {
         auto* base = static_cast<uint8_t*>(side);

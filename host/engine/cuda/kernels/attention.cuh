@@ -57,7 +57,7 @@ __device__ __forceinline__ Q8Scale q8_scale_of(const float* x, const float* bias
 // x's 8-bit value at scale s (what the cache stores, and what the batch's
 // own rows are read as before they are stored).
 __device__ __forceinline__ int8_t q8_quantized(float x, Q8Scale s) {
-  return static_cast<int8_t>(roundf(x * s.inv));
+  return ::orcd::q8_0_round(x, s.inv);
 }
 
 __device__ __forceinline__ const uint8_t* q8_block(const void* cache, int64_t element) {

@@ -32,13 +32,18 @@ ORCD_Q8_0_HD inline Q8_0Scale q8_0_scale(float amax) {
   return {d, d != 0.0f ? 1.0f / d : 0.0f};
 }
 
+// x's 8-bit value at a block's scale (`inv`: Q8_0Scale::inv).
+ORCD_Q8_0_HD inline int8_t q8_0_round(float x, float inv) {
+  return static_cast<int8_t>(roundf(x * inv));
+}
+
 // x[0..31] into *d (f16 bits) and q[0..31].
 ORCD_Q8_0_HD inline void quantize_q8_0_block(const float* x, uint16_t* d, int8_t* q) {
   float amax = 0.0f;
   for (int j = 0; j < kQ8_0BlockElems; ++j) amax = fmaxf(amax, fabsf(x[j]));
   const Q8_0Scale s = q8_0_scale(amax);
   *d = f32_to_fp16(s.d);
-  for (int j = 0; j < kQ8_0BlockElems; ++j) q[j] = static_cast<int8_t>(roundf(x[j] * s.inv));
+  for (int j = 0; j < kQ8_0BlockElems; ++j) q[j] = q8_0_round(x[j], s.inv);
 }
 
 }  // namespace orcd
