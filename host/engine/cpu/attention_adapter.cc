@@ -13,13 +13,12 @@
 // ring; keys of this batch come from a staging copy in the cache's type (so
 // they are rounded exactly as if read back from the cache).
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/cpu/simd.h"
+#include "host/engine/cpu/softmax_scores.h"
 
 namespace orcd::engine::cpu {
 namespace {
@@ -147,21 +146,7 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
             break;
         }
       });
-      float max_score = -std::numeric_limits<float>::infinity();
-      for (int64_t j = 0; j < count; ++j) {
-        float score = scores[j] * p.scale;
-        if (p.softcap > 0.0f) score = p.softcap * std::tanh(score / p.softcap);
-        scores[j] = score;
-        max_score = std::max(max_score, score);
-      }
-      if (sinks) max_score = std::max(max_score, sinks[h]);
-      float sum = sinks ? std::exp(sinks[h] - max_score) : 0.0f;
-      for (int64_t j = 0; j < count; ++j) {
-        scores[j] = std::exp(scores[j] - max_score);
-        sum += scores[j];
-      }
-      const float inv = 1.0f / sum;
-      for (int64_t j = 0; j < count; ++j) scores[j] *= inv;  // each value row's weight
+      SoftmaxScores(scores, count, p.scale, p.softcap, sinks ? sinks + h : nullptr);
       float* oh = o + t * n_head * d + h * d;
       std::fill(oh, oh + d, 0.0f);
       for_each_run(v_batch, v_cache, [&](const uint8_t* rows, int64_t at, int64_t n) {
