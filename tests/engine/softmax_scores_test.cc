@@ -58,8 +58,8 @@ std::vector<double> SoftmaxInDouble(const std::vector<float>& raw, const Case& c
 TEST(SoftmaxScores, WeightsMatchASoftmaxInDoubleAndBothFormsGiveTheSameBits) {
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 6.0f);
-  const Case cases[] = {{0.125f, 0.0f, false}, {0.125f, 0.0f, true}, {0.0884f, 50.0f, false},
-                        {1.0f, 0.0f, true}};
+  const Case cases[] = {
+      {0.125f, 0.0f, false}, {0.125f, 0.0f, true}, {0.0884f, 50.0f, false}, {1.0f, 0.0f, true}};
   for (const Case& c : cases) {
     for (int64_t n : kLengths) {
       std::vector<float> raw(static_cast<size_t>(n));
