@@ -88,6 +88,48 @@ TEST_F(SimdRows, AxpysAreTheSingleRowAxpysInOrder) {
   }
 }
 
+// Grouped-query attention: the heads that share a KV head read each row once
+// (dot_f16_rows_heads, axpy_f16_rows_heads) and still get the bits of one
+// rows call per head: head sizes with the eight-rows path (64, 128) and
+// without (the others), row counts around its eight, groups of 1-8 heads
+// (the sums four heads at a time).
+TEST_F(SimdRows, HeadGroupsGetEachHeadsRowsCallBits) {
+  const SimdKernels& s = Simd();
+  constexpr int64_t kHeadDims[] = {64, 128, 96, 40, 72};
+  constexpr int64_t kGroupRows[] = {1, 7, 8, 9, 16, 23, 100};
+  for (int64_t n : kHeadDims) {
+    for (int64_t rows : kGroupRows) {
+      for (int heads : {1, 2, 4, 5, 7, 8}) {
+        const int64_t stride = n * 2;  // a cache row holds this head's KV among others
+        const std::vector<uint16_t> kv = Half(Normal(static_cast<size_t>(rows * stride)));
+        const std::vector<float> q = Normal(static_cast<size_t>(heads * n));
+        const int64_t out_stride = rows + 3;
+        std::vector<float> got(static_cast<size_t>(heads * out_stride), -1.0f), want = got;
+        s.dot_f16_rows_heads(kv.data(), stride, rows, q.data(), n, heads, n, got.data(),
+                             out_stride);
+        for (int h = 0; h < heads; ++h) {
+          s.dot_f16_rows(kv.data(), stride, rows, q.data() + h * n, n,
+                         want.data() + h * out_stride);
+        }
+        const std::string shape = std::to_string(heads) + " heads, " + std::to_string(rows) +
+                                  " rows of " + std::to_string(n);
+        EXPECT_TRUE(SameBits(got, want)) << s.name << " dots, " << shape;
+
+        const std::vector<float> w = Normal(static_cast<size_t>(heads * out_stride));
+        const std::vector<float> y0 = Normal(static_cast<size_t>(heads * n));
+        std::vector<float> got_y = y0, want_y = y0;
+        s.axpy_f16_rows_heads(w.data(), out_stride, kv.data(), stride, rows, heads, got_y.data(), n,
+                              n);
+        for (int h = 0; h < heads; ++h) {
+          s.axpy_f16_rows(w.data() + h * out_stride, kv.data(), stride, rows, want_y.data() + h * n,
+                          n);
+        }
+        EXPECT_TRUE(SameBits(got_y, want_y)) << s.name << " axpys, " << shape;
+      }
+    }
+  }
+}
+
 // q8_0 KV rows (limits.kv_type: q8_0): the quantizer writes ggml's bytes
 // (quantize_row_q8_0_ref, fixtures/quant/Q8_0: 8 rows of 512 with outliers),
 // and the row dot and axpy over those bytes agree with a float64 sum of the

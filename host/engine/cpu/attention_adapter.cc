@@ -99,21 +99,27 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   const auto* k_cache = static_cast<const uint8_t*>(layer.k);
   const auto* v_cache = static_cast<const uint8_t*>(layer.v);
 
-  ParallelRange(ctx, ctx.n_tokens * n_head, 4, [&](int64_t begin, int64_t end, int thread) {
-    float* scores = ctx.Workspace(thread);
+  // Items are (KV head, token), KV-head-major: one KV head's queries run back
+  // to back, so its keys and values stay in L2 from one query to the next,
+  // and the pieces of the range hold equal shares of the causal work. The
+  // query heads that share a KV head go together: each K and V row is read
+  // (and converted) once for all of them.
+  ParallelRange(ctx, ctx.n_tokens * n_head_kv, 1, [&](int64_t begin, int64_t end, int) {
+    thread_local std::vector<float> scores_buf;
     for (int64_t item = begin; item < end; ++item) {
-      // Head-major: one head's queries run back to back, so its keys and
-      // values stay in L2 from one query to the next, and the pieces of the
-      // range hold equal shares of the causal work (token-major gave the
-      // last piece the longest rows).
-      const int64_t h = item / ctx.n_tokens;
+      const int64_t g = item / ctx.n_tokens;
       const int64_t t = item % ctx.n_tokens;
       const StepSequence& seq = seqs[ctx.token_seq ? ctx.token_seq[t] : 0];
-      const int64_t g = h / group;
       const int64_t pos = seq.pos0 + (t - seq.first_row);
       const int64_t first = window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0;
       const int64_t count = pos - first + 1;
-      const float* qh = q + t * n_head * d + h * d;
+      // The group's scores, head after head (count apart).
+      if (scores_buf.size() < static_cast<size_t>(group * count)) {
+        scores_buf.resize(static_cast<size_t>(group * count));
+      }
+      float* scores = scores_buf.data();
+      const float* qg = q + t * n_head * d + g * group * d;
+      float* og = o + t * n_head * d + g * group * d;
       // Positions first .. pos as runs of rows at one stride each: the
       // sequence's cached blocks (or ring, split where it wraps), then its
       // tokens of this batch in the staging copy.
@@ -134,32 +140,40 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       };
 
       for_each_run(k_batch, k_cache, [&](const uint8_t* rows, int64_t at, int64_t n) {
-        switch (type) {
-          case KvType::kF16:
-            s.dot_f16_rows(reinterpret_cast<const uint16_t*>(rows), d, n, qh, d, scores + at);
-            break;
-          case KvType::kF32:
-            s.dot_f32_rows(reinterpret_cast<const float*>(rows), d, n, qh, d, scores + at);
-            break;
-          case KvType::kQ8_0:
-            s.dot_q8_0_rows(rows, static_cast<int64_t>(row_bytes), n, qh, d, scores + at);
-            break;
+        if (type == KvType::kF16) {
+          s.dot_f16_rows_heads(reinterpret_cast<const uint16_t*>(rows), d, n, qg, d,
+                               static_cast<int>(group), d, scores + at, count);
+          return;
+        }
+        for (int64_t i = 0; i < group; ++i) {
+          if (type == KvType::kF32) {
+            s.dot_f32_rows(reinterpret_cast<const float*>(rows), d, n, qg + i * d, d,
+                           scores + i * count + at);
+          } else {
+            s.dot_q8_0_rows(rows, static_cast<int64_t>(row_bytes), n, qg + i * d, d,
+                            scores + i * count + at);
+          }
         }
       });
-      SoftmaxScores(scores, count, p.scale, p.softcap, sinks ? sinks + h : nullptr);
-      float* oh = o + t * n_head * d + h * d;
-      std::fill(oh, oh + d, 0.0f);
+      for (int64_t i = 0; i < group; ++i) {
+        const int64_t h = g * group + i;
+        SoftmaxScores(scores + i * count, count, p.scale, p.softcap, sinks ? sinks + h : nullptr);
+      }
+      std::fill(og, og + group * d, 0.0f);
       for_each_run(v_batch, v_cache, [&](const uint8_t* rows, int64_t at, int64_t n) {
-        switch (type) {
-          case KvType::kF16:
-            s.axpy_f16_rows(scores + at, reinterpret_cast<const uint16_t*>(rows), d, n, oh, d);
-            break;
-          case KvType::kF32:
-            s.axpy_f32_rows(scores + at, reinterpret_cast<const float*>(rows), d, n, oh, d);
-            break;
-          case KvType::kQ8_0:
-            s.axpy_q8_0_rows(scores + at, rows, static_cast<int64_t>(row_bytes), n, oh, d);
-            break;
+        if (type == KvType::kF16) {
+          s.axpy_f16_rows_heads(scores + at, count, reinterpret_cast<const uint16_t*>(rows), d, n,
+                                static_cast<int>(group), og, d, d);
+          return;
+        }
+        for (int64_t i = 0; i < group; ++i) {
+          if (type == KvType::kF32) {
+            s.axpy_f32_rows(scores + i * count + at, reinterpret_cast<const float*>(rows), d, n,
+                            og + i * d, d);
+          } else {
+            s.axpy_q8_0_rows(scores + i * count + at, rows, static_cast<int64_t>(row_bytes), n,
+                             og + i * d, d);
+          }
         }
       });
     }

@@ -106,6 +106,24 @@ void AxpyQ8RowsPortable(const float* w, const uint8_t* rows, int64_t stride, int
   for (int64_t j = 0; j < n_rows; ++j) AxpyQ8Portable(w[j], rows + j * stride, y, n);
 }
 
+void DotF16RowsHeadsPortable(const uint16_t* rows, int64_t stride, int64_t n_rows, const float* b,
+                             int64_t b_stride, int heads, int64_t n, float* out,
+                             int64_t out_stride) {
+  for (int h = 0; h < heads; ++h) {
+    DotRowsPortable<uint16_t, DotF16Portable>(rows, stride, n_rows, b + h * b_stride, n,
+                                              out + h * out_stride);
+  }
+}
+
+void AxpyF16RowsHeadsPortable(const float* w, int64_t w_stride, const uint16_t* rows,
+                              int64_t stride, int64_t n_rows, int heads, float* y, int64_t y_stride,
+                              int64_t n) {
+  for (int h = 0; h < heads; ++h) {
+    AxpyRowsPortable<uint16_t, AxpyF16Portable>(w + h * w_stride, rows, stride, n_rows,
+                                                y + h * y_stride, n);
+  }
+}
+
 constexpr SimdKernels kPortable = {"portable",
                                    DotF32Portable,
                                    DotF16Portable,
@@ -119,7 +137,9 @@ constexpr SimdKernels kPortable = {"portable",
                                    AxpyRowsPortable<float, AxpyF32Portable>,
                                    AxpyRowsPortable<uint16_t, AxpyF16Portable>,
                                    DotQ8RowsPortable,
-                                   AxpyQ8RowsPortable};
+                                   AxpyQ8RowsPortable,
+                                   DotF16RowsHeadsPortable,
+                                   AxpyF16RowsHeadsPortable};
 
 // ---- AVX2 + FMA + F16C ------------------------------------------------------
 #if ORCD_ENGINE_X86
@@ -332,6 +352,129 @@ ORCD_AVX2 void AxpyQ8RowsAvx2(const float* w, const uint8_t* rows, int64_t strid
   for (int64_t j = 0; j < n_rows; ++j) AxpyQ8Avx2(w[j], rows + j * stride, y, n);
 }
 
+// DotAvx2's last step for eight rows at once: each row's four lanes pairs
+// meet in HorizontalSum's order (lanes i and i + 4, then 0 + 2 and 1 + 3,
+// then those two), the same additions with the same operands, so out[r] has
+// the single call's bits.
+ORCD_AVX2 inline void HorizontalSum8(const __m256 (&v)[8], float* out) {
+  __m256 x[4];  // x[p]: row 2p's four pair sums, then row 2p + 1's
+  for (int p = 0; p < 4; ++p) {
+    x[p] = _mm256_add_ps(_mm256_permute2f128_ps(v[2 * p], v[2 * p + 1], 0x20),
+                         _mm256_permute2f128_ps(v[2 * p], v[2 * p + 1], 0x31));
+  }
+  __m256 t[2];  // t[q]: rows 4q and 4q + 2's two sums, then 4q + 1 and 4q + 3's
+  for (int q = 0; q < 2; ++q) {
+    t[q] = _mm256_add_ps(_mm256_shuffle_ps(x[2 * q], x[2 * q + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                         _mm256_shuffle_ps(x[2 * q], x[2 * q + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+  // Rows 0, 2, 4, 6, then 1, 3, 5, 7.
+  const __m256 u = _mm256_add_ps(_mm256_shuffle_ps(t[0], t[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm256_shuffle_ps(t[0], t[1], _MM_SHUFFLE(3, 1, 3, 1)));
+  _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(u, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+// Eight rows at a time are converted once into f32 (exactly: the values
+// LoadF16 gives) and every head's dots run over them with DotAvx2's four
+// chains, for kN a multiple of 32 (no eight-wide or scalar steps).
+template <int kN>
+ORCD_AVX2 void DotF16RowsHeadsAvx2(const uint16_t* rows, int64_t stride, int64_t n_rows,
+                                   const float* b, int64_t b_stride, int heads, float* out,
+                                   int64_t out_stride) {
+  static_assert(kN % 32 == 0);
+  alignas(32) float k[8][kN];
+  int64_t j = 0;
+  for (; j + 8 <= n_rows; j += 8) {
+    for (int r = 0; r < 8; ++r) {
+      for (int i = 0; i < kN; i += 8)
+        _mm256_store_ps(k[r] + i, LoadF16(rows + (j + r) * stride + i));
+    }
+    for (int h = 0; h < heads; ++h) {
+      const float* q = b + h * b_stride;
+      __m256 sums[8];
+      for (int r = 0; r < 8; ++r) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
+               a3 = _mm256_setzero_ps();
+        for (int i = 0; i < kN; i += 32) {
+          a0 = _mm256_fmadd_ps(_mm256_load_ps(k[r] + i), _mm256_loadu_ps(q + i), a0);
+          a1 = _mm256_fmadd_ps(_mm256_load_ps(k[r] + i + 8), _mm256_loadu_ps(q + i + 8), a1);
+          a2 = _mm256_fmadd_ps(_mm256_load_ps(k[r] + i + 16), _mm256_loadu_ps(q + i + 16), a2);
+          a3 = _mm256_fmadd_ps(_mm256_load_ps(k[r] + i + 24), _mm256_loadu_ps(q + i + 24), a3);
+        }
+        sums[r] = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+      }
+      HorizontalSum8(sums, out + h * out_stride + j);
+    }
+  }
+  if (j == n_rows) return;
+  for (int h = 0; h < heads; ++h) {
+    DotRowsAvx2(rows + j * stride, stride, n_rows - j, b + h * b_stride, kN,
+                out + h * out_stride + j);
+  }
+}
+
+ORCD_AVX2 void DotF16RowsHeadsAnyAvx2(const uint16_t* rows, int64_t stride, int64_t n_rows,
+                                      const float* b, int64_t b_stride, int heads, int64_t n,
+                                      float* out, int64_t out_stride) {
+  if (heads > 1 && n == 64) {
+    DotF16RowsHeadsAvx2<64>(rows, stride, n_rows, b, b_stride, heads, out, out_stride);
+  } else if (heads > 1 && n == 128) {
+    DotF16RowsHeadsAvx2<128>(rows, stride, n_rows, b, b_stride, heads, out, out_stride);
+  } else {
+    for (int h = 0; h < heads; ++h)
+      DotRowsAvx2(rows, stride, n_rows, b + h * b_stride, n, out + h * out_stride);
+  }
+}
+
+// 16 columns from c of kHeads heads' y in registers: per element the FMAs of
+// AxpyRowsBlockAvx2, in row order, each row's 16 values converted once.
+template <int kHeads>
+ORCD_AVX2 void AxpyF16HeadsBlockAvx2(const float* w, int64_t w_stride, const uint16_t* rows,
+                                     int64_t stride, int64_t n_rows, float* y, int64_t y_stride,
+                                     int64_t c) {
+  __m256 acc[kHeads][2];
+  for (int h = 0; h < kHeads; ++h) {
+    acc[h][0] = _mm256_loadu_ps(y + h * y_stride + c);
+    acc[h][1] = _mm256_loadu_ps(y + h * y_stride + c + 8);
+  }
+  for (int64_t j = 0; j < n_rows; ++j) {
+    const __m256 v0 = LoadF16(rows + j * stride + c);
+    const __m256 v1 = LoadF16(rows + j * stride + c + 8);
+    for (int h = 0; h < kHeads; ++h) {
+      const __m256 a = _mm256_broadcast_ss(w + h * w_stride + j);
+      acc[h][0] = _mm256_fmadd_ps(a, v0, acc[h][0]);
+      acc[h][1] = _mm256_fmadd_ps(a, v1, acc[h][1]);
+    }
+  }
+  for (int h = 0; h < kHeads; ++h) {
+    _mm256_storeu_ps(y + h * y_stride + c, acc[h][0]);
+    _mm256_storeu_ps(y + h * y_stride + c + 8, acc[h][1]);
+  }
+}
+
+// Heads four at a time (8 of the 16 ymm hold their sums), 16 columns a
+// pass; the last n % 16 columns per head through AxpyRowsAvx2.
+ORCD_AVX2 void AxpyF16RowsHeadsAvx2(const float* w, int64_t w_stride, const uint16_t* rows,
+                                    int64_t stride, int64_t n_rows, int heads, float* y,
+                                    int64_t y_stride, int64_t n) {
+  constexpr void (*kBlocks[])(const float*, int64_t, const uint16_t*, int64_t, int64_t, float*,
+                              int64_t,
+                              int64_t) = {AxpyF16HeadsBlockAvx2<1>, AxpyF16HeadsBlockAvx2<2>,
+                                          AxpyF16HeadsBlockAvx2<3>, AxpyF16HeadsBlockAvx2<4>};
+  const int64_t whole = n / 16 * 16;
+  for (int h0 = 0; h0 < heads; h0 += 4) {
+    const int nh = heads - h0 < 4 ? heads - h0 : 4;
+    for (int64_t c = 0; c < whole; c += 16) {
+      kBlocks[nh - 1](w + h0 * w_stride, w_stride, rows, stride, n_rows, y + h0 * y_stride,
+                      y_stride, c);
+    }
+  }
+  if (whole == n) return;
+  for (int h = 0; h < heads; ++h) {
+    AxpyRowsAvx2(w + h * w_stride, rows + whole, stride, n_rows, y + h * y_stride + whole,
+                 n - whole);
+  }
+}
+
 constexpr SimdKernels kAvx2 = {"avx2",
                                DotF32Avx2,
                                DotF16Avx2,
@@ -345,7 +488,9 @@ constexpr SimdKernels kAvx2 = {"avx2",
                                AxpyRowsAvx2<float>,
                                AxpyRowsAvx2<uint16_t>,
                                DotQ8RowsAvx2,
-                               AxpyQ8RowsAvx2};
+                               AxpyQ8RowsAvx2,
+                               DotF16RowsHeadsAnyAvx2,
+                               AxpyF16RowsHeadsAvx2};
 
 bool CpuHasAvx2() {
   __builtin_cpu_init();

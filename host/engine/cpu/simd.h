@@ -38,6 +38,17 @@ struct SimdKernels {
                         int64_t n, float* out);
   void (*axpy_q8_0_rows)(const float* w, const uint8_t* rows, int64_t stride, int64_t n_rows,
                          float* y, int64_t n);
+  // dot_f16_rows and axpy_f16_rows for the query heads that share one KV
+  // head (grouped-query attention), each row read once for all of them:
+  // out[h * out_stride + j] is dot_f16_rows' out[j] for query b + h * b_stride,
+  // and y + h * y_stride takes axpy_f16_rows with weights w + h * w_stride,
+  // for h < heads, with the bits of one rows call per head.
+  void (*dot_f16_rows_heads)(const uint16_t* rows, int64_t stride, int64_t n_rows, const float* b,
+                             int64_t b_stride, int heads, int64_t n, float* out,
+                             int64_t out_stride);
+  void (*axpy_f16_rows_heads)(const float* w, int64_t w_stride, const uint16_t* rows,
+                              int64_t stride, int64_t n_rows, int heads, float* y, int64_t y_stride,
+                              int64_t n);
 };
 
 // n values (a multiple of 32) as q8_0 blocks, rounded as ggml's
