@@ -11,7 +11,9 @@
 #   OUTPUT_TOKENS (32,96), THREADS (2), SHARED_PREFIX_WORDS (0: every prompt
 #   starts with that many shared words, the prefix caches' scenario), TURNS (1:
 #   each request a conversation of that many turns, the history resent),
-#   THINK_MS (0: the pause a client takes between a conversation's turns).
+#   THINK_MS (0: the pause a client takes between a conversation's turns), FIRST_ROUND
+#   (1: rounds FIRST_ROUND..ROUNDS run, each with its own seeds, so that more
+#   rounds can be added to earlier ones).
 set -euo pipefail
 model=$1
 build=$2
@@ -67,7 +69,7 @@ start() {
   fi
 }
 
-for round in $(seq "$rounds"); do
+for round in $(seq "${FIRST_ROUND:-1}" "$rounds"); do
   for server in orcd llama-server; do
     start "$server"
     for c in "${clients[@]}"; do
