@@ -51,6 +51,7 @@ class BatchScheduler::Source final : public LogitSource {
   }
   int64_t position() const override { return seq_->length.load(); }
   double queued_ms() const override { return seq_->queued_ms.load(); }
+  int64_t cached_prompt_tokens() const override { return seq_->cached_tokens.load(); }
   int64_t context_length() const override { return context_length_; }
   void SetStopCheck(std::function<bool()> check) override {
     std::lock_guard lock(scheduler_.mu_);

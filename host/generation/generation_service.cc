@@ -368,6 +368,7 @@ class GenerationService final : public InferenceService {
         GenerationResult r =
             GenerateTokens(*sequence, *tokenizer_, prompt, input, observer, OptionsFor(input));
         r.queue_ms = sequence->queued_ms();
+        r.cached_tokens = sequence->cached_prompt_tokens();
         return UnlessResidencyLost(std::move(r));
       }
       const auto queued_since = std::chrono::steady_clock::now();

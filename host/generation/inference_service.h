@@ -98,6 +98,7 @@ struct GenerationResult {
   std::string error_code;   // stable code when stop_reason == "error"
   std::string error_message;
   int64_t prompt_tokens = 0;
+  int64_t cached_tokens = 0;  // of prompt_tokens, found in the prefix cache
   int64_t tokens_out = 0;
   double prefill_ms = 0;
   double decode_ms = 0;

@@ -58,6 +58,10 @@ struct BatchScheduler::Sequence {
   uint64_t cache_salt = 0;
   std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
   std::atomic<double> queued_ms{-1};  // set at admission
+  // Prompt tokens the prefix cache held at its first admission (the usage's
+  // cached_tokens; a preempted sequence recomputes, but its answer says
+  // what the request found).
+  std::atomic<int64_t> cached_tokens{0};
   std::condition_variable cv;
 };
 

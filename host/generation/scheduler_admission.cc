@@ -65,11 +65,13 @@ int64_t BatchScheduler::MapCachedPrefix(Sequence& seq, int id) {
   seq.fed = static_cast<size_t>(cached);
   seq.evaluated = cached;
   seq.length = cached;
+  seq.cached_tokens = cached;
   return cached;
 }
 
 void BatchScheduler::UnmapCachedPrefix(Sequence& seq, int64_t cached) {
   if (cached == 0) return;
+  seq.cached_tokens = 0;
   seq.history.clear();
   seq.history_prompt = 0;
   seq.fed = 0;

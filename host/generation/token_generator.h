@@ -52,6 +52,9 @@ class LogitSource {
   // Milliseconds the source waited for its turn before its first
   // evaluation (a scheduler's queue), or -1 when it does not know.
   virtual double queued_ms() const { return -1; }
+  // Prompt tokens it found already evaluated (a prefix cache's hit), 0 when
+  // none or when it does not know.
+  virtual int64_t cached_prompt_tokens() const { return 0; }
 };
 
 namespace structured {

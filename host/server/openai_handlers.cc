@@ -227,11 +227,15 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     completion_tokens += choice.result.tokens_out;
     if (!failed && !IsNormalStop(choice.result)) failed = &choice.result;
   }
+  // The prompt's tokens and what the prefix cache held of them, as choice 0
+  // found it (the other choices map its blocks).
   const int64_t prompt_tokens = choices[0].result.prompt_tokens;
   const std::string usage =
       ",\"usage\":{\"prompt_tokens\":" + std::to_string(prompt_tokens) +
       ",\"completion_tokens\":" + std::to_string(completion_tokens) +
-      ",\"total_tokens\":" + std::to_string(prompt_tokens + completion_tokens) + "}";
+      ",\"total_tokens\":" + std::to_string(prompt_tokens + completion_tokens) +
+      ",\"prompt_tokens_details\":{\"cached_tokens\":" +
+      std::to_string(choices[0].result.cached_tokens) + "}}";
   if (failed != nullptr) {
     const GenerationResult& r = *failed;
     const auto [event, data] = TerminalEvent(r);

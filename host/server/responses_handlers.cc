@@ -193,12 +193,13 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     }
     return;
   }
-  const std::string usage = "{\"input_tokens\":" + std::to_string(r.prompt_tokens) +
-                            ",\"output_tokens\":" + std::to_string(r.tokens_out) +
-                            ",\"output_tokens_details\":{\"reasoning_tokens\":" +
-                            std::to_string(observer.reasoning_tokens()) +
-                            "},\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) +
-                            "}";
+  const std::string usage =
+      "{\"input_tokens\":" + std::to_string(r.prompt_tokens) +
+      ",\"input_tokens_details\":{\"cached_tokens\":" + std::to_string(r.cached_tokens) +
+      "},\"output_tokens\":" + std::to_string(r.tokens_out) +
+      ",\"output_tokens_details\":{\"reasoning_tokens\":" +
+      std::to_string(observer.reasoning_tokens()) +
+      "},\"total_tokens\":" + std::to_string(r.prompt_tokens + r.tokens_out) + "}";
   const std::string status = cut_short ? "incomplete" : "completed";
   const std::string incomplete =
       cut_short ? "{\"reason\":\"max_output_tokens\"}" : std::string("null");

@@ -378,6 +378,54 @@ TEST(OpenAi, NChoicesEvaluateThePromptOnce) {
   EXPECT_EQ(texts(shared.body), texts(computed.body));
 }
 
+// usage.prompt_tokens_details.cached_tokens (OpenAI's field; Responses:
+// input_tokens_details) says how much of the prompt the prefix cache held:
+// 0 the first time, the mapped blocks (the hit counter's growth) when the
+// same prompt comes again, never the whole prompt (its last token is always
+// evaluated), and the same in a stream's usage chunk.
+TEST(OpenAi, UsageSaysHowManyPromptTokensWereCached) {
+  std::string prompt;
+  for (int i = 0; i < 30; ++i) prompt += " the quick brown fox";  // > 96 tokens
+  const std::string body = R"({"prompt":")" + prompt + R"(","max_tokens":3,"temperature":0)";
+  auto w = StartQwen();
+  const auto cached = [](const std::string& json, const char* usage_field, const char* details) {
+    Json usage = Parse(json)->getObject(usage_field);
+    return std::pair{
+        usage->getObject(details)->getValue<int64_t>("cached_tokens"),
+        usage->getValue<int64_t>(std::string(details) == "prompt_tokens_details" ? "prompt_tokens"
+                                                                                 : "input_tokens")};
+  };
+  HttpResponse first = HttpPost(w->port(), "/v1/completions", body + "}");
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(cached(first.body, "usage", "prompt_tokens_details").first, 0);
+
+  HttpResponse again = HttpPost(w->port(), "/v1/completions", body + "}");
+  ASSERT_EQ(again.status, 200) << again.body;
+  const auto [hit, prompt_tokens] = cached(again.body, "usage", "prompt_tokens_details");
+  EXPECT_GE(hit, 96) << again.body;
+  EXPECT_LT(hit, prompt_tokens);
+  EXPECT_EQ(hit, MetricValue(w->port(), "worker_prefix_cache_hit_tokens_total"));
+
+  SseStream s(w->port(), "/v1/completions",
+              body + R"(,"stream":true,"stream_options":{"include_usage":true}})");
+  ASSERT_EQ(s.status(), 200) << s.error_body();
+  std::string usage_chunk;
+  while (auto e = s.Next()) {
+    if (e->data != "[DONE]" && Parse(e->data)->has("usage")) usage_chunk = e->data;
+  }
+  ASSERT_FALSE(usage_chunk.empty());
+  EXPECT_EQ(cached(usage_chunk, "usage", "prompt_tokens_details").first, hit);
+
+  const std::string input =
+      R"({"input":")" + prompt + R"(","max_output_tokens":3,"temperature":0})";
+  HttpResponse r1 = HttpPost(w->port(), "/v1/responses", input);
+  ASSERT_EQ(r1.status, 200) << r1.body;
+  EXPECT_EQ(cached(r1.body, "usage", "input_tokens_details").first, 0) << "another prompt";
+  HttpResponse r2 = HttpPost(w->port(), "/v1/responses", input);
+  ASSERT_EQ(r2.status, 200) << r2.body;
+  EXPECT_GE(cached(r2.body, "usage", "input_tokens_details").first, 96) << r2.body;
+}
+
 // llama-server's /tokenize and /detokenize, with the served vocabulary.
 TEST(OpenAi, TokenizeAndDetokenizeRoundTrip) {
   auto w = StartQwen();
