@@ -40,7 +40,7 @@ std::string ContextConfig(int slots, const std::string& server_extra = "") {
   static int n = 0;
   const std::string path =
       "/tmp/orcd-contract-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
-  std::ofstream(path) << "limits:\n  context_length: 4096\nserver:\n  slots: " << slots
+  std::ofstream(path) << "limits:\n  context_length: 8192\nserver:\n  slots: " << slots
                       << "\n  queue_depth: 0\n"
                       << server_extra;
   return path;
@@ -79,14 +79,16 @@ bool WaitForStatus(int port, const std::string& status, std::vector<std::string>
   return false;
 }
 
-// About 3400 tokens of varied text: a prefill of seconds on this machine.
+// About 6800 tokens of varied text (context_length 8192 below): a prefill of
+// ~0.6 s on a 2-core Zen 5 VM, long enough that the cancels below land in it
+// (3400 tokens took 0.2 s once the CPU attention got faster).
 // Each `lead` starts another prompt: the prefix cache shares nothing between
 // them (a cancelled job's computed blocks would make a later prefill short).
 std::string LongPrompt(const std::string& lead = "") {
   static const char* words[] = {"alpha", "bravo", "charlie", "delta",  "echo", "foxtrot",
                                 "golf",  "hotel", "india",   "juliet", "kilo", "lima"};
   std::string p = lead.empty() ? "" : lead + ": ";
-  for (int i = 0; i < 1100; ++i) p += std::string(words[(i * 7) % 12]) + (i % 5 ? " " : ". ");
+  for (int i = 0; i < 2200; ++i) p += std::string(words[(i * 7) % 12]) + (i % 5 ? " " : ". ");
   return p;
 }
 
