@@ -115,7 +115,8 @@ void Engine::Init(std::unique_ptr<GgufFile> file, const ModelRoute& route,
     InitCuda(options, ctx);
   } else {
     InitKvPool(options, ctx, PoolLayout(options, ctx), nullptr);
-    executor_ = std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(ctx));
+    executor_ =
+        std::make_unique<Executor>(bound_, options.threads, cpu::CpuWorkspaceFloats(bound_, ctx));
     executor_->set_q8_activations(options.q8_decode_activations);
   }
 

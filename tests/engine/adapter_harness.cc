@@ -116,8 +116,8 @@ AdapterHarness::AdapterHarness(std::shared_ptr<engine::cuda::DeviceRuntime> runt
   cpu_->insn = insn;
   cpu_->insn.run = cpu_table.Find(spec_.opcode);
   cpu_->arena.assign(static_cast<size_t>(offset), NAN);
-  cpu_->workspace.assign(static_cast<size_t>(engine::cpu::CpuWorkspaceFloats(spec_.context_length)),
-                         0.0f);
+  cpu_->workspace.assign(
+      static_cast<size_t>(engine::cpu::CpuWorkspaceFloats(plan_, spec_.context_length)), 0.0f);
   cpu_->kv =
       std::make_unique<engine::KvCache>(spec_.kv_states, spec_.context_length, spec_.kv_type);
 

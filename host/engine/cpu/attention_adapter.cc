@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "host/common/status.h"
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/cpu/simd.h"
 #include "host/engine/cpu/softmax_scores.h"
@@ -99,13 +100,19 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   const auto* k_cache = static_cast<const uint8_t*>(layer.k);
   const auto* v_cache = static_cast<const uint8_t*>(layer.v);
 
+  // A query's group keeps group x (its positions) scores in the thread's
+  // workspace (CpuWorkspaceFloats: group x the context length, and more).
+  for (int64_t i = 0; i < n_seqs; ++i) {
+    if (group * (seqs[i].pos0 + seqs[i].n_tokens) > ctx.workspace_floats) {
+      throw Error(ErrorCode::kInternal, "attention scores exceed the CPU workspace");
+    }
+  }
   // Items are (KV head, token), KV-head-major: one KV head's queries run back
   // to back, so its keys and values stay in L2 from one query to the next,
   // and the pieces of the range hold equal shares of the causal work. The
   // query heads that share a KV head go together: each K and V row is read
   // (and converted) once for all of them.
-  ParallelRange(ctx, ctx.n_tokens * n_head_kv, 1, [&](int64_t begin, int64_t end, int) {
-    thread_local std::vector<float> scores_buf;
+  ParallelRange(ctx, ctx.n_tokens * n_head_kv, 1, [&](int64_t begin, int64_t end, int thread) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t g = item / ctx.n_tokens;
       const int64_t t = item % ctx.n_tokens;
@@ -113,11 +120,9 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
       const int64_t pos = seq.pos0 + (t - seq.first_row);
       const int64_t first = window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0;
       const int64_t count = pos - first + 1;
-      // The group's scores, head after head (count apart).
-      if (scores_buf.size() < static_cast<size_t>(group * count)) {
-        scores_buf.resize(static_cast<size_t>(group * count));
-      }
-      float* scores = scores_buf.data();
+      // The group's scores, head after head (count apart), in the thread's
+      // workspace (checked above).
+      float* scores = ctx.Workspace(thread);
       const float* qg = q + t * n_head * d + g * group * d;
       float* og = o + t * n_head * d + g * group * d;
       // Positions first .. pos as runs of rows at one stride each: the

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "host/engine/cpu/cpu_adapters.h"
 #include "host/engine/cpu/weight_kernels.h"
 
@@ -22,7 +24,18 @@ AdapterTable MakeCpuAdapterTable() {
   return table;
 }
 
-// Attention keeps one row of scores per query (up to the context length).
-int64_t CpuWorkspaceFloats(int64_t context_length) { return context_length + 64; }
+// Attention keeps a row of scores (up to the context length) for each query
+// head that shares the KV head it works on.
+int64_t CpuWorkspaceFloats(const BoundPlan& plan, int64_t context_length) {
+  int64_t group = 1;
+  for (const BoundPhase& phase : plan.phases) {
+    for (const BoundInstruction& insn : phase.instructions) {
+      if (insn.opcode != ORCD_OP_ATTENTION) continue;
+      const auto p = insn.ParamsAs<orcd_op_attention_params>();
+      if (p.n_head_kv > 0) group = std::max<int64_t>(group, p.n_head / p.n_head_kv);
+    }
+  }
+  return group * (context_length + 64);
+}
 
 }  // namespace orcd::engine::cpu

@@ -16,9 +16,9 @@ namespace orcd::engine::cpu {
 // added to a copy of it.
 AdapterTable MakeCpuAdapterTable();
 
-// Floats of per-thread workspace the adapters need for a context of
-// `context_length` positions.
-int64_t CpuWorkspaceFloats(int64_t context_length);
+// Floats of per-thread workspace the adapters of `plan` need for a context
+// of `context_length` positions.
+int64_t CpuWorkspaceFloats(const BoundPlan& plan, int64_t context_length);
 
 void RunEmbedding(const BoundInstruction& insn, ExecContext& ctx);
 void RunMatmul(const BoundInstruction& insn, ExecContext& ctx);
