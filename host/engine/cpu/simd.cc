@@ -509,6 +509,8 @@ void QuantizeRowQ8_0(const float* in, uint8_t* out, int64_t n) {
   }
 }
 
+bool SimdIsAvx2() { return &Simd() != &kPortable; }
+
 const SimdKernels& Simd() {
 #if ORCD_ENGINE_X86
   static const SimdKernels& chosen = CpuHasAvx2() ? kAvx2 : kPortable;

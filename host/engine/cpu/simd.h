@@ -57,6 +57,10 @@ void QuantizeRowQ8_0(const float* in, uint8_t* out, int64_t n);
 
 const SimdKernels& Simd();
 
+// Whether Simd() chose the AVX2 set (AVX2, FMA and F16C present): the CPU's
+// other vector code (softmax_scores.h) picks its form by it.
+bool SimdIsAvx2();
+
 }  // namespace orcd::engine::cpu
 
 #endif  // ORCD_HOST_ENGINE_CPU_SIMD_H_

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "host/engine/cpu/simd.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define ORCD_SOFTMAX_X86 1
@@ -45,11 +47,6 @@ float LaneSum(const float acc[8]) {
 
 #if ORCD_SOFTMAX_X86
 #define ORCD_AVX2 __attribute__((target("avx2,fma")))
-
-ORCD_AVX2 bool HaveAvx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 
 ORCD_AVX2 inline __m256 Exp8(__m256 x) {
   x = _mm256_max_ps(x, _mm256_set1_ps(kMinExpArg));
@@ -161,7 +158,7 @@ constexpr SoftmaxKernels kPortableKernels{ScaleMaxPortable, ExpSumPortable, Scal
 const SoftmaxKernels& Kernels() {
 #if ORCD_SOFTMAX_X86
   static constexpr SoftmaxKernels kAvx2{ScaleMaxAvx2, ExpSumAvx2, ScaleAvx2};
-  static const SoftmaxKernels& chosen = HaveAvx2() ? kAvx2 : kPortableKernels;
+  static const SoftmaxKernels& chosen = SimdIsAvx2() ? kAvx2 : kPortableKernels;
   return chosen;
 #else
   return kPortableKernels;

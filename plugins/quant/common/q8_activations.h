@@ -44,6 +44,14 @@ ORCD_QUANT_AVX2 inline int32_t hsum_i32(__m256i v) {
   return _mm_cvtsi128_si32(t);
 }
 
+// The largest of v's eight lanes (exact whatever the order).
+ORCD_QUANT_AVX2 inline float hmax(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+
 // Rounds n (a multiple of 32) values with one scale: d = amax / 127, q =
 // nearest(x / d) as x * (1 / d). Returns d; sums[j] = sum of q[16j..16j+15].
 ORCD_QUANT_AVX2 inline float quantize_span(const float* x, int n, int8_t* q, int32_t* sums) {
@@ -51,10 +59,7 @@ ORCD_QUANT_AVX2 inline float quantize_span(const float* x, int n, int8_t* q, int
   __m256 amax = _mm256_setzero_ps();
   for (int i = 0; i < n; i += 8)
     amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)));
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  m = _mm_max_ss(m, _mm_movehdup_ps(m));
-  const float d = _mm_cvtss_f32(m) / 127.0f;
+  const float d = hmax(amax) / 127.0f;
   const __m256 id = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
   for (int b = 0; b < n; b += 32) {
     __m256i iv[4];

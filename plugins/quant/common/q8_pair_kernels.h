@@ -32,22 +32,17 @@ ORCD_QUANT_AVX512_VNNI inline void quantize_x_512(const float* x, q8::Q8x32& out
   // The halves by the zero-masking extract (q8_activations.h: GCC bug 105593).
   const __m512d m =
       _mm512_castps_pd(_mm512_maskz_max_ps(0xFFFF, _mm512_abs_ps(a), _mm512_abs_ps(b)));
-  __m256 m8 = _mm256_max_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, m, 0)),
-                            _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, m, 1)));
-  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m8), _mm256_extractf128_ps(m8, 1));
-  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-  m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
-  const float d = _mm_cvtss_f32(m4) / 127.0f;
+  const float d =
+      q8::hmax(_mm256_max_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, m, 0)),
+                             _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, m, 1)))) /
+      127.0f;
   const __m512 id = _mm512_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
   const __m512i qa = _mm512_maskz_cvtps_epi32(0xFFFF, _mm512_mul_ps(a, id));
   const __m512i qb = _mm512_maskz_cvtps_epi32(0xFFFF, _mm512_mul_ps(b, id));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out.q), _mm512_maskz_cvtsepi32_epi8(0xFFFF, qa));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out.q + 16), _mm512_maskz_cvtsepi32_epi8(0xFFFF, qb));
   out.d = d;
-  const __m512i sum = _mm512_add_epi32(qa, qb);
-  out.sum = d * static_cast<float>(
-                    q8::hsum_i32(_mm256_add_epi32(_mm512_maskz_extracti64x4_epi64(0xFF, sum, 0),
-                                                  _mm512_maskz_extracti64x4_epi64(0xFF, sum, 1))));
+  out.sum = d * static_cast<float>(q8::hsum_i32(q8::fold_halves(_mm512_add_epi32(qa, qb))));
 }
 
 template <class T>
