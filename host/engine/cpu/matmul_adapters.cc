@@ -15,10 +15,11 @@ namespace orcd::engine::cpu {
 namespace {
 
 // Rows per task: a few tasks per thread for balance, but never so few rows
-// that the call overhead shows.
+// that the call overhead shows; a multiple of 16 (the quant kernels' row
+// tiles: a task's last tile is then never partly idle).
 int64_t RowGrain(int64_t rows, int threads) {
   const int64_t target = (rows + threads * 4 - 1) / (threads * 4);
-  return target < 16 ? 16 : target;
+  return target < 16 ? 16 : (target + 15) / 16 * 16;
 }
 
 // Output i of a split matmul holds rows [begin, begin + width) of the weight.

@@ -19,8 +19,9 @@ struct CpuKernels {
   uint32_t block_bytes;
   orcd_quant_cpu_ops portable;  // plain C++ (SSE2 at most), any x86-64 or other CPU
   orcd_quant_cpu_ops avx2;      // AVX2+FMA+F16C: call only when cpu_has_avx2_fma()
-  // avx2 with AVX-512 VNNI matvec_q8 where the type has one (bit-identical
-  // results, fewer instructions): call only when cpu_has_avx512_vnni().
+  // avx2 with AVX-512 VNNI matvec_q8 / matmul_q8 where the type has them
+  // (the K-quants' bit-identical to AVX2's; Q5_0 and Q8_0 sum each block
+  // exactly first, q8_row_lanes.h): call only when cpu_has_avx512_vnni().
   orcd_quant_cpu_ops avx512_vnni;
 };
 

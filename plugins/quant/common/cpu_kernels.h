@@ -40,7 +40,8 @@ namespace avx2 {
 namespace avx512_vnni {
 
 // T::dot_q8_vnni: T::dot_q8_avx2's integer sums, in the same eight lanes and
-// with the same float scaling, so matvec_q8 gives identical bits.
+// with the same float scaling, so matvec_q8 gives identical bits (the
+// K-quants; Q5_0 and Q8_0 have their own kernels, q8_row_lanes.h).
 template <class T>
 concept HasQ8DotVnni = avx2::HasQ8Dot<T> &&
     requires(const typename T::Block& b, const typename T::XBlock& x, __m256& acc) {

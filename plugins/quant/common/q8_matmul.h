@@ -92,10 +92,10 @@ struct PreparedQ8Dot {
 #undef ORCD_Q8_MATMUL_TARGET
 
 // The K-quants (an unpacking step shared by a tile's tokens), and Q5_0 /
-// Q8_0 (two blocks per zmm, q8_pair_kernels.h): the host uses matmul_q8 for
-// prompts and for several generated tokens at once (batched decode). Q5_0
-// prompts of the Qwen2.5-0.5B shape on a 2-core Zen 5 VM: 405-415 tok/s
-// against 330-350 with the f32 GEMM.
+// Q8_0 (16 rows in a zmm's lanes, q8_row_lanes.h): the host uses matmul_q8
+// for prompts and for several generated tokens at once (batched decode).
+// Prompts of the Qwen2.5-0.5B shape on a 2-core Zen 5 VM: ~520 tok/s against
+// ~355 with two blocks per row and zmm, and 330-350 with the f32 GEMM.
 template <class T>
 constexpr MatmulQ8Fn matmul_q8_or_avx2() {
   if constexpr (HasQ8DotVnni<T> && q8::HasPairedBlocks<T>) {

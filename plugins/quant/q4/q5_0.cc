@@ -83,7 +83,6 @@ struct Q5_0Cpu : Q5_0 {
   // values, w + 16.
   static constexpr bool kPairedBlocks = true;
   static constexpr int kWeightOffset = 16;
-  ORCD_QUANT_AVX2 static float block_scale(const Block& b) { return q8::half_to_float_avx2(b.d); }
   ORCD_QUANT_AVX512_VNNI static __m512i unsigned_weight_pair(const Block* b) {
     // 128-bit lanes: b[0].qs twice, b[1].qs twice; the second of each pair
     // shifted to its high nibbles (elements 16..31).

@@ -41,7 +41,6 @@ struct Q8_0Cpu : Q8_0 {
   // bit flipped).
   static constexpr bool kPairedBlocks = true;
   static constexpr int kWeightOffset = 128;
-  ORCD_QUANT_AVX2 static float block_scale(const Block& b) { return q8::half_to_float_avx2(b.d); }
   ORCD_QUANT_AVX512_VNNI static __m512i unsigned_weight_pair(const Block* b) {
     const __m512i w = q8::bytes_pair(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b[0].qs)),
                                      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b[1].qs)));
