@@ -66,7 +66,7 @@ struct LaneRows {
   // The next 16 rows' bytes (past the last row too: a prefetch never
   // faults, and a caller's next rows are often the weight's next ones), and
   // how many of them to prefetch per pair of blocks read here.
-  const char* next;
+  uintptr_t next;
   int64_t step;
 
   ORCD_QUANT_AVX512_VNNI LaneRows(const typename T::Block* blocks, int64_t rows, int64_t row_blocks,
@@ -75,7 +75,9 @@ struct LaneRows {
     mask = live_lanes(live);
     for (int r = 0; r < q8::kLaneRows; ++r)
       row[r] = blocks + (r0 + (r < live ? r : live - 1)) * row_blocks;
-    next = reinterpret_cast<const char*>(blocks + (r0 + q8::kLaneRows) * row_blocks);
+    // An address, not a pointer into the weight: it may lie past its end.
+    next = reinterpret_cast<uintptr_t>(blocks) +
+           static_cast<uintptr_t>((r0 + q8::kLaneRows) * row_blocks) * sizeof(typename T::Block);
     const int64_t pairs = (row_blocks + 1) / 2;
     step = (tile_bytes(row_blocks) + pairs - 1) / pairs;
   }
@@ -90,7 +92,7 @@ struct LaneRows {
   ORCD_QUANT_AVX512_VNNI __attribute__((always_inline)) void prefetch_next(int64_t b) const {
     const int64_t begin = (b / 2) * step;
     for (int64_t o = begin & ~int64_t{63}; o < begin + step; o += 64)
-      _mm_prefetch(next + o, _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(next + static_cast<uintptr_t>(o)), _MM_HINT_T0);
   }
 };
 
@@ -98,9 +100,9 @@ struct LaneRows {
 template <class T>
 ORCD_QUANT_AVX512_VNNI inline void prefetch_first_tile(const typename T::Block* blocks,
                                                        int64_t row_blocks) {
-  const char* p = reinterpret_cast<const char*>(blocks);
+  const auto first = reinterpret_cast<uintptr_t>(blocks);
   for (int64_t o = 0; o < LaneRows<T>::tile_bytes(row_blocks); o += 64)
-    _mm_prefetch(p + o, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(first + static_cast<uintptr_t>(o)), _MM_HINT_T0);
 }
 
 // y = W x for one token (q8_row_lanes.h): 16 rows at a time, each row's pair
