@@ -93,6 +93,11 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
     shapes.push_back({11, 32 * 7, 13});
     shapes.push_back({5, 32 * 29, 33});
     shapes.push_back({6, 32 * 95, 4});
+    // The VNNI kernels' 16-row tiles (q8_row_lanes.h): a partial last tile,
+    // several 32-block chunks of a row, and several token chunks.
+    shapes.push_back({17, 32 * 28, 9});
+    shapes.push_back({33, 32 * 95, 40});
+    shapes.push_back({48, 32 * 3, 8});
   }
   uint64_t seed = 1200;
   for (const Shape& s : shapes) {
