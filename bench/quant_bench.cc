@@ -32,6 +32,8 @@ struct Options {
   double min_time = 0.3;            // seconds per measurement
   std::string activations = "f32";  // f32 | q8
   std::string variant = "best";     // best | portable | avx2 | avx512-vnni
+  std::vector<std::string> shapes;  // "RxC"; empty: 4096x4096, 2880x2880
+  int64_t tokens = 1;               // > 1: matmul (matmul_q8) over that many tokens
 };
 
 struct Matrix {
@@ -57,9 +59,13 @@ void usage(std::FILE* out) {
       out,
       "usage: orcd-bench quant [--json] [--types T1,T2,...] [--threads N] [--min-time S]\n"
       "                        [--activations f32|q8] [--variant best|portable|avx2|avx512-vnni]\n"
+      "                        [--shapes RxC,...] [--tokens N]\n"
       "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n"
       "  q8: the CPU decode path (x rounded to 8 bits, matvec_q8); types without it are left "
-      "out.\n");
+      "out.\n"
+      "  --shapes: other weights (a model's, e.g. 896x896,4864x896; columns are rounded down\n"
+      "  to whole blocks). --tokens N > 1: the CPU's matmul (q8: matmul_q8) over N tokens,\n"
+      "  GB/s of weight bytes per call (the batched decode and prompt kernels; CUDA skipped).\n");
 }
 
 // rows x cols of the type: 16 distinct random rows quantized by the reference
@@ -86,16 +92,19 @@ Matrix make_matrix(const quant::CpuKernels& k, int64_t rows, int64_t cols, std::
 // Seconds per matvec on `threads` threads, each taking a contiguous row range
 // (offset w and y by whole rows, as the host does).
 double time_cpu_matvec(const orcd_quant_cpu_ops& ops, bool q8, const Matrix& m,
-                       const quant::CpuKernels& k, int threads, double min_time) {
+                       const quant::CpuKernels& k, int threads, double min_time, int64_t tokens) {
   const int64_t row_bytes = m.cols / k.block_elems * k.block_bytes;
-  std::vector<float> x(static_cast<size_t>(m.cols)), y(static_cast<size_t>(m.rows));
+  std::vector<float> x(static_cast<size_t>(m.cols * tokens)),
+      y(static_cast<size_t>(m.rows * tokens));
   for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f + 0.25f * static_cast<float>(i % 7);
   auto run_range = [&](int64_t r0, int64_t r1) {
     const uint8_t* w = m.w.data() + r0 * row_bytes;
-    if (q8) {
+    if (q8 && tokens == 1) {
       ops.matvec_q8(w, r1 - r0, m.cols, x.data(), y.data() + r0);
+    } else if (q8) {
+      ops.matmul_q8(w, r1 - r0, m.cols, x.data(), tokens, y.data() + r0, m.rows);
     } else {
-      ops.matmul(w, r1 - r0, m.cols, x.data(), 1, y.data() + r0, r1 - r0);
+      ops.matmul(w, r1 - r0, m.cols, x.data(), tokens, y.data() + r0, m.rows);
     }
   };
   // Calibrate on one call (also warms caches and page tables).
@@ -146,7 +155,8 @@ void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int 
   } else {
     std::printf("CUDA: not measured (%s)\n", cuda.reason.c_str());
   }
-  std::printf("\nmatvec, GB/s of weight bytes (1 token)\n");
+  std::printf("\n%s, GB/s of weight bytes (%lld token%s)\n", o.tokens == 1 ? "matvec" : "matmul",
+              static_cast<long long>(o.tokens), o.tokens == 1 ? "" : "s");
   std::printf("%-6s %-11s %8s %9s %9s %9s %7s  %s\n", "type", "rows x cols", "MiB", "CPU 1T",
               ("CPU " + std::to_string(threads) + "T").c_str(), "CUDA", "%copy", "note");
   for (const Result& r : results) {
@@ -167,9 +177,10 @@ void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int 
   std::printf("{\n  \"benchmark\": \"quant matvec\",\n  \"unit\": \"GB/s of weight bytes\",\n");
   std::printf(
       "  \"cpu\": {\"model\": %s, \"hardware_threads\": %u, \"threads\": %d, \"kernels\": %s, "
-      "\"activations\": %s},\n",
+      "\"activations\": %s, \"tokens\": %lld},\n",
       json_string(cpu_model_name()).c_str(), std::thread::hardware_concurrency(), threads,
-      json_string(o.variant).c_str(), json_string(o.activations).c_str());
+      json_string(o.variant).c_str(), json_string(o.activations).c_str(),
+      static_cast<long long>(o.tokens));
   if (cuda.usable) {
     std::printf(
         "  \"cuda\": {\"device\": %s, \"copy_gbps\": %s, \"copy_gbps_counts\": \"read + "
@@ -200,18 +211,38 @@ void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int 
 
 int run_quant(const Args& args) {
   Options o;
-  const int exit_code = ParseOrExit(
-      "quant", args,
-      {Switch("--json", &o.json), CsvFlag("--types", &o.types), IntFlag("--threads", &o.threads),
-       DoubleFlag("--min-time", &o.min_time), StringFlag("--activations", &o.activations),
-       StringFlag("--variant", &o.variant)},
-      usage);
+  const int exit_code =
+      ParseOrExit("quant", args,
+                  {Switch("--json", &o.json), CsvFlag("--types", &o.types),
+                   IntFlag("--threads", &o.threads), DoubleFlag("--min-time", &o.min_time),
+                   StringFlag("--activations", &o.activations), StringFlag("--variant", &o.variant),
+                   CsvFlag("--shapes", &o.shapes), IntFlag("--tokens", &o.tokens)},
+                  usage);
   if (exit_code >= 0) return exit_code;
   if (o.activations != "f32" && o.activations != "q8") {
     std::fprintf(stderr, "orcd-bench quant: --activations is f32 or q8\n");
     return 2;
   }
   const bool q8 = o.activations == "q8";
+  if (o.tokens < 1 || o.tokens > 4096) {
+    std::fprintf(stderr, "orcd-bench quant: --tokens is 1 to 4096\n");
+    return 2;
+  }
+  if (o.shapes.empty()) o.shapes = {"4096x4096", "2880x2880"};
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  for (const std::string& shape : o.shapes) {
+    long long rows = 0, cols = 0;
+    char tail = 0;
+    if (std::sscanf(shape.c_str(), "%lldx%lld%c", &rows, &cols, &tail) != 2 || rows < 1 ||
+        cols < 256 || rows * cols > (int64_t{1} << 28)) {
+      std::fprintf(stderr,
+                   "orcd-bench quant: --shapes: %s is not ROWSxCOLS (cols >= 256, at most 2^28 "
+                   "weights)\n",
+                   shape.c_str());
+      return 2;
+    }
+    shapes.emplace_back(rows, cols);
+  }
   if (o.variant == "best") o.variant = quant::best_cpu_variant_name();
   const bool variant_runs = o.variant == "portable" ||
                             (o.variant == "avx2" && quant::cpu_has_avx2_fma()) ||
@@ -231,6 +262,7 @@ int run_quant(const Args& args) {
   std::vector<const quant::CpuKernels*> selected;
   for (const quant::CpuKernels* k : quant::all_cpu_kernels()) {
     if (q8 && variant_ops(*k).matvec_q8 == nullptr) continue;
+    if (q8 && o.tokens > 1 && variant_ops(*k).matmul_q8 == nullptr) continue;
     if (o.types.empty() || std::find(o.types.begin(), o.types.end(), k->name) != o.types.end()) {
       selected.push_back(k);
     }
@@ -243,20 +275,21 @@ int run_quant(const Args& args) {
 
   std::vector<Result> results;
   for (const quant::CpuKernels* k : selected) {
-    // 2880 is not a multiple of 256: super-block types use 2816 = 11 x 256 columns.
-    const bool super = k->block_elems > 32 && 2880 % k->block_elems != 0;
-    const int64_t cols_2880 = super ? 2880 / k->block_elems * k->block_elems : 2880;
-    const std::string note_2880 = super ? "cols " + std::to_string(cols_2880) +
-                                              ": 2880 is not a multiple of " +
-                                              std::to_string(k->block_elems)
-                                        : "";
-    for (const Matrix& m :
-         {make_matrix(*k, 4096, 4096, ""), make_matrix(*k, 2880, cols_2880, note_2880)}) {
+    for (const auto& [rows, cols] : shapes) {
+      // Whole blocks: 2880 is not a multiple of 256, super-block types take 2816 = 11 x 256.
+      const int64_t fit = cols / k->block_elems * k->block_elems;
+      const std::string note = fit == cols
+                                   ? ""
+                                   : "cols " + std::to_string(fit) + ": " + std::to_string(cols) +
+                                         " is not a multiple of " + std::to_string(k->block_elems);
+      const Matrix m = make_matrix(*k, rows, fit, note);
       const orcd_quant_cpu_ops& ops = variant_ops(*k);
       Result r{k, m.rows, m.cols, m.note, static_cast<double>(m.w.size()), NAN, NAN, NAN};
-      r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, 1, o.min_time) / 1e9;
-      r.cpu_nt_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, threads, o.min_time) / 1e9;
-      if (cuda.usable) r.cuda_gbps = cuda_matvec_gbps(k->type, m.w, m.rows, m.cols, q8, o.min_time);
+      r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, 1, o.min_time, o.tokens) / 1e9;
+      r.cpu_nt_gbps =
+          r.bytes / time_cpu_matvec(ops, q8, m, *k, threads, o.min_time, o.tokens) / 1e9;
+      if (cuda.usable && o.tokens == 1)
+        r.cuda_gbps = cuda_matvec_gbps(k->type, m.w, m.rows, m.cols, q8, o.min_time);
       results.push_back(r);
     }
   }

@@ -48,6 +48,26 @@ TEST(BenchCli, TokenizerReportsEveryFixtureVocabulary) {
   EXPECT_GT(JsonNumber(r.out, "encode_mb_s"), 0);
 }
 
+// A model's own weight shapes and a batch of tokens: the kernels the batched
+// decode runs, timed on the shape asked for.
+TEST(BenchCli, QuantTimesTheShapesAndTokensAskedFor) {
+  const CliResult r = RunTool(
+      "orcd-bench", {"quant", "--json", "--types", "Q8_0", "--activations", "q8", "--shapes",
+                     "48x320", "--tokens", "3", "--threads", "1", "--min-time", "0.001"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(JsonNumber(r.out, "tokens"), 3) << r.out;
+  EXPECT_EQ(JsonNumber(r.out, "rows"), 48) << r.out;
+  EXPECT_EQ(JsonNumber(r.out, "cols"), 320) << r.out;
+  EXPECT_GT(JsonNumber(r.out, "cpu_1t_gbps"), 0) << r.out;
+
+  const CliResult shape = RunTool("orcd-bench", {"quant", "--shapes", "896"});
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_NE(shape.err.find("--shapes"), std::string::npos) << shape.err;
+  const CliResult tokens = RunTool("orcd-bench", {"quant", "--tokens", "0"});
+  EXPECT_EQ(tokens.exit_code, 2);
+  EXPECT_NE(tokens.err.find("--tokens"), std::string::npos) << tokens.err;
+}
+
 TEST(BenchCli, BadFlagsAreRefusedNamingTheFlag) {
   const CliResult number = RunTool("orcd-bench", {"model", "--model", "m.gguf", "--threads", "2x"});
   EXPECT_EQ(number.exit_code, 2);
