@@ -68,9 +68,11 @@ struct LaneRows {
   // how many of them to prefetch per pair of blocks read here.
   uintptr_t next;
   int64_t step;
+  int64_t row_blocks;
 
   ORCD_QUANT_AVX512_VNNI LaneRows(const typename T::Block* blocks, int64_t rows, int64_t row_blocks,
-                                  int64_t r0) {
+                                  int64_t r0)
+      : row_blocks(row_blocks) {
     const int live = static_cast<int>(rows - r0 < q8::kLaneRows ? rows - r0 : q8::kLaneRows);
     mask = live_lanes(live);
     for (int r = 0; r < q8::kLaneRows; ++r)
@@ -86,6 +88,29 @@ struct LaneRows {
     return q8::kLaneRows * row_blocks * static_cast<int64_t>(sizeof(typename T::Block));
   }
 
+  // Blocks b, b + 1 of the 16 rows (an odd last block pairs with itself):
+  // u[r] row r's pair as vpdpbusd's unsigned side, and each block's 16
+  // scales. Each row's scale is copied next to where its block is read (a
+  // gather of the 16 cost a sixth of matvec_q8's time on Zen 5).
+  struct Pair {
+    __m512i u[q8::kLaneRows];
+    __m512 d_even, d_odd;
+  };
+  ORCD_QUANT_AVX512_VNNI __attribute__((always_inline)) void read_pair(int64_t b, Pair& p) const {
+    prefetch_next(b);
+    const int64_t b_odd = b + 1 < row_blocks ? b + 1 : b;
+    alignas(32) uint16_t d_even[q8::kLaneRows], d_odd[q8::kLaneRows];
+#pragma GCC unroll 16
+    for (int r = 0; r < q8::kLaneRows; ++r) {
+      p.u[r] = q8::unsigned_pair_at<T>(row[r], b, row_blocks);
+      d_even[r] = row[r][b].d;
+      d_odd[r] = row[r][b_odd].d;
+    }
+    p.d_even = q8::scales_of(d_even);
+    p.d_odd = q8::scales_of(d_odd);
+  }
+
+ private:
   // Read sixteen rows side by side, a tile is a pattern the hardware
   // prefetchers do not follow: while blocks b, b + 1 are read here, the next
   // tile's share of bytes is fetched in order, one tile ahead.
@@ -126,22 +151,16 @@ ORCD_QUANT_AVX512_VNNI void matvec_q8_pairs(const void* w, int64_t rows, int64_t
     const LaneRows<T> lr(blocks, rows, row_blocks, r0);
     __m512 acc = _mm512_setzero_ps();
     for (int64_t b = 0; b < row_blocks; b += 2) {
-      lr.prefetch_next(b);
-      const int64_t b_odd = b + 1 < row_blocks ? b + 1 : b;
+      typename LaneRows<T>::Pair pair;
+      lr.read_pair(b, pair);
       const q8::XPair& xb = xp[b / 2];
-      __m512i s[q8::kLaneRows];
-      alignas(32) uint16_t d_even[q8::kLaneRows], d_odd[q8::kLaneRows];
 #pragma GCC unroll 16
-      for (int r = 0; r < q8::kLaneRows; ++r) {
-        s[r] =
-            _mm512_dpbusd_epi32(xb.corr, q8::unsigned_pair_at<T>(lr.row[r], b, row_blocks), xb.q);
-        d_even[r] = lr.row[r][b].d;
-        d_odd[r] = lr.row[r][b_odd].d;
-      }
+      for (int r = 0; r < q8::kLaneRows; ++r)
+        pair.u[r] = _mm512_dpbusd_epi32(xb.corr, pair.u[r], xb.q);
       __m512i even, odd;
-      q8::row_totals(s, even, odd);
-      acc = q8::scale_block(even, q8::scales_of(d_even), xq[b].d, acc);
-      if (b_odd != b) acc = q8::scale_block(odd, q8::scales_of(d_odd), xq[b_odd].d, acc);
+      q8::row_totals(pair.u, even, odd);
+      acc = q8::scale_block(even, pair.d_even, xq[b].d, acc);
+      if (b + 1 < row_blocks) acc = q8::scale_block(odd, pair.d_odd, xq[b + 1].d, acc);
     }
     _mm512_mask_storeu_ps(y + r0, lr.mask, acc);
   }
@@ -161,27 +180,19 @@ struct LaneChunk {
 };
 
 template <class T>
-ORCD_QUANT_AVX512_VNNI void transpose_chunk(const LaneRows<T>& lr, int64_t row_blocks, int64_t b0,
-                                            int64_t b1, LaneChunk& out) {
+ORCD_QUANT_AVX512_VNNI void transpose_chunk(const LaneRows<T>& lr, int64_t b0, int64_t b1,
+                                            LaneChunk& out) {
   for (int64_t b = b0; b < b1; b += 2) {
-    lr.prefetch_next(b);
-    const int64_t b_odd = b + 1 < row_blocks ? b + 1 : b;
-    __m512i v[q8::kLaneRows];
-    alignas(32) uint16_t d_even[q8::kLaneRows], d_odd[q8::kLaneRows];
-#pragma GCC unroll 16
-    for (int r = 0; r < q8::kLaneRows; ++r) {
-      v[r] = q8::unsigned_pair_at<T>(lr.row[r], b, row_blocks);
-      d_even[r] = lr.row[r][b].d;
-      d_odd[r] = lr.row[r][b_odd].d;
-    }
-    q8::transpose16(v);
+    typename LaneRows<T>::Pair pair;
+    lr.read_pair(b, pair);
+    q8::transpose16(pair.u);
 #pragma GCC unroll 8
-    for (int g = 0; g < 8; ++g) out.w[b - b0][g] = v[g];
-    out.d[b - b0] = q8::scales_of(d_even);
+    for (int g = 0; g < 8; ++g) out.w[b - b0][g] = pair.u[g];
+    out.d[b - b0] = pair.d_even;
     if (b + 1 == b1) break;
 #pragma GCC unroll 8
-    for (int g = 0; g < 8; ++g) out.w[b + 1 - b0][g] = v[8 + g];
-    out.d[b + 1 - b0] = q8::scales_of(d_odd);
+    for (int g = 0; g < 8; ++g) out.w[b + 1 - b0][g] = pair.u[8 + g];
+    out.d[b + 1 - b0] = pair.d_odd;
   }
 }
 
@@ -264,7 +275,7 @@ ORCD_QUANT_AVX512_VNNI void matmul_q8_pairs(const void* w, int64_t rows, int64_t
       const LaneRows<T> lr(blocks, rows, row_blocks, r0);
       for (int64_t b0 = 0; b0 < row_blocks; b0 += kLaneChunkBlocks) {
         const int64_t b1 = row_blocks - b0 < kLaneChunkBlocks ? row_blocks : b0 + kLaneChunkBlocks;
-        transpose_chunk<T>(lr, row_blocks, b0, b1, chunk);
+        transpose_chunk<T>(lr, b0, b1, chunk);
         for (int64_t i = 0; i < nc; i += kLaneTokens) {
           const int nt = static_cast<int>(nc - i < kLaneTokens ? nc - i : kLaneTokens);
           kLaneTiles[nt - 1](chunk, b1 - b0, xl + i * row_blocks + b0, row_blocks,

@@ -48,9 +48,7 @@ struct XLanes {
   int32_t corr;
 };
 
-// Sixteen rows' fp16 scales of a block as floats. The kernels copy each
-// row's scale next to where they read its block (a gather of the sixteen
-// cost a sixth of matvec_q8's time on Zen 5).
+// Sixteen rows' fp16 scales of a block as floats.
 ORCD_QUANT_AVX512_VNNI __attribute__((always_inline)) inline __m512 scales_of(
     const uint16_t (&d)[kLaneRows]) {
   return _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d)));
