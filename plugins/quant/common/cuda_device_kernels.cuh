@@ -159,56 +159,134 @@ __global__ void __launch_bounds__(kMatvecThreads)
                             x + (i / ids_per_x) * x_stride, y + i * y_stride);
 }
 
-// matvec with 8-bit activations (q8_dot.h): one warp per row, kQ8Warps rows
-// per CTA, so even a 896-row matrix spreads over a few hundred CTAs.
+// matvec with 8-bit activations (q8_dot.h) and its siblings: kQ8Warps warps
+// per CTA, `split` (q8_split) warps per row, so a CTA covers
+// kQ8Warps / split rows.
 constexpr int kQ8Warps = 4;
 constexpr int kQ8Threads = kQ8Warps * kWarp;
 
-// The dots of kN rows (row_blocks blocks each) with the same x, summed over
-// the warp: lane l takes part l % kQ8Parts of blocks l / kQ8Parts,
-// + 32 / kQ8Parts, ..., so a warp step reads 32 / kQ8Parts whole consecutive
-// blocks of each row. Each row's dot has the same bits whatever kN.
-template <class T, int kN>
-__device__ __forceinline__ void warp_dots_q8(const typename T::Block* const (&rows)[kN],
-                                             int64_t row_blocks, const Q8x32* __restrict__ xq,
-                                             float (&dots)[kN]) {
-  static_assert(kWarp % T::kQ8Parts == 0, "a warp step must cover whole blocks");
-  constexpr int kBlocksPerStep = kWarp / T::kQ8Parts;
-  constexpr int kRunsPerBlock = T::kElems / 32;
-  const int lane = threadIdx.x % kWarp;
-  const int part = lane % T::kQ8Parts;
-  float acc[kN] = {};
-#pragma unroll 2
-  for (int64_t b = lane / T::kQ8Parts; b < row_blocks; b += kBlocksPerStep) {
-#pragma unroll
-    for (int j = 0; j < kN; ++j) acc[j] += T::dot_q8(rows[j][b], part, xq + b * kRunsPerBlock);
-  }
-#pragma unroll
-  for (int j = 0; j < kN; ++j) dots[j] = warp_sum(acc[j]);
+// Warps per row (1, 2 or 4) for a matrix of `rows` rows of row_blocks blocks.
+// One warp per row keeps too few bytes in flight when the rows are few: 896
+// rows are 224 CTAs, under 2 per SM of a 132-SM H100. So the split doubles
+// while the matrix has fewer than kQ8SplitBelowWarps row warps (2048: ~4 CTAs
+// per SM) and each warp of a row still gets a warp step (32 / kQ8Parts
+// blocks) of its own. A function of the shape only, never of the batch or the
+// ids: every kernel of the family picks the same split for a shape, and the
+// split fixes the summation order, so they all keep matvec_q8's bits.
+constexpr int64_t kQ8SplitBelowWarps = 2048;
+
+template <class T>
+constexpr int q8_split(int64_t rows, int64_t row_blocks) {
+  constexpr int64_t kBlocksPerStep = kWarp / T::kQ8Parts;
+  int split = 1;
+  while (split < kQ8Warps && rows * split < kQ8SplitBelowWarps &&
+         row_blocks >= 2 * split * kBlocksPerStep)
+    split *= 2;
+  return split;
 }
 
-// The row of CTA `cta` this warp takes.
-__device__ __forceinline__ int64_t q8_warp_row(int64_t cta) {
-  return cta * kQ8Warps + threadIdx.x / kWarp;
+// CTAs for `rows` rows at `split` warps per row.
+constexpr int64_t q8_ctas(int64_t rows, int split) {
+  return (rows * split + kQ8Warps - 1) / kQ8Warps;
+}
+
+// Where a warp works: warp `part` of the `split` warps of row `row`. Past the
+// last row (live false, row 0) a warp walks no blocks and writes nothing, but
+// still takes part in q8_row_sums' barrier.
+struct Q8Slot {
+  int64_t row;
+  int part, split;
+  bool live;
+  // The one thread that holds the row's sums after q8_row_sums.
+  __device__ __forceinline__ bool writer() const {
+    return live && part == 0 && threadIdx.x % kWarp == 0;
+  }
+};
+
+// The slot of this warp in CTA `cta` (a CTA's warps are rows' parts in turn).
+__device__ __forceinline__ Q8Slot q8_slot(int64_t cta, int split, int64_t rows) {
+  const int warp = static_cast<int>(threadIdx.x / kWarp);
+  const int64_t row = cta * (kQ8Warps / split) + warp / split;
+  const bool live = row < rows;  // warp-uniform
+  return Q8Slot{live ? row : 0, warp % split, split, live};
+}
+
+// Calls step(b, part) for the blocks b of a row this lane takes: lane l takes
+// part l % kQ8Parts of blocks l / kQ8Parts, + 32 / kQ8Parts, ... of each warp
+// step, and the slot's warp takes the row's warp steps part, part + split, ...
+// (split 1: every step, in order).
+template <class T, class Step>
+__device__ __forceinline__ void for_q8_blocks(const Q8Slot& slot, int64_t row_blocks, Step step) {
+  static_assert(kWarp % T::kQ8Parts == 0, "a warp step must cover whole blocks");
+  constexpr int kBlocksPerStep = kWarp / T::kQ8Parts;
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  const int part = lane % T::kQ8Parts;
+  const int64_t end = slot.live ? row_blocks : 0;
+  const int64_t stride = static_cast<int64_t>(slot.split) * kBlocksPerStep;
+#pragma unroll 2
+  for (int64_t b = static_cast<int64_t>(slot.part) * kBlocksPerStep + lane / T::kQ8Parts; b < end;
+       b += stride)
+    step(b, part);
+}
+
+// Turns each lane's kN partial sums into the row's: a shuffle tree over the
+// warp, then (split > 1) the split warps' sums added in warp order through
+// shared memory, so the bits depend on the shape only. Split 1 is the warp
+// tree alone, with no barrier; split > 1 is a barrier every thread of the
+// CTA must reach (split is CTA-uniform). The sums end up in the writer's acc.
+template <int kN>
+__device__ __forceinline__ void q8_row_sums(const Q8Slot& slot, float (&acc)[kN]) {
+#pragma unroll
+  for (int j = 0; j < kN; ++j) acc[j] = warp_sum(acc[j]);  // every lane: full-mask shuffles
+  if (slot.split == 1) return;
+  __shared__ float partial[kQ8Warps][kN];
+  const int warp = static_cast<int>(threadIdx.x / kWarp);
+  if (threadIdx.x % kWarp == 0) {
+#pragma unroll
+    for (int j = 0; j < kN; ++j) partial[warp][j] = acc[j];
+  }
+  __syncthreads();
+  if (!slot.writer()) return;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) {
+    for (int w = 1; w < slot.split; ++w) acc[j] += partial[warp + w][j];
+  }
+}
+
+// The dots of kN rows (row_blocks blocks each) with the same x: each row's
+// dot has the same bits whatever kN. Every thread of the CTA calls it.
+template <class T, int kN>
+__device__ __forceinline__ void row_dots_q8(const Q8Slot& slot,
+                                            const typename T::Block* const (&rows)[kN],
+                                            int64_t row_blocks, const Q8x32* __restrict__ xq,
+                                            float (&dots)[kN]) {
+  constexpr int kRunsPerBlock = T::kElems / 32;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) dots[j] = 0.0f;
+  for_q8_blocks<T>(slot, row_blocks, [&](int64_t b, int part) {
+#pragma unroll
+    for (int j = 0; j < kN; ++j) dots[j] += T::dot_q8(rows[j][b], part, xq + b * kRunsPerBlock);
+  });
+  q8_row_sums(slot, dots);
 }
 
 template <class T>
 __device__ __forceinline__ void matvec_q8_row(const typename T::Block* __restrict__ w, int64_t rows,
                                               int64_t row_blocks, const Q8x32* __restrict__ xq,
-                                              float* __restrict__ y, int64_t cta = blockIdx.x) {
-  const int64_t row = q8_warp_row(cta);
-  if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
-  const typename T::Block* const row_w[1] = {w + row * row_blocks};
+                                              float* __restrict__ y, int split,
+                                              int64_t cta = blockIdx.x) {
+  const Q8Slot slot = q8_slot(cta, split, rows);
+  const typename T::Block* const row_w[1] = {w + slot.row * row_blocks};
   float dot[1];
-  warp_dots_q8<T, 1>(row_w, row_blocks, xq, dot);
-  if (threadIdx.x % kWarp == 0) y[row] = dot[0];
+  row_dots_q8<T, 1>(slot, row_w, row_blocks, xq, dot);
+  if (slot.writer()) y[slot.row] = dot[0];
 }
 
 template <class T>
 __global__ void __launch_bounds__(kQ8Threads)
     matvec_q8_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
-                     const Q8x32* __restrict__ xq, float* __restrict__ y) {
-  matvec_q8_row<T>(w, rows, row_blocks, xq, y);
+                     const Q8x32* __restrict__ xq, float* __restrict__ y, int split) {
+  matvec_q8_row<T>(w, rows, row_blocks, xq, y, split);
 }
 
 // matvec_ids_kernel with 8-bit activations: x row j at xq + j * xq_stride.
@@ -217,56 +295,56 @@ __global__ void __launch_bounds__(kQ8Threads)
     matvec_ids_q8_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
                          int64_t expert_blocks, const int32_t* __restrict__ ids, int64_t ids_per_x,
                          const Q8x32* __restrict__ xq, int64_t xq_stride, float* __restrict__ y,
-                         int64_t y_stride) {
+                         int64_t y_stride, int split) {
   const int64_t i = blockIdx.y;
   matvec_q8_row<T>(w + static_cast<int64_t>(ids[i]) * expert_blocks, rows, row_blocks,
-                   xq + (i / ids_per_x) * xq_stride, y + i * y_stride);
+                   xq + (i / ids_per_x) * xq_stride, y + i * y_stride, split);
 }
 
-// One weight with several x rows (matvec_xs_q8): one warp per row, and
-// CTA row blockIdx.y takes x rows [kXsPerPass * blockIdx.y, + kXsPerPass),
-// so each lane reads a weight block once for all of them. Each x's sum keeps
-// warp_dots_q8's lanes, order and tree: y row t has matvec_q8's bits for x t.
+// One weight with several x rows (matvec_xs_q8): matvec_q8's slots, and CTA
+// row blockIdx.y takes x rows [kXsPerPass * blockIdx.y, + kXsPerPass), so
+// each lane reads a weight block once for all of them. Each x's sum keeps
+// row_dots_q8's lanes, order and reduction: y row t has matvec_q8's bits for
+// x t.
 constexpr int kXsPerPass = 8;
 
 template <class T>
 __global__ void __launch_bounds__(kQ8Threads)
     matvec_xs_q8_kernel(const typename T::Block* __restrict__ w, int64_t rows, int64_t row_blocks,
                         const Q8x32* __restrict__ xq, int64_t xq_stride, int64_t n_x,
-                        float* __restrict__ y, int64_t y_stride) {
-  static_assert(kWarp % T::kQ8Parts == 0, "a warp step must cover whole blocks");
-  const int64_t row = q8_warp_row(blockIdx.x);
-  if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
-  constexpr int kBlocksPerStep = kWarp / T::kQ8Parts;
+                        float* __restrict__ y, int64_t y_stride, int split) {
   constexpr int kRunsPerBlock = T::kElems / 32;
+  const Q8Slot slot = q8_slot(blockIdx.x, split, rows);
   const int64_t x0 = static_cast<int64_t>(blockIdx.y) * kXsPerPass;
   const int n = n_x - x0 < kXsPerPass ? static_cast<int>(n_x - x0) : kXsPerPass;
-  const typename T::Block* const row_w = w + row * row_blocks;
-  const int lane = threadIdx.x % kWarp;
-  const int part = lane % T::kQ8Parts;
+  const typename T::Block* const row_w = w + slot.row * row_blocks;
   float acc[kXsPerPass] = {};
-  for (int64_t b = lane / T::kQ8Parts; b < row_blocks; b += kBlocksPerStep) {
+  for_q8_blocks<T>(slot, row_blocks, [&](int64_t b, int part) {
     const typename T::Block& block = row_w[b];
 #pragma unroll
     for (int j = 0; j < kXsPerPass; ++j) {
       if (j < n) acc[j] += T::dot_q8(block, part, xq + (x0 + j) * xq_stride + b * kRunsPerBlock);
     }
-  }
+  });
+  q8_row_sums(slot, acc);
+  if (!slot.writer()) return;
 #pragma unroll
   for (int j = 0; j < kXsPerPass; ++j) {
-    const float dot = warp_sum(acc[j]);  // every lane: a full-mask shuffle
-    if (j < n && lane == 0) y[(x0 + j) * y_stride + row] = dot;
+    if (j < n) y[(x0 + j) * y_stride + slot.row] = acc[j];
   }
 }
 
 // Several weights with one x (matvec_multi_q8): the CTAs of part j are
-// [first_cta[j], first_cta[j + 1]); each runs matvec_q8_row on its part.
+// [first_cta[j], first_cta[j + 1]); each runs matvec_q8_row on its part at
+// the part's own split (matvec_q8's bits; a CTA lies in one part, so its
+// split is CTA-uniform).
 constexpr int kMaxMatvecParts = 4;
 template <class T>
 struct MultiArgs {
   const typename T::Block* w[kMaxMatvecParts];
   int64_t rows[kMaxMatvecParts];
   float* y[kMaxMatvecParts];
+  int split[kMaxMatvecParts];
   int64_t first_cta[kMaxMatvecParts + 1];
   int n_parts;
 };
@@ -277,13 +355,13 @@ __global__ void __launch_bounds__(kQ8Threads)
   const int64_t cta = blockIdx.x;
   int j = 0;
   while (j + 1 < a.n_parts && cta >= a.first_cta[j + 1]) ++j;
-  matvec_q8_row<T>(a.w[j], a.rows[j], row_blocks, xq, a.y[j], cta - a.first_cta[j]);
+  matvec_q8_row<T>(a.w[j], a.rows[j], row_blocks, xq, a.y[j], a.split[j], cta - a.first_cta[j]);
 }
 
-// A gated feed-forward's first half (matvec_glu_q8): one warp per output
-// row r of pick blockIdx.y, the gate row's and the up row's dots over the
-// same x runs (each dot's lanes, order and tree as matvec_q8_row's: its bits),
-// then h = act(g + gate bias, u + up bias). ids null: expert 0.
+// A gated feed-forward's first half (matvec_glu_q8): matvec_q8's slots over
+// output rows r of pick blockIdx.y, the gate row's and the up row's dots over
+// the same x runs (each dot's lanes, order and reduction as matvec_q8_row's:
+// its bits), then h = act(g + gate bias, u + up bias). ids null: expert 0.
 struct GluArgs {
   uint32_t activation;
   float alpha, limit;
@@ -297,21 +375,20 @@ __global__ void __launch_bounds__(kQ8Threads)
                          const typename T::Block* __restrict__ up, int64_t rows, int64_t row_blocks,
                          int64_t expert_blocks, const int32_t* __restrict__ ids, int64_t ids_per_x,
                          const Q8x32* __restrict__ xq, int64_t xq_stride, GluArgs glu,
-                         float* __restrict__ y, int64_t y_stride) {
-  const int64_t row = q8_warp_row(blockIdx.x);
-  if (row >= rows) return;  // whole warps leave together: the shuffles stay full-mask
+                         float* __restrict__ y, int64_t y_stride, int split) {
+  const Q8Slot slot = q8_slot(blockIdx.x, split, rows);
   const int64_t i = blockIdx.y;
   const int64_t expert = ids == nullptr ? 0 : ids[i];
-  const int64_t first = expert * expert_blocks + row * row_blocks;
+  const int64_t first = expert * expert_blocks + slot.row * row_blocks;
   const typename T::Block* const row_w[2] = {gate + first, up + first};
   float dot[2];
-  warp_dots_q8<T, 2>(row_w, row_blocks, xq + (i / ids_per_x) * xq_stride, dot);
-  if (threadIdx.x % kWarp != 0) return;
+  row_dots_q8<T, 2>(slot, row_w, row_blocks, xq + (i / ids_per_x) * xq_stride, dot);
+  if (!slot.writer()) return;
   float g = dot[0], u = dot[1];
-  const int64_t bias = expert * rows + row;
+  const int64_t bias = expert * rows + slot.row;
   if (glu.gate_bias != nullptr) g = g + glu.gate_bias[bias];
   if (glu.up_bias != nullptr) u = u + glu.up_bias[bias];
-  y[i * y_stride + row] = ::orcd::GatedActivation(glu.activation, g, u, glu.alpha, glu.limit);
+  y[i * y_stride + slot.row] = ::orcd::GatedActivation(glu.activation, g, u, glu.alpha, glu.limit);
 }
 
 template <class T>

@@ -64,10 +64,12 @@ template <class T>
 cudaError_t launch_matvec_q8(const void* w, int64_t rows, int64_t cols, const Q8x32* xq, float* y,
                              cudaStream_t stream) {
   if (rows <= 0) return cudaSuccess;
-  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  const int64_t row_blocks = cols / T::kElems;
+  const int split = q8_split<T>(rows, row_blocks);
+  const int64_t ctas = q8_ctas(rows, split);
   if (ctas > INT32_MAX) return cudaErrorInvalidValue;
   ORCD_KERNEL(static_cast<unsigned>(ctas), kQ8Threads, stream, matvec_q8_kernel<T>)
-  (static_cast<const typename T::Block*>(w), rows, cols / T::kElems, xq, y);
+  (static_cast<const typename T::Block*>(w), rows, row_blocks, xq, y, split);
   return ORCD_LAUNCH_RESULT();
 }
 
@@ -77,13 +79,15 @@ cudaError_t launch_matvec_ids_q8(const void* w, int64_t rows, int64_t cols, int6
                                  const Q8x32* xq, int64_t xq_stride, float* y, int64_t y_stride,
                                  cudaStream_t stream) {
   if (rows <= 0 || n_ids <= 0) return cudaSuccess;
-  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  const int64_t row_blocks = cols / T::kElems;
+  const int split = q8_split<T>(rows, row_blocks);  // per expert: matvec_q8's for the expert
+  const int64_t ctas = q8_ctas(rows, split);
   if (ctas > INT32_MAX || n_ids > 65535) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(n_ids));
   ORCD_KERNEL(grid, kQ8Threads, stream, matvec_ids_q8_kernel<T>)
-  (static_cast<const typename T::Block*>(w), rows, cols / T::kElems,
+  (static_cast<const typename T::Block*>(w), rows, row_blocks,
    expert_stride / static_cast<int64_t>(sizeof(typename T::Block)), ids, ids_per_x, xq, xq_stride,
-   y, y_stride);
+   y, y_stride, split);
   return ORCD_LAUNCH_RESULT();
 }
 
@@ -94,14 +98,16 @@ cudaError_t launch_matvec_glu_q8(const void* gate, const void* up, int64_t rows,
                                  const orcd_glu_params* glu, float* y, int64_t y_stride,
                                  cudaStream_t stream) {
   if (rows <= 0 || n_ids <= 0) return cudaSuccess;
-  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  const int64_t row_blocks = cols / T::kElems;
+  const int split = q8_split<T>(rows, row_blocks);
+  const int64_t ctas = q8_ctas(rows, split);
   if (ctas > INT32_MAX || n_ids > 65535) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(n_ids));
   const GluArgs args{glu->activation, glu->alpha, glu->limit, glu->d_gate_bias, glu->d_up_bias};
   ORCD_KERNEL(grid, kQ8Threads, stream, matvec_glu_q8_kernel<T>)
   (static_cast<const typename T::Block*>(gate), static_cast<const typename T::Block*>(up), rows,
-   cols / T::kElems, expert_stride / static_cast<int64_t>(sizeof(typename T::Block)), ids,
-   ids_per_x, xq, xq_stride, args, y, y_stride);
+   row_blocks, expert_stride / static_cast<int64_t>(sizeof(typename T::Block)), ids, ids_per_x, xq,
+   xq_stride, args, y, y_stride, split);
   return ORCD_LAUNCH_RESULT();
 }
 
@@ -109,19 +115,21 @@ template <class T>
 cudaError_t launch_matvec_multi_q8(const orcd_matvec_part* parts, int32_t n_parts, int64_t cols,
                                    const Q8x32* xq, cudaStream_t stream) {
   if (n_parts <= 0 || n_parts > kMaxMatvecParts) return cudaErrorInvalidValue;
+  const int64_t row_blocks = cols / T::kElems;
   MultiArgs<T> a{};
   a.n_parts = n_parts;
   for (int j = 0; j < n_parts; ++j) {
     a.w[j] = static_cast<const typename T::Block*>(parts[j].d_w);
     a.rows[j] = parts[j].rows;
     a.y[j] = parts[j].d_y;
-    a.first_cta[j + 1] = a.first_cta[j] + (parts[j].rows + kQ8Warps - 1) / kQ8Warps;
+    a.split[j] = q8_split<T>(parts[j].rows, row_blocks);  // each part as its own matvec_q8
+    a.first_cta[j + 1] = a.first_cta[j] + q8_ctas(parts[j].rows, a.split[j]);
   }
   const int64_t ctas = a.first_cta[n_parts];
   if (ctas == 0) return cudaSuccess;
   if (ctas > INT32_MAX) return cudaErrorInvalidValue;
   ORCD_KERNEL(static_cast<unsigned>(ctas), kQ8Threads, stream, matvec_multi_q8_kernel<T>)
-  (a, cols / T::kElems, xq);
+  (a, row_blocks, xq);
   return ORCD_LAUNCH_RESULT();
 }
 
@@ -130,13 +138,15 @@ cudaError_t launch_matvec_xs_q8(const void* w, int64_t rows, int64_t cols, const
                                 int64_t xq_stride, int64_t n_x, float* y, int64_t y_stride,
                                 cudaStream_t stream) {
   if (rows <= 0 || n_x <= 0) return cudaSuccess;
-  const int64_t ctas = (rows + kQ8Warps - 1) / kQ8Warps;
+  const int64_t row_blocks = cols / T::kElems;
+  const int split = q8_split<T>(rows, row_blocks);  // not of n_x: each x keeps matvec_q8's bits
+  const int64_t ctas = q8_ctas(rows, split);
   const int64_t passes = (n_x + kXsPerPass - 1) / kXsPerPass;
   if (ctas > INT32_MAX || passes > 65535) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(passes));
   ORCD_KERNEL(grid, kQ8Threads, stream, matvec_xs_q8_kernel<T>)
-  (static_cast<const typename T::Block*>(w), rows, cols / T::kElems, xq, xq_stride, n_x, y,
-   y_stride);
+  (static_cast<const typename T::Block*>(w), rows, row_blocks, xq, xq_stride, n_x, y, y_stride,
+   split);
   return ORCD_LAUNCH_RESULT();
 }
 
