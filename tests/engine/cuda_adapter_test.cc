@@ -194,6 +194,46 @@ TEST_F(CudaAdapter, AttentionGqaWindowsSinksSoftcapCaches) {
   }
 }
 
+// Prompt rows share a CTA eight at a time and read keys in 32-position
+// tiles; decode rows score each key with a warp. Spans of several tiles,
+// windows wider than a tile, tiles a query's window only partly covers,
+// head_dim 64 (q8_0 caches need whole 32-value blocks) and a run that starts
+// mid-tile after decodes.
+TEST_F(CudaAdapter, AttentionAcrossKeyTilesWithEveryCacheType) {
+  for (const AttentionCase c : {AttentionCase{0, false, 0.0f, engine::KvType::kQ8_0},
+                                AttentionCase{40, true, 0.0f, engine::KvType::kQ8_0},
+                                AttentionCase{40, false, 20.0f, engine::KvType::kF16},
+                                AttentionCase{0, true, 0.0f, engine::KvType::kF32}}) {
+    constexpr int64_t kHeads = 4, kKvHeads = 2, kDim = 64;
+    OpSpec s;
+    s.opcode = ORCD_OP_ATTENTION;
+    s.in_widths = {kHeads * kDim, kKvHeads * kDim, kKvHeads * kDim};
+    s.out_widths = {kHeads * kDim};
+    s.params = ParamBytes(orcd_op_attention_params{3, kHeads, kKvHeads, kDim,
+                                                   1.0f / std::sqrt(float{kDim}), c.softcap});
+    s.kv_states = {{3, kKvHeads, kDim, c.window}};
+    s.kv_type = c.kv;
+    s.row_capacity = 64;
+    s.context_length = 160;
+    if (c.sinks) s.weights = {{0, {kHeads}, RandomValues(kHeads, 26, 2.0f)}};
+    AdapterHarness h(MakeRuntime(), s);
+    const std::string what = "window " + std::to_string(c.window) + (c.sinks ? " sinks" : "") +
+                             " softcap " + std::to_string(c.softcap) + " kv type " +
+                             std::to_string(static_cast<int>(c.kv));
+    int64_t pos = 0;
+    uint32_t seed = 200;
+    for (int64_t n : {45, 1, 1, 37, 1}) {
+      auto run =
+          h.Run(pos, n,
+                {RandomValues(n * kHeads * kDim, seed), RandomValues(n * kKvHeads * kDim, seed + 1),
+                 RandomValues(n * kKvHeads * kDim, seed + 2)});
+      ExpectSame(run, what + " at " + std::to_string(pos) + "+" + std::to_string(n));
+      pos += n;
+      seed += 3;
+    }
+  }
+}
+
 TEST_F(CudaAdapter, MatmulSplitOutputsBiasOneAndManyTokens) {
   for (uint32_t type : {0u, 1u}) {
     OpSpec s;

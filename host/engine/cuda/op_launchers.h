@@ -7,6 +7,7 @@
 
 #include "host/engine/cuda/kernels/argmax.cuh"
 #include "host/engine/cuda/kernels/attention.cuh"
+#include "host/engine/cuda/kernels/attention_tiles.cuh"
 #include "host/engine/cuda/kernels/dense.cuh"
 #include "host/engine/cuda/kernels/elementwise.cuh"
 #include "host/engine/cuda/kernels/moe.cuh"
@@ -136,8 +137,9 @@ inline int Attention(const AttentionArgs& a, void* stream) {
     (a);
     return static_cast<int>(ORCD_LAUNCH_RESULT());  // the combination stored K and V
   }
-  const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(a.n_tokens));
-  ORCD_KERNEL(grid, kAttentionThreads, Stream(stream), attention_kernel)(a);
+  const dim3 grid(static_cast<unsigned>(a.n_head),
+                  static_cast<unsigned>((a.n_tokens + kPrefillQueries - 1) / kPrefillQueries));
+  ORCD_KERNEL(grid, kAttentionThreads, Stream(stream), attention_prefill_kernel)(a);
   if (cudaError_t e = ORCD_LAUNCH_RESULT(); e != cudaSuccess) return static_cast<int>(e);
   const dim3 store(static_cast<unsigned>(a.n_head_kv), static_cast<unsigned>(a.n_tokens));
   ORCD_KERNEL(store, kWarp * 4, Stream(stream), kv_store_kernel)(a);

@@ -1,19 +1,20 @@
-// ATTENTION: one CTA per (head, token), flash style: keys in tiles of
-// blockDim.x (one score per thread), a running max and sum, and the output
-// row accumulated in shared memory by dimension. Semantics of
-// cpu/attention_adapter.cc: causal, sliding window, GQA, softcap, sinks in
-// the denominator only; a step's own keys and values are read from the batch
-// rounded like the cache (a windowed ring may already have dropped them), and
-// a second kernel stores the batch into the cache afterwards.
+// ATTENTION's shared parts: where a position's K and V rows are (the cache
+// layout of kv_cache.h, or the step's own batch), the values the cache holds
+// (f16, f32, q8_0), the split-KV parts' combination and the cache's store.
+// Semantics of cpu/attention_adapter.cc: causal, sliding window, GQA, softcap,
+// sinks in the denominator only; a step's own keys and values are read from
+// the batch rounded like the cache (a windowed ring may already have dropped
+// them), and the batch is stored into the cache afterwards. The attention
+// kernels themselves are attention_tiles.cuh's.
 //
 // A step holds rows of one or more sequences (StepRow): each row attends its
 // own sequence, through that sequence's block table (full-context layers) or
 // ring slot (sliding-window layers), in the cache layout of kv_cache.h.
 //
-// Launch shape: (n_head, n_tokens) CTAs whatever the positions, so a decode
-// step's launch never changes; the positions come from StepValues. Decode rows
-// split each row's span over (n_head, kv_splits, rows) CTAs instead and merge
-// the parts (attention_split_kernel, attention_combine_kernel).
+// Decode rows split each row's span over (n_head, kv_splits, rows) CTAs and
+// merge the parts (attention_split_kernel, attention_combine_kernel): the
+// launch depends on neither the positions (they come from StepValues) nor
+// the rows' sequences, so a decode step's launch never changes.
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_ATTENTION_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_ATTENTION_CUH_
 
@@ -30,7 +31,7 @@ __device__ __forceinline__ float round_like_cache(float v, bool f16) {
 }
 
 __device__ __forceinline__ float cache_value(const void* cache, int64_t i, bool f16) {
-  return f16 ? ::orcd::fp16_to_f32(static_cast<const uint16_t*>(cache)[i])
+  return f16 ? half_to_float(static_cast<const uint16_t*>(cache)[i])
              : static_cast<const float*>(cache)[i];
 }
 
@@ -66,7 +67,7 @@ __device__ __forceinline__ const uint8_t* q8_block(const void* cache, int64_t el
 
 __device__ __forceinline__ float q8_cache_scale(const void* cache, int64_t element) {
   const uint8_t* b = q8_block(cache, element);
-  return ::orcd::fp16_to_f32(static_cast<uint16_t>(b[0] | (b[1] << 8)));
+  return half_to_float(static_cast<uint16_t>(b[0] | (b[1] << 8)));
 }
 
 __device__ __forceinline__ float q8_cache_value(const void* cache, int64_t element, float d) {
@@ -97,18 +98,6 @@ __device__ __forceinline__ int64_t cache_row(const AttentionArgs& a, const StepR
   return ((block * a.n_head_kv + g) * a.block_tokens + offset) * a.head_dim;
 }
 
-// Shared memory and running state of one (head, token)'s attention.
-struct AttendState {
-  float* q_s;        // [d]
-  float* o_s;        // [d], unnormalized, relative to running_max
-  float* p_s;        // [blockDim.x]
-  int64_t* where_s;  // [blockDim.x]: where each key's row is (attend's source())
-  float* scratch;    // [kWarp]
-  Q8Scale* vq_s;     // q8_0: [blockDim.x][d / 32], the scales of each key's value row
-  float running_max = -INFINITY;
-  float running_sum = 0.0f;
-};
-
 // The first position head h's token t attends to, and its own position.
 __device__ __forceinline__ void attended_span(const AttentionArgs& a, int64_t t, int64_t* first,
                                               int64_t* pos) {
@@ -116,97 +105,12 @@ __device__ __forceinline__ void attended_span(const AttentionArgs& a, int64_t t,
   *first = a.window > 0 && *pos - a.window + 1 > 0 ? *pos - a.window + 1 : 0;
 }
 
-// Loads q and clears o; then attends positions [lo, hi] (all of the block's
-// threads; lo > hi attends nothing).
-__device__ __forceinline__ void attend(const AttentionArgs& a, int64_t h, int64_t t, int64_t lo,
-                                       int64_t hi, AttendState& st) {
-  const int64_t d = a.head_dim;
-  const int64_t g = h / (a.n_head / a.n_head_kv);
-  const StepRow r = a.step->rows[t];
-  const int64_t kv_width = a.n_head_kv * d;
-  const float* qh = a.q + t * a.n_head * d + h * d;
-  for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
-    st.q_s[i] = qh[i];
-    st.o_s[i] = 0.0f;
-  }
-  __syncthreads();
-
-  // Where position j's key and value are: -1 - its batch row when this step
-  // holds it, else its row's element index in the cache.
-  auto source = [&](int64_t j) -> int64_t {
-    if (j >= r.seq_pos0) return -1 - (r.seq_first_row + j - r.seq_pos0);
-    return cache_row(a, r, j, g);
-  };
-  auto element = [&](const float* batch, const float* bias, const void* cache, int64_t where,
-                     int64_t i) {
-    if (where < 0)
-      return round_like_cache(batch_value(batch, bias, kv_width, -1 - where, g * d + i), a.f16);
-    return cache_value(cache, where + i, a.f16);
-  };
-
-  // q8_0: a block's scale, from the cache or computed from the batch's row.
-  auto q8_scale = [&](const float* batch, const float* bias, const void* cache, int64_t where,
-                      int64_t i) -> Q8Scale {
-    if (where < 0) {
-      return q8_scale_of(batch + (-1 - where) * kv_width + g * d + i,
-                         bias ? bias + g * d + i : nullptr);
-    }
-    return {0.0f, q8_cache_scale(cache, where + i)};
-  };
-  auto q8_element = [&](const float* batch, const float* bias, const void* cache, int64_t where,
-                        int64_t i, Q8Scale s) {
-    if (where < 0)
-      return q8_quantized(batch_value(batch, bias, kv_width, -1 - where, g * d + i), s) * s.d;
-    return q8_cache_value(cache, where + i, s.d);
-  };
-
-  for (int64_t tile = lo; tile <= hi; tile += blockDim.x) {
-    const int64_t j = tile + threadIdx.x;
-    float score = -INFINITY;
-    if (j <= hi) {
-      const int64_t where = source(j);
-      st.where_s[threadIdx.x] = where;
-      float dot = 0.0f;
-      if (a.q8_kv) {
-        for (int64_t b = 0; b < d; b += kQ8Block) {
-          const Q8Scale s = q8_scale(a.k_new, nullptr, a.k_cache, where, b);
-          for (int64_t i = b; i < b + kQ8Block; ++i)
-            dot = fmaf(st.q_s[i], q8_element(a.k_new, nullptr, a.k_cache, where, i, s), dot);
-          st.vq_s[threadIdx.x * (kMaxHeadDim / kQ8Block) + b / kQ8Block] =
-              q8_scale(a.v_new, a.v_bias, a.v_cache, where, b);
-        }
-      } else {
-        for (int64_t i = 0; i < d; ++i)
-          dot = fmaf(st.q_s[i], element(a.k_new, nullptr, a.k_cache, where, i), dot);
-      }
-      score = dot * a.scale;
-      if (a.softcap > 0.0f) score = a.softcap * tanhf(score / a.softcap);
-    }
-    const float tile_max = block_max(score, st.scratch);
-    const float new_max = fmaxf(st.running_max, tile_max);
-    const float p = j <= hi ? expf(score - new_max) : 0.0f;
-    st.p_s[threadIdx.x] = p;
-    const float tile_sum = block_sum(p, st.scratch);       // its barriers also publish p_s, where_s
-    const float rescale = expf(st.running_max - new_max);  // 0 on the first tile
-    st.running_sum = st.running_sum * rescale + tile_sum;
-    st.running_max = new_max;
-    const int64_t count = hi - tile + 1 < blockDim.x ? hi - tile + 1 : blockDim.x;
-    for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
-      float acc = st.o_s[i] * rescale;
-      if (a.q8_kv) {
-        for (int64_t jj = 0; jj < count; ++jj) {
-          const Q8Scale s = st.vq_s[jj * (kMaxHeadDim / kQ8Block) + i / kQ8Block];
-          acc =
-              fmaf(st.p_s[jj], q8_element(a.v_new, a.v_bias, a.v_cache, st.where_s[jj], i, s), acc);
-        }
-      } else {
-        for (int64_t jj = 0; jj < count; ++jj)
-          acc = fmaf(st.p_s[jj], element(a.v_new, a.v_bias, a.v_cache, st.where_s[jj], i), acc);
-      }
-      st.o_s[i] = acc;
-    }
-    __syncthreads();  // p_s and where_s are rewritten by the next tile
-  }
+// A q8_0 block's scale from its largest magnitude, as the cache's store
+// computes it (q8_scale_of): lane l holds the block's element l. The start
+// at 0 keeps an all-NaN block's amax at 0, as the sequential fmaxf does.
+__device__ __forceinline__ Q8Scale q8_warp_scale(float x) {
+  const ::orcd::Q8_0Scale s = ::orcd::q8_0_scale(warp_max(fmaxf(0.0f, fabsf(x))));
+  return {s.inv, ::orcd::fp16_to_f32(::orcd::f32_to_fp16(s.d))};
 }
 
 // out[i] = o[i] / (sum + the sink's share), the sink in the denominator only.
@@ -264,49 +168,6 @@ __device__ __forceinline__ void store_kv(const AttentionArgs& a, int64_t g, int6
       static_cast<float*>(a.k_cache)[to + i] = k;
       static_cast<float*>(a.v_cache)[to + i] = v;
     }
-  }
-}
-
-__global__ void __launch_bounds__(kAttentionThreads) attention_kernel(AttentionArgs a) {
-  __shared__ float q_s[kMaxHeadDim];
-  __shared__ float o_s[kMaxHeadDim];
-  __shared__ float p_s[kAttentionThreads];
-  __shared__ int64_t where_s[kAttentionThreads];
-  __shared__ float scratch[kWarp];
-  __shared__ Q8Scale vq_s[kAttentionThreads * (kMaxHeadDim / kQ8Block)];
-  const int64_t h = blockIdx.x, t = blockIdx.y;
-  int64_t first, pos;
-  attended_span(a, t, &first, &pos);
-  AttendState st{q_s, o_s, p_s, where_s, scratch, vq_s};
-  attend(a, h, t, first, pos, st);
-  write_normalized(a, h, t, o_s, st.running_max, st.running_sum);
-}
-
-// Split-KV (flash-decoding) for decode rows: CTA (h, s, t) attends the s-th
-// of a.kv_splits equal parts of row t's span and leaves its unnormalized
-// output, max and sum in a.partial[((t * n_head + h) * kv_splits + s) *
-// (d + 2) ..]. The number of parts is fixed per launch (graph capture); their
-// length follows the position. A row's result does not depend on the others.
-__global__ void __launch_bounds__(kAttentionThreads) attention_split_kernel(AttentionArgs a) {
-  __shared__ float q_s[kMaxHeadDim];
-  __shared__ float o_s[kMaxHeadDim];
-  __shared__ float p_s[kAttentionThreads];
-  __shared__ int64_t where_s[kAttentionThreads];
-  __shared__ float scratch[kWarp];
-  __shared__ Q8Scale vq_s[kAttentionThreads * (kMaxHeadDim / kQ8Block)];
-  const int64_t h = blockIdx.x, split = blockIdx.y, t = blockIdx.z;
-  int64_t first, pos;
-  attended_span(a, t, &first, &pos);
-  const int64_t per = (pos - first + a.kv_splits) / a.kv_splits;  // ceil(span / splits)
-  const int64_t lo = first + split * per;
-  const int64_t hi = lo + per - 1 < pos ? lo + per - 1 : pos;
-  AttendState st{q_s, o_s, p_s, where_s, scratch, vq_s};
-  attend(a, h, t, lo, hi, st);
-  float* part = a.partial + ((t * a.n_head + h) * a.kv_splits + split) * (a.head_dim + 2);
-  for (int64_t i = threadIdx.x; i < a.head_dim; i += blockDim.x) part[i] = o_s[i];
-  if (threadIdx.x == 0) {
-    part[a.head_dim] = st.running_max;
-    part[a.head_dim + 1] = st.running_sum;
   }
 }
 

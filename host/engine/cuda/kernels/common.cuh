@@ -13,6 +13,10 @@
 #include "orcd/cpp/gated_activation.h"
 #include "orcd/cpp/half.h"
 
+#if !defined(ORCD_CUDA_EMULATED)
+#include <cuda_fp16.h>
+#endif
+
 // Each build gets its own namespace: the device and the emulated definitions
 // of a kernel must not meet at link time.
 #ifndef ORCD_CUDA_VARIANT
@@ -65,9 +69,20 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
   return v;
 }
 
+// An f16 value's bits as a float: the hardware's conversion on the GPU (one
+// instruction, exact), half.h's integer steps on the emulated device; the same
+// value for every non-NaN half.
+__device__ __forceinline__ float half_to_float(uint16_t h) {
+#if defined(__CUDA_ARCH__)
+  return __half2float(__ushort_as_half(h));
+#else
+  return ::orcd::fp16_to_f32(h);
+#endif
+}
+
 // Element i of a row of f32 (type 0), f16 (1) or bf16 (30) values.
 __device__ __forceinline__ float load_dense(const void* p, int64_t i, uint32_t type) {
-  if (type == 1) return ::orcd::fp16_to_f32(static_cast<const uint16_t*>(p)[i]);
+  if (type == 1) return half_to_float(static_cast<const uint16_t*>(p)[i]);
   if (type == 30) return ::orcd::bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
   return static_cast<const float*>(p)[i];
 }

@@ -24,34 +24,60 @@ __device__ __forceinline__ void chunk(int64_t n, int64_t* begin, int64_t* end) {
   *end = *begin + per < n ? *begin + per : n;
 }
 
-// Exclusive prefix of the per-thread values in `part` (in place, in thread
-// order, by thread 0); returns the total. Every thread calls.
+// Thread t's strided share t, t + blockDim.x, ... of [0, n): a warp's reads
+// of a row are contiguous (coalesced). For passes whose result does not
+// depend on the order the values are visited in (a max, an argmax with its
+// tie rule, a compaction that is sorted afterwards).
+#define ORCD_ROW_STRIDE(i, n) for (int64_t i = threadIdx.x; i < (n); i += blockDim.x)
+
+// The warp's inclusive prefix of v, lane order (log2(32) shuffles).
+__device__ __forceinline__ double warp_inclusive_prefix(double v) {
+  const unsigned lane = threadIdx.x % kWarp;
+  for (unsigned offset = 1; offset < kWarp; offset <<= 1) {
+    const double below = __shfl_up_sync(0xFFFFFFFFu, v, offset);
+    if (lane >= offset) v += below;
+  }
+  return v;
+}
+
+// Exclusive prefix of the per-thread values in thread order, into
+// part[threadIdx.x]; returns the total. Warp scans by shuffles, then one
+// warp scans the warps' totals: no thread walks the 1,024 values alone.
+// blockDim.x a multiple of 32; every thread calls.
 __device__ __forceinline__ double exclusive_prefix(double* part, double mine) {
+  __shared__ double warp_base[kRowThreadsMax / kWarp];
   __shared__ double total;
-  part[threadIdx.x] = mine;
+  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const unsigned warps = blockDim.x / kWarp;
+  const double inclusive = warp_inclusive_prefix(mine);
+  const double below = __shfl_up_sync(0xFFFFFFFFu, inclusive, 1u);  // lane 0: its own
+  if (lane == kWarp - 1) warp_base[warp] = inclusive;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    double acc = 0.0;
-    for (unsigned t = 0; t < blockDim.x; ++t) {
-      const double v = part[t];
-      part[t] = acc;
-      acc += v;
-    }
-    total = acc;
+  if (warp == 0) {
+    const double w = lane < warps ? warp_base[lane] : 0.0;
+    const double w_inclusive = warp_inclusive_prefix(w);
+    const double w_below = __shfl_up_sync(0xFFFFFFFFu, w_inclusive, 1u);
+    if (lane < warps) warp_base[lane] = lane == 0 ? 0.0 : w_below;
+    if (lane == warps - 1) total = w_inclusive;
   }
   __syncthreads();
+  part[threadIdx.x] = lane == 0 ? warp_base[warp] : warp_base[warp] + below;
+  __syncthreads();  // part and total read by every thread before they are reused
   return total;
 }
 
-// The largest of the per-thread values (NaN never wins). Every thread calls.
-__device__ __forceinline__ float block_max(double* part, float mine) {
+// The largest of the per-thread values (NaN never wins; -inf when every
+// value is NaN), by shuffles. Every thread calls.
+__device__ __forceinline__ float row_max(float mine) {
+  __shared__ float warp_best[kRowThreadsMax / kWarp];
   __shared__ float result;
-  part[threadIdx.x] = mine;
+  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  float v = warp_max(isnan(mine) ? -INFINITY : mine);  // fmaxf never returns NaN here
+  if (lane == 0) warp_best[warp] = v;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    double best = -INFINITY;
-    for (unsigned t = 0; t < blockDim.x; ++t) best = part[t] > best ? part[t] : best;
-    result = static_cast<float>(best);
+  if (warp == 0) {
+    v = warp_max(lane < blockDim.x / kWarp ? warp_best[lane] : -INFINITY);
+    if (lane == 0) result = v;
   }
   __syncthreads();
   return result;

@@ -3,10 +3,11 @@
 // two numbers cross to the host, not the vocabulary's logits. The values are
 // host/sampling/token_logprobs.cc's: the raw logits (before the penalty and
 // temperature), their maximum (NaN never wins), a double sum of
-// exp(logit - max) (per-thread chunks combined in thread order: it differs
-// from the CPU's sequential sum only in the last bits of a double), and the
-// most probable ids in (logit desc, id asc) order with NaN skipped. Each
-// thread keeps its chunk's best in a sorted list; the CTA then takes the best
+// exp(logit - max) (per-thread strided shares combined in thread order: it
+// differs from the CPU's sequential sum only in the last bits of a double),
+// and the most probable ids in (logit desc, id asc) order with NaN skipped.
+// Each thread keeps its share's best in a sorted list (the order is total, so
+// which thread visits an id changes nothing); the CTA then takes the best
 // list head top_n times (a tree reduction in shared memory per rank).
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_ROW_LOGPROBS_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_ROW_LOGPROBS_CUH_
@@ -23,13 +24,11 @@ __device__ __forceinline__ void row_logprobs(const float* logits, int64_t n, int
   __shared__ double part[kRowThreadsMax];
   __shared__ float head_key[kRowThreadsMax];
   __shared__ int32_t head_id[kRowThreadsMax];
-  int64_t begin, end;
-  chunk(n, &begin, &end);
   float key[kRowLogprobsMax];
   int32_t id[kRowLogprobsMax];
   int kept = 0;
   float local_max = -INFINITY;
-  for (int64_t i = begin; i < end; ++i) {
+  ORCD_ROW_STRIDE(i, n) {
     const float l = logits[i];
     local_max = l > local_max ? l : local_max;
     if (l != l || top_n == 0) continue;  // NaN is never listed
@@ -44,9 +43,9 @@ __device__ __forceinline__ void row_logprobs(const float* logits, int64_t n, int
     key[at] = l;
     id[at] = li;
   }
-  const float max = block_max(part, local_max);
+  const float max = row_max(local_max);
   double sum = 0.0;
-  for (int64_t i = begin; i < end; ++i) sum += exp(static_cast<double>(logits[i]) - max);
+  ORCD_ROW_STRIDE(i, n) sum += exp(static_cast<double>(logits[i]) - max);
   const double total = exclusive_prefix(part, sum);
 
   int head = 0, found = 0;

@@ -12,8 +12,9 @@
 // (under 2^-26 of the mass). On a trained model's peaked rows that is
 // hundreds or thousands of ids instead of the whole padded vocabulary
 // (262,144 for Qwen2.5: 171 passes over 2 MiB from one SM), and never more
-// than it. Sums and scans use per-thread contiguous chunks (thread 0
-// combines the 1024 chunk sums in order). The result equals the CPU's choice except where
+// than it. Passes over the vocabulary are strided (coalesced); sums and scans
+// over the sorted candidates use per-thread contiguous chunks, combined in
+// thread order by warp-shuffle scans. The result equals the CPU's choice except where
 // a draw falls within an ulp of a boundary (device expf and summation order).
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
@@ -26,37 +27,60 @@ namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 
 constexpr int kSamplerThreads = kRowThreadsMax;
 
-// The smallest of the per-thread candidates (`none` when no thread has one).
+// The smallest of the per-thread candidates (`none` when no thread has one),
+// by shuffles. Every thread calls.
 __device__ __forceinline__ int64_t block_min_index(int64_t* slots, int64_t mine) {
   __shared__ int64_t result;
-  slots[threadIdx.x] = mine;
+  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
+    const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, mine, offset);
+    mine = other < mine ? other : mine;
+  }
+  if (lane == 0) slots[warp] = mine;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    int64_t best = slots[0];
-    for (unsigned t = 1; t < blockDim.x; ++t) best = slots[t] < best ? slots[t] : best;
-    result = best;
+  if (warp == 0) {
+    mine = lane < blockDim.x / kWarp ? slots[lane] : INT64_MAX;
+    for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
+      const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, mine, offset);
+      mine = other < mine ? other : mine;
+    }
+    if (lane == 0) result = mine;
   }
   __syncthreads();
   return result;
 }
 
-// The first index of the largest of v[0, n) (std::max_element's choice: NaN
-// never wins over an earlier value). Every thread calls.
+// Whether candidate index b beats a in an argmax (the larger value, then the
+// lower index; -1 = none; NaN values are never candidates).
+__device__ __forceinline__ bool argmax_beats(const float* v, int64_t b, int64_t a) {
+  if (b < 0) return false;
+  if (a < 0) return true;
+  return v[b] > v[a] || (v[b] == v[a] && b < a);
+}
+
+// std::max_element's choice over v[0, n): the first index of the largest
+// non-NaN value, or 0 when v[0] is NaN (nothing compares above it) or every
+// value is. Strided passes and a shuffle tree; every thread calls.
 __device__ __forceinline__ int64_t block_argmax(const float* v, int64_t n, int64_t* slots) {
   __shared__ int64_t result;
-  int64_t begin, end;
-  chunk(n, &begin, &end);
-  int64_t best = begin < end ? begin : -1;
-  for (int64_t i = begin + 1; i < end; ++i) best = v[best] < v[i] ? i : best;
-  slots[threadIdx.x] = best;
+  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  int64_t best = -1;
+  ORCD_ROW_STRIDE(i, n) {
+    if (!isnan(v[i]) && argmax_beats(v, i, best)) best = i;
+  }
+  for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
+    const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, best, offset);
+    if (argmax_beats(v, other, best)) best = other;
+  }
+  if (lane == 0) slots[warp] = best;
   __syncthreads();
-  if (threadIdx.x == 0) {  // chunks in order: an equal later maximum does not replace
-    int64_t winner = -1;
-    for (unsigned t = 0; t < blockDim.x; ++t) {
-      const int64_t c = slots[t];
-      if (c >= 0 && (winner < 0 || v[winner] < v[c])) winner = c;
+  if (warp == 0) {
+    best = lane < blockDim.x / kWarp ? slots[lane] : -1;
+    for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
+      const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, best, offset);
+      if (argmax_beats(v, other, best)) best = other;
     }
-    result = winner;
+    if (lane == 0) result = best < 0 || isnan(v[0]) ? 0 : best;
   }
   __syncthreads();
   return result;
@@ -102,19 +126,18 @@ struct Candidates {
   bool not_a_number;  // a NaN scaled logit: no softmax
 };
 
-// Compacts the candidates (id order within each thread's chunk, chunks in
-// thread order), pads them to a power of two and sorts them.
+// Compacts the candidates (each thread's strided share in id order, shares
+// in thread order: the sort below makes the order immaterial), pads them to a
+// power of two and sorts them.
 __device__ __forceinline__ Candidates sort_candidates(const SampleArgs& a, float max_key,
                                                       double* part) {
   __shared__ int nan_seen;
   if (threadIdx.x == 0) nan_seen = 0;
   __syncthreads();
   const float floor = max_key - candidate_nats(a.vocab);
-  int64_t begin, end;
-  chunk(a.vocab, &begin, &end);
   int64_t mine = 0;
   double tail = 0.0;
-  for (int64_t i = begin; i < end; ++i) {
+  ORCD_ROW_STRIDE(i, a.vocab) {
     const float k = a.logits[i] * a.inv_temperature;
     if (k >= floor) {
       ++mine;
@@ -127,11 +150,10 @@ __device__ __forceinline__ Candidates sort_candidates(const SampleArgs& a, float
   Candidates c;
   const double count = exclusive_prefix(part, static_cast<double>(mine));
   int64_t at = static_cast<int64_t>(part[threadIdx.x]);
-  __syncthreads();  // every thread has its offset before part is reused
   c.tail = exclusive_prefix(part, tail);
   c.count = static_cast<int64_t>(count);
   c.not_a_number = nan_seen != 0;
-  for (int64_t i = begin; i < end; ++i) {
+  ORCD_ROW_STRIDE(i, a.vocab) {
     const float k = a.logits[i] * a.inv_temperature;
     if (k >= floor) {
       a.keys[at] = k;
@@ -181,14 +203,12 @@ __device__ __forceinline__ int32_t sample_row(const SampleArgs& a) {
     if (threadIdx.x == 0) *a.out = best;
     return best;
   }
-  int64_t begin, end;
-  chunk(n, &begin, &end);
   float local_max = -INFINITY;
-  for (int64_t i = begin; i < end; ++i) {
+  ORCD_ROW_STRIDE(i, n) {
     const float k = a.logits[i] * a.inv_temperature;
     local_max = k > local_max ? k : local_max;
   }
-  const float max_key = block_max(part, local_max);
+  const float max_key = row_max(local_max);
   // Scaled logits past FLT_MAX (a tiny temperature): no softmax. As the CPU
   // sampler does, the limit of temperature -> 0 is the greedy choice over the
   // penalized logits.
@@ -205,6 +225,7 @@ __device__ __forceinline__ int32_t sample_row(const SampleArgs& a) {
   const int64_t survivors = a.top_k > 0 && a.top_k < n ? a.top_k : n;
   int64_t count = survivors < candidates.count ? survivors : candidates.count;
   bool with_tail = count < survivors;
+  int64_t begin, end;  // contiguous shares from here: the scans below are in rank order
   chunk(count, &begin, &end);
   double local = 0.0;
   for (int64_t i = begin; i < end; ++i) {

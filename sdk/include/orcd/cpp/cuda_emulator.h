@@ -14,7 +14,8 @@
 //
 // Include it instead of the CUDA headers, before the device code; device code
 // may use threadIdx / blockIdx / blockDim / gridDim, __syncthreads,
-// __shfl_xor_sync (float, int) and the qualifiers below.
+// __shfl_xor_sync / __shfl_up_sync (32- and 64-bit values) and the
+// qualifiers below.
 #ifndef ORCD_CPP_CUDA_EMULATOR_H_
 #define ORCD_CPP_CUDA_EMULATOR_H_
 
@@ -25,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #if !defined(__x86_64__) || defined(__SANITIZE_ADDRESS__)
@@ -148,8 +150,10 @@ inline void Drop(Barrier& b) {
   }
 }
 
-template <class V>
-V ShuffleXor(V v, int lane_mask) {
+// Lane `source(lane)`'s v (the calling lane's own where that lane is
+// outside the warp), after every lane of the warp has offered its own.
+template <class V, class Source>
+V Shuffle(V v, Source source) {
   static_assert(sizeof(V) <= sizeof(uint64_t));
   Cta& cta = *g_state.cta;
   const unsigned tid = cta.current->linear;
@@ -158,10 +162,17 @@ V ShuffleXor(V v, int lane_mask) {
   std::vector<uint64_t>& lanes = cta.lanes[b.generation & 1];
   std::memcpy(&lanes[tid], &v, sizeof v);
   Arrive(b);
-  const unsigned other = warp * kWarpSize + ((tid % kWarpSize) ^ static_cast<unsigned>(lane_mask));
+  const int from = source(static_cast<int>(tid % kWarpSize));
+  const unsigned other =
+      from >= 0 && from < static_cast<int>(kWarpSize) ? warp * kWarpSize + from : tid;
   V out;
   std::memcpy(&out, &lanes[other < lanes.size() ? other : tid], sizeof out);
   return out;
+}
+
+template <class V>
+V ShuffleXor(V v, int lane_mask) {
+  return Shuffle(v, [lane_mask](int lane) { return lane ^ lane_mask; });
 }
 
 // Points a fiber's context at FiberMain on `stack`. Out of line: getcontext
@@ -272,11 +283,20 @@ void launch(dim3 grid, dim3 block, Kernel kernel) {
 
 // The CUDA device functions the emulator provides.
 inline void __syncthreads() { orcd::cuda_emulator::Arrive(orcd::cuda_emulator::g_state.cta->all); }
-inline float __shfl_xor_sync(unsigned /*mask*/, float v, int lane_mask) {
+// Shuffles of the types CUDA has them for (int, float, 64-bit integers,
+// double); every lane of the warp calls, as a full mask asks.
+template <class V>
+inline V __shfl_xor_sync(unsigned /*mask*/, V v, int lane_mask) {
+  static_assert(std::is_arithmetic_v<V> && (sizeof(V) == 4 || sizeof(V) == 8));
   return orcd::cuda_emulator::ShuffleXor(v, lane_mask);
 }
-inline int __shfl_xor_sync(unsigned /*mask*/, int v, int lane_mask) {
-  return orcd::cuda_emulator::ShuffleXor(v, lane_mask);
+// Lane l gets lane l - delta's v; lanes below delta keep their own.
+template <class V>
+inline V __shfl_up_sync(unsigned /*mask*/, V v, unsigned delta) {
+  static_assert(std::is_arithmetic_v<V> && (sizeof(V) == 4 || sizeof(V) == 8));
+  return orcd::cuda_emulator::Shuffle(v, [delta](int lane) {
+    return lane >= static_cast<int>(delta) ? lane - static_cast<int>(delta) : lane;
+  });
 }
 
 #define __global__
