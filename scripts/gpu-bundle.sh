@@ -16,12 +16,12 @@ bdir=${ORCD_KIT_BUILD:-build-gpu-kit}
 
 cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORCD_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-cmake --build "$bdir" -j"$(nproc)" --target orcd-run orcd-bench orcd-synth orcd_plugin_llama \
+cmake --build "$bdir" -j"$(nproc)" --target orcd-host orcd-run orcd-bench orcd-synth orcd_plugin_llama \
   orcd_plugin_gpt orcd_plugin_gemma orcd_plugin_q4 orcd_plugin_mxfp4 quant_cuda_test orcd_cuda_backend_gpu_test
 
 rm -rf "$kit"
 mkdir -p "$kit"/{bin,tests,plugins,lib,fixtures,peer}
-for b in orcd-run orcd-bench orcd-synth; do cp "$bdir/bin/$b" "$kit/bin/"; done
+for b in orcd-host orcd-run orcd-bench orcd-synth; do cp "$bdir/bin/$b" "$kit/bin/"; done
 for t in quant_cuda_test orcd_cuda_backend_gpu_test; do cp "$bdir/tests/$t" "$kit/tests/"; done
 cp "$bdir"/lib/orcd/plugins/*.so "$kit/plugins/"
 strip --strip-debug "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/*
@@ -58,6 +58,7 @@ for f in "$kit"/bin/* "$kit"/tests/* "$kit"/plugins/* "$kit"/lib/*; do
 done | sed 's/GLIBC_//' | sort -uV | tail -1 >"$kit/GLIBC_NEEDED"
 cp scripts/gpu-kit-run.sh "$kit/run.sh"
 cp scripts/gpu-kit-lib.sh "$kit/lib.sh"
+cp scripts/gpu-kit-serve.sh "$kit/serve.sh"
 # The peer, built there: llama.cpp's trimmed source and the side-by-side run.
 bench/peer/pack_llama_cuda.sh "$kit/peer/llama.cpp.tar.xz"
 cp bench/peer/gpu_side_by_side.sh "$kit/side_by_side.sh"

@@ -64,6 +64,12 @@ for n in 8 32; do
   [ -f "$qwen" ] && kit_step --json "bench_cuda_batched_$n" 60 "${kit_env[@]}" "$kit/bin/orcd-bench" \
     "${model[@]}" --sequences "$n" --repeat 1
 done
+# Many users through the server (continuous batching's figure end to end):
+# orcd-host on the same model with 32 slots, `orcd-bench serve` at 1, 8 and 32
+# clients (serve.sh: one JSON line each, then the server's /health with its
+# VRAM and KV blocks).
+[ -f "$qwen" ] && kit_step --jsonl serve_cuda 150 bash "$kit/serve.sh" "$kit" "$kit_lib_path" \
+  "$qwen" 32 1 8 32
 kit_step --json bench_quant_q8 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${quant[@]}" --activations q8
 if [ -f "$qwen" ]; then
   kit_step --json bench_cuda_eager 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" \
