@@ -142,11 +142,30 @@ TYPED_TEST(QuantCudaEmulation, GetRows) {
   const std::vector<int32_t> ids = {36, 0, 5, 5, 17};
   std::vector<float> got(ids.size() * this->kCols, NAN);
   emulator::launch({static_cast<unsigned>(ids.size())}, {k::kGetRowsThreads}, [&] {
-    k::get_rows_kernel<T>(this->q_.data(), this->kRowBlocks, ids.data(), got.data(), this->kCols);
+    k::get_rows_kernel<T, float>(this->q_.data(), this->kRowBlocks, ids.data(), got.data(),
+                                 this->kCols);
   });
   for (size_t i = 0; i < ids.size(); ++i) {
     for (int64_t c = 0; c < this->kCols; ++c) {
       ASSERT_TRUE(same_bits(got[i * this->kCols + c], this->deq_[ids[i] * this->kCols + c]))
+          << T::kName << " id " << ids[i] << " column " << c;
+    }
+  }
+}
+
+// ABI 1.8 get_rows_f16 (the tensor-core prefill's operand in one pass): each
+// value is get_rows' float rounded to f16, bit for bit what the host's
+// to_half of get_rows gave before, so prefill logits do not move.
+TYPED_TEST(QuantCudaEmulation, GetRowsF16IsGetRowsRoundedToHalf) {
+  using T = TypeParam;
+  const std::vector<int32_t> ids = {3, 36, 0, 0, 21};
+  std::vector<uint16_t> got(ids.size() * this->kCols, 0x7E00);  // NaN: unwritten shows
+  ASSERT_EQ(k::launch_get_rows<T>(this->q_.data(), this->kCols, ids.data(),
+                                  static_cast<int64_t>(ids.size()), got.data(), nullptr),
+            cudaSuccess);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (int64_t c = 0; c < this->kCols; ++c) {
+      ASSERT_EQ(got[i * this->kCols + c], f32_to_fp16(this->deq_[ids[i] * this->kCols + c]))
           << T::kName << " id " << ids[i] << " column " << c;
     }
   }

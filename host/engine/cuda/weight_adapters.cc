@@ -41,6 +41,11 @@ bool ServesXsQ8(const WeightRef& w) {
   return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_xs_q8) && ops->matvec_xs_q8 != nullptr;
 }
 
+bool ServesGetRowsF16(const WeightRef& w) {
+  const orcd_quant_cuda_ops* ops = w.quant->cuda;
+  return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, get_rows_f16) && ops->get_rows_f16 != nullptr;
+}
+
 }  // namespace
 
 bool JoinsMatvecs(const WeightRef& a, const WeightRef& b) {
@@ -65,8 +70,9 @@ namespace {
 
 // Prefill with a quantized weight on tensor cores, as llama.cpp does without
 // its MMQ kernels: the weight's rows are dequantized in chunks (the plugin's
-// get_rows, then f16) and multiplied by the runtime's f16 GEMM (cuBLAS),
-// activations rounded to f16 once. y rows [r, r + chunk) of every token are
+// get_rows_f16 in one pass; before ABI 1.8, get_rows then f16: the same bits)
+// and multiplied by the runtime's f16 GEMM (cuBLAS), activations rounded to
+// f16 once. y rows [r, r + chunk) of every token are
 // column-major C at y + r, ldc y_stride.
 void DequantizedGemm(ExecContext& ctx, const BoundInstruction& insn, const WeightRef& w,
                      const uint8_t* rows, int64_t n_rows, const float* x, int64_t n_tokens,
@@ -78,10 +84,16 @@ void DequantizedGemm(ExecContext& ctx, const BoundInstruction& insn, const Weigh
   const int64_t chunk = std::max<int64_t>(1, s.elements / cols);
   for (int64_t r = 0; r < n_rows; r += chunk) {
     const int64_t n = std::min(chunk, n_rows - r);
-    ThrowIfPluginError(w.quant->cuda->get_rows(rows + static_cast<uint64_t>(r) * w.row_bytes, cols,
-                                               s.row_ids, n, s.f32, b.stream()),
-                       insn.label);
-    CheckLaunch(ctx, insn, b.kernels().to_half(s.f32, s.f16, n * cols, 1, b.stream()));
+    const uint8_t* chunk_rows = rows + static_cast<uint64_t>(r) * w.row_bytes;
+    if (ServesGetRowsF16(w)) {
+      ThrowIfPluginError(
+          w.quant->cuda->get_rows_f16(chunk_rows, cols, s.row_ids, n, s.f16, b.stream()),
+          insn.label);
+    } else {
+      ThrowIfPluginError(w.quant->cuda->get_rows(chunk_rows, cols, s.row_ids, n, s.f32, b.stream()),
+                         insn.label);
+      CheckLaunch(ctx, insn, b.kernels().to_half(s.f32, s.f16, n * cols, 1, b.stream()));
+    }
     b.runtime().Gemm(true, n, n_tokens, cols, GemmType::kF16, s.f16, cols, b.gemm_operand(), cols,
                      y + r, y_stride);
   }

@@ -71,25 +71,31 @@ __device__ __forceinline__ void load_run(const float* __restrict__ p, float* out
   }
 }
 
-template <class T>
+// A decoded value as get_rows writes it: the float, or its f16 bits (round
+// to nearest even, as the host's to_half rounds the float).
+__device__ __forceinline__ void store_value(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store_value(uint16_t* p, float v) { *p = ::orcd::f32_to_fp16(v); }
+
+template <class T, class Out>
 __global__ void __launch_bounds__(kGetRowsThreads)
     get_rows_kernel(const typename T::Block* __restrict__ w, int64_t row_blocks,
-                    const int32_t* __restrict__ ids, float* __restrict__ out, int64_t cols) {
+                    const int32_t* __restrict__ ids, Out* __restrict__ out, int64_t cols) {
   constexpr int kRuns = kChunkValues / T::kRunLen;
   const int64_t i = blockIdx.x;
   const typename T::Block* row = w + static_cast<int64_t>(ids[i]) * row_blocks;
-  float* dst = out + i * cols;
+  Out* dst = out + i * cols;
   const int64_t n_chunks = row_blocks * T::kChunks;
   for (int64_t q = threadIdx.x; q < n_chunks; q += blockDim.x) {
     const int64_t b = q / T::kChunks;
     const int c = static_cast<int>(q % T::kChunks);
     float v[kChunkValues];
     T::decode_chunk(row[b], c, v);
-    float* o = dst + b * T::kElems;
+    Out* o = dst + b * T::kElems;
 #pragma unroll
     for (int r = 0; r < kRuns; ++r) {
 #pragma unroll
-      for (int k = 0; k < T::kRunLen; ++k) o[T::run_start(c, r) + k] = v[r * T::kRunLen + k];
+      for (int k = 0; k < T::kRunLen; ++k)
+        store_value(o + T::run_start(c, r) + k, v[r * T::kRunLen + k]);
     }
   }
 }

@@ -59,6 +59,10 @@ struct CudaKernels {
   cudaError_t (*matvec_xs_q8)(const void* w, int64_t rows, int64_t cols, const orcd_q8_x32* xq,
                               int64_t xq_stride, int64_t n_x, float* y, int64_t y_stride,
                               cudaStream_t stream);
+  // get_rows rounded to f16 as it is written (ABI 1.8 get_rows_f16): the
+  // tensor-core prefill's weight operand in one pass.
+  cudaError_t (*get_rows_f16)(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids,
+                              uint16_t* out, cudaStream_t stream);
 };
 
 std::vector<const CudaKernels*> all_cuda_kernels();         // type_list.def order

@@ -11,12 +11,13 @@
 
 namespace orcd::quant::cuda {
 
-template <class T>
+// get_rows into floats (Out = float) or f16 bits (Out = uint16_t).
+template <class T, class Out>
 cudaError_t launch_get_rows(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids,
-                            float* out, cudaStream_t stream) {
+                            Out* out, cudaStream_t stream) {
   if (n_ids <= 0) return cudaSuccess;
   if (n_ids > INT32_MAX) return cudaErrorInvalidValue;
-  ORCD_KERNEL(static_cast<unsigned>(n_ids), kGetRowsThreads, stream, get_rows_kernel<T>)
+  ORCD_KERNEL(static_cast<unsigned>(n_ids), kGetRowsThreads, stream, get_rows_kernel<T, Out>)
   (static_cast<const typename T::Block*>(w), cols / T::kElems, ids, out, cols);
   return ORCD_LAUNCH_RESULT();
 }
@@ -171,7 +172,7 @@ constexpr CudaKernels make_cuda_kernels() {
                      T::kName,
                      static_cast<uint32_t>(T::kElems),
                      static_cast<uint32_t>(sizeof(typename T::Block)),
-                     &launch_get_rows<T>,
+                     &launch_get_rows<T, float>,
                      &launch_matvec<T>,
                      &launch_matmul<T>,
                      &launch_matvec_ids<T>,
@@ -179,7 +180,8 @@ constexpr CudaKernels make_cuda_kernels() {
                      has_q8_dot<T>::value ? &launch_matvec_ids_q8<T> : nullptr,
                      has_q8_dot<T>::value ? &launch_matvec_glu_q8<T> : nullptr,
                      has_q8_dot<T>::value ? &launch_matvec_multi_q8<T> : nullptr,
-                     has_q8_dot<T>::value ? &launch_matvec_xs_q8<T> : nullptr};
+                     has_q8_dot<T>::value ? &launch_matvec_xs_q8<T> : nullptr,
+                     &launch_get_rows<T, uint16_t>};
 }
 
 }  // namespace orcd::quant::cuda

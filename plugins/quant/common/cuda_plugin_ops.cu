@@ -64,6 +64,17 @@ struct CudaOps {
                          k.get_rows(w, cols, ids, n_ids, out, static_cast<cudaStream_t>(stream)));
   }
 
+  static orcd_error* get_rows_f16(const void* w, int64_t cols, const int32_t* ids, int64_t n_ids,
+                                  uint16_t* out, void* stream) {
+    const CudaKernels& k = kernels();
+    if (std::string e = check_get_rows_args(k.block_elems, w, cols, ids, n_ids, out); !e.empty()) {
+      return invalid(k, "get_rows_f16", e);
+    }
+    return device_result(
+        k, "get_rows_f16",
+        k.get_rows_f16(w, cols, ids, n_ids, out, static_cast<cudaStream_t>(stream)));
+  }
+
   static orcd_error* matvec(const void* w, int64_t rows, int64_t cols, const float* x, float* y,
                             void* stream) {
     const CudaKernels& k = kernels();
@@ -200,7 +211,8 @@ struct CudaOps {
                                                &matvec_ids_q8,
                                                &matvec_glu_q8,
                                                &matvec_multi_q8,
-                                               &matvec_xs_q8};
+                                               &matvec_xs_q8,
+                                               &get_rows_f16};
 };
 
 }  // namespace

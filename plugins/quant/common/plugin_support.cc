@@ -121,7 +121,7 @@ std::string check_matmul_args(uint32_t block_elems, const void* w, int64_t rows,
 }
 
 std::string check_get_rows_args(uint32_t block_elems, const void* w, int64_t cols,
-                                const int32_t* ids, int64_t n_ids, const float* out) {
+                                const int32_t* ids, int64_t n_ids, const void* out) {
   if (std::string e = check_sizes(block_elems, cols); !e.empty()) return e;
   if (n_ids < 0) return "negative n_ids";
   if (n_ids > 0 && (w == nullptr || ids == nullptr || out == nullptr)) {

@@ -38,7 +38,8 @@ orcd_error* make_error(orcd_status code, const std::string& message);
 std::string check_matmul_args(uint32_t block_elems, const void* w, int64_t rows, int64_t cols,
                               const float* x, int64_t n_tokens, const float* y, int64_t y_stride);
 std::string check_get_rows_args(uint32_t block_elems, const void* w, int64_t cols,
-                                const int32_t* ids, int64_t n_ids, const float* out);
+                                const int32_t* ids, int64_t n_ids,
+                                const void* out);  // float or f16 out
 
 #ifdef ORCD_PLUGIN_HAS_CUDA
 // The CUDA ops of a served type (common/cuda_plugin_ops.cu), nullptr if none.

@@ -22,7 +22,7 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 7
+#define ORCD_ABI_MINOR 8
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
@@ -258,6 +258,11 @@ typedef struct orcd_quant_cuda_ops {
   orcd_error* (*matvec_xs_q8)(const void* d_w, int64_t rows, int64_t cols, const orcd_q8_x32* d_xq,
                               int64_t xq_stride, int64_t n_x, float* d_y, int64_t y_stride,
                               void* stream);
+  /* Since 1.8, optional. get_rows straight to IEEE half bits: each value is
+   * get_rows' float rounded to nearest even, in one pass, so the host's
+   * tensor-core prefill gets its f16 operand without an f32 copy between. */
+  orcd_error* (*get_rows_f16)(const void* d_w, int64_t cols, const int32_t* d_ids, int64_t n_ids,
+                              uint16_t* d_out, void* stream);
 } orcd_quant_cuda_ops;
 
 /* One ggml type served by a quant plugin. */

@@ -30,57 +30,71 @@ __device__ __forceinline__ void chunk(int64_t n, int64_t* begin, int64_t* end) {
 // tie rule, a compaction that is sorted afterwards).
 #define ORCD_ROW_STRIDE(i, n) for (int64_t i = threadIdx.x; i < (n); i += blockDim.x)
 
-// The warp's inclusive prefix of v, lane order (log2(32) shuffles).
-__device__ __forceinline__ double warp_inclusive_prefix(double v) {
-  const unsigned lane = threadIdx.x % kWarp;
-  for (unsigned offset = 1; offset < kWarp; offset <<= 1) {
-    const double below = __shfl_up_sync(0xFFFFFFFFu, v, offset);
-    if (lane >= offset) v += below;
-  }
-  return v;
-}
+// Reductions and scans over the CTA's per-thread values: every thread writes
+// its value to shared memory, then warp 0 combines them, lane l taking 32
+// values with conflict-free reads and the lanes' results combined by
+// shuffles. No thread walks the 1,024 values alone, and a reduction costs two
+// barriers and five shuffles of one warp (the emulated device pays per
+// barrier and shuffle, so a shuffle tree in every warp would cost it five
+// times as much). blockDim.x a multiple of 32; every thread calls.
 
 // Exclusive prefix of the per-thread values in thread order, into
-// part[threadIdx.x]; returns the total. Warp scans by shuffles, then one
-// warp scans the warps' totals: no thread walks the 1,024 values alone.
-// blockDim.x a multiple of 32; every thread calls.
+// part[threadIdx.x]; returns the total. Lane l of warp 0 scans threads
+// [32 l, 32 l + 32) in order (stored one slot apart per 32, so the lanes'
+// reads fall in distinct banks), the lanes' totals are scanned by shuffles,
+// and each lane adds its base to its threads' prefixes.
 __device__ __forceinline__ double exclusive_prefix(double* part, double mine) {
-  __shared__ double warp_base[kRowThreadsMax / kWarp];
+  __shared__ double padded[kRowThreadsMax + kRowThreadsMax / kWarp];
   __shared__ double total;
-  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const unsigned warps = blockDim.x / kWarp;
-  const double inclusive = warp_inclusive_prefix(mine);
-  const double below = __shfl_up_sync(0xFFFFFFFFu, inclusive, 1u);  // lane 0: its own
-  if (lane == kWarp - 1) warp_base[warp] = inclusive;
+  const unsigned t = threadIdx.x;
+  padded[t + t / kWarp] = mine;
   __syncthreads();
-  if (warp == 0) {
-    const double w = lane < warps ? warp_base[lane] : 0.0;
-    const double w_inclusive = warp_inclusive_prefix(w);
-    const double w_below = __shfl_up_sync(0xFFFFFFFFu, w_inclusive, 1u);
-    if (lane < warps) warp_base[lane] = lane == 0 ? 0.0 : w_below;
-    if (lane == warps - 1) total = w_inclusive;
+  if (t < kWarp) {
+    const unsigned segments = blockDim.x / kWarp;
+    double* seg = padded + t * (kWarp + 1);  // threads [32 t, 32 t + 32)
+    double run = 0.0;
+    if (t < segments) {
+      for (unsigned k = 0; k < kWarp; ++k) {
+        const double v = seg[k];
+        seg[k] = run;
+        run += v;
+      }
+    }
+    double inclusive = run;  // of the lanes' totals, in lane order
+    for (unsigned offset = 1; offset < kWarp; offset <<= 1) {
+      const double below = __shfl_up_sync(0xFFFFFFFFu, inclusive, offset);
+      if (t >= offset) inclusive += below;
+    }
+    const double base = __shfl_up_sync(0xFFFFFFFFu, inclusive, 1u);
+    if (t > 0 && t < segments) {
+      for (unsigned k = 0; k < kWarp; ++k) seg[k] += base;
+    }
+    if (t == segments - 1) total = inclusive;
   }
   __syncthreads();
-  part[threadIdx.x] = lane == 0 ? warp_base[warp] : warp_base[warp] + below;
-  __syncthreads();  // part and total read by every thread before they are reused
-  return total;
+  part[t] = padded[t + t / kWarp];
+  const double result = total;
+  __syncthreads();  // padded and total are reused by the next call
+  return result;
 }
 
 // The largest of the per-thread values (NaN never wins; -inf when every
-// value is NaN), by shuffles. Every thread calls.
+// value is NaN). Every thread calls.
 __device__ __forceinline__ float row_max(float mine) {
-  __shared__ float warp_best[kRowThreadsMax / kWarp];
+  __shared__ float values[kRowThreadsMax];
   __shared__ float result;
-  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  float v = warp_max(isnan(mine) ? -INFINITY : mine);  // fmaxf never returns NaN here
-  if (lane == 0) warp_best[warp] = v;
+  values[threadIdx.x] = isnan(mine) ? -INFINITY : mine;
   __syncthreads();
-  if (warp == 0) {
-    v = warp_max(lane < blockDim.x / kWarp ? warp_best[lane] : -INFINITY);
-    if (lane == 0) result = v;
+  if (threadIdx.x < kWarp) {
+    float v = -INFINITY;
+    for (unsigned k = threadIdx.x; k < blockDim.x; k += kWarp) v = fmaxf(v, values[k]);
+    v = warp_max(v);
+    if (threadIdx.x == 0) result = v;
   }
   __syncthreads();
-  return result;
+  const float r = result;
+  __syncthreads();  // values and result are reused by the next call
+  return r;
 }
 
 }  // namespace orcd::engine::cuda::ORCD_CUDA_VARIANT

@@ -14,7 +14,7 @@
 // (262,144 for Qwen2.5: 171 passes over 2 MiB from one SM), and never more
 // than it. Passes over the vocabulary are strided (coalesced); sums and scans
 // over the sorted candidates use per-thread contiguous chunks, combined in
-// thread order by warp-shuffle scans. The result equals the CPU's choice except where
+// thread order by row_block.cuh's warp-0 scans. The result equals the CPU's choice except where
 // a draw falls within an ulp of a boundary (device expf and summation order).
 #ifndef ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
 #define ORCD_HOST_ENGINE_CUDA_KERNELS_SAMPLER_CUH_
@@ -28,26 +28,26 @@ namespace orcd::engine::cuda::ORCD_CUDA_VARIANT {
 constexpr int kSamplerThreads = kRowThreadsMax;
 
 // The smallest of the per-thread candidates (`none` when no thread has one),
-// by shuffles. Every thread calls.
+// as row_block.cuh reduces: warp 0 over the slots, then shuffles. Every
+// thread calls.
 __device__ __forceinline__ int64_t block_min_index(int64_t* slots, int64_t mine) {
   __shared__ int64_t result;
-  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
-    const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, mine, offset);
-    mine = other < mine ? other : mine;
-  }
-  if (lane == 0) slots[warp] = mine;
+  slots[threadIdx.x] = mine;
   __syncthreads();
-  if (warp == 0) {
-    mine = lane < blockDim.x / kWarp ? slots[lane] : INT64_MAX;
+  if (threadIdx.x < kWarp) {
+    int64_t best = INT64_MAX;
+    for (unsigned k = threadIdx.x; k < blockDim.x; k += kWarp)
+      best = slots[k] < best ? slots[k] : best;
     for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
-      const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, mine, offset);
-      mine = other < mine ? other : mine;
+      const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, best, offset);
+      best = other < best ? other : best;
     }
-    if (lane == 0) result = mine;
+    if (threadIdx.x == 0) result = best;
   }
   __syncthreads();
-  return result;
+  const int64_t r = result;
+  __syncthreads();  // slots and result are reused by the next call
+  return r;
 }
 
 // Whether candidate index b beats a in an argmax (the larger value, then the
@@ -60,30 +60,32 @@ __device__ __forceinline__ bool argmax_beats(const float* v, int64_t b, int64_t 
 
 // std::max_element's choice over v[0, n): the first index of the largest
 // non-NaN value, or 0 when v[0] is NaN (nothing compares above it) or every
-// value is. Strided passes and a shuffle tree; every thread calls.
+// value is. Strided passes, then warp 0 over the threads' picks (the rule is
+// a total order: the combination's order cannot change the pick). Every
+// thread calls.
 __device__ __forceinline__ int64_t block_argmax(const float* v, int64_t n, int64_t* slots) {
   __shared__ int64_t result;
-  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   int64_t best = -1;
   ORCD_ROW_STRIDE(i, n) {
     if (!isnan(v[i]) && argmax_beats(v, i, best)) best = i;
   }
-  for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
-    const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, best, offset);
-    if (argmax_beats(v, other, best)) best = other;
-  }
-  if (lane == 0) slots[warp] = best;
+  slots[threadIdx.x] = best;
   __syncthreads();
-  if (warp == 0) {
-    best = lane < blockDim.x / kWarp ? slots[lane] : -1;
+  if (threadIdx.x < kWarp) {
+    best = -1;
+    for (unsigned k = threadIdx.x; k < blockDim.x; k += kWarp) {
+      if (argmax_beats(v, slots[k], best)) best = slots[k];
+    }
     for (int offset = kWarp / 2; offset > 0; offset >>= 1) {
       const int64_t other = __shfl_xor_sync(0xFFFFFFFFu, best, offset);
       if (argmax_beats(v, other, best)) best = other;
     }
-    if (lane == 0) result = best < 0 || isnan(v[0]) ? 0 : best;
+    if (threadIdx.x == 0) result = best < 0 || isnan(v[0]) ? 0 : best;
   }
   __syncthreads();
-  return result;
+  const int64_t r = result;
+  __syncthreads();  // slots and result are reused by the next call
+  return r;
 }
 
 // Bitonic sort of keys/ids[0, size) (size a power of two) into `before` order.
