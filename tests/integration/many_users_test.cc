@@ -101,19 +101,21 @@ std::string Text(const HttpResponse& r) {
 }
 
 // The first n asks' answers each alone, then the responses to all of them
-// sent at once.
+// sent at once; each answer may take timeout_s to arrive.
 struct SoloAndTogether {
   std::vector<std::string> solo;
   std::vector<HttpResponse> together;
 };
-SoloAndTogether AskAloneThenTogether(int port, int n, int max_tokens) {
+SoloAndTogether AskAloneThenTogether(int port, int n, int max_tokens, int timeout_s = 30) {
   SoloAndTogether out;
-  for (int i = 0; i < n; ++i)
-    out.solo.push_back(Text(HttpPost(port, "/v1/completions", Body(Asks()[i], max_tokens))));
+  for (int i = 0; i < n; ++i) {
+    out.solo.push_back(
+        Text(HttpPost(port, "/v1/completions", Body(Asks()[i], max_tokens), {}, timeout_s)));
+  }
   std::vector<std::future<HttpResponse>> together;
   for (int i = 0; i < n; ++i) {
     together.push_back(std::async(std::launch::async, [=] {
-      return HttpPost(port, "/v1/completions", Body(Asks()[i], max_tokens));
+      return HttpPost(port, "/v1/completions", Body(Asks()[i], max_tokens), {}, timeout_s);
     }));
   }
   for (auto& f : together) out.together.push_back(f.get());
@@ -190,7 +192,7 @@ TEST(ManyUsers, OnTheEmulatedCudaDeviceFourAtOnceEachGetTheirSoloAnswer) {
 #endif
   auto w = StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "", EmulatedCuda());
   ASSERT_NE(w->Logs().find("emulated"), std::string::npos) << w->Logs();
-  const SoloAndTogether answers = AskAloneThenTogether(w->port(), 4, 12);
+  const SoloAndTogether answers = AskAloneThenTogether(w->port(), 4, 12, 120);  // emulated: slow
   for (int i = 0; i < 4; ++i) {
     const HttpResponse& r = answers.together[i];
     ASSERT_EQ(r.status, 200) << r.body;
@@ -212,8 +214,9 @@ TEST(ManyUsers, OnTheEmulatedCudaDeviceFourAtOnceEachGetTheirSoloAnswer) {
 // the requests grow past one block: as they grow the latest admitted are
 // preempted and recompute (their prompt as a prompt step, their generated
 // tokens one per decode step); every request still gets its solo answer.
-// (Short answers: the emulated device is slow, and a response must arrive
-// within the test client's 30 s even while other tests load the machine.)
+// (Short answers and a client that waits 120 s for each: the emulated device
+// runs every CUDA thread on the host, and CI's other tests load the machine;
+// what is tested is the answers, not their speed.)
 TEST(ManyUsers, OnTheEmulatedCudaDeviceASmallKvPoolPreemptsAndRecomputesTheSameAnswers) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "the emulated device takes minutes under AddressSanitizer";
@@ -222,7 +225,7 @@ TEST(ManyUsers, OnTheEmulatedCudaDeviceASmallKvPoolPreemptsAndRecomputesTheSameA
   auto w =
       StartWorker(4, 4, 0, "qwen2-tiny.Q4_K_M.gguf", "  kv_cache_bytes: 131072\n", EmulatedCuda());
   ASSERT_EQ(Parse(HttpGet(w->port(), "/health").body)->getValue<int>("kv_blocks_total"), 4);
-  const SoloAndTogether answers = AskAloneThenTogether(w->port(), 4, 24);
+  const SoloAndTogether answers = AskAloneThenTogether(w->port(), 4, 24, 120);
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(Text(answers.together[i]), answers.solo[i]) << "request " << i;
   const std::string metrics = HttpGet(w->port(), "/metrics").body;

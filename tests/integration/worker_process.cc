@@ -164,9 +164,10 @@ std::pair<int, std::string> WorkerProcess::RunToExit(const std::vector<std::stri
 namespace {
 
 HttpResponse Send(int port, const std::string& method, const std::string& path,
-                  const std::string* body, const std::map<std::string, std::string>& headers = {}) {
+                  const std::string* body, const std::map<std::string, std::string>& headers = {},
+                  int timeout_s = 30) {
   Poco::Net::HTTPClientSession session("127.0.0.1", static_cast<Poco::UInt16>(port));
-  session.setTimeout(Poco::Timespan(30, 0));
+  session.setTimeout(Poco::Timespan(timeout_s, 0));
   Poco::Net::HTTPRequest request(method, path, Poco::Net::HTTPMessage::HTTP_1_1);
   for (const auto& [k, v] : headers) request.set(k, v);
   if (body) {
@@ -199,8 +200,8 @@ int64_t RssKb(pid_t pid) {
 
 HttpResponse HttpGet(int port, const std::string& path) { return Send(port, "GET", path, nullptr); }
 HttpResponse HttpPost(int port, const std::string& path, const std::string& body,
-                      const std::map<std::string, std::string>& headers) {
-  return Send(port, "POST", path, &body, headers);
+                      const std::map<std::string, std::string>& headers, int timeout_s) {
+  return Send(port, "POST", path, &body, headers, timeout_s);
 }
 
 struct SseStream::Impl {

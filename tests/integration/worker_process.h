@@ -59,8 +59,10 @@ struct HttpResponse {
 };
 
 HttpResponse HttpGet(int port, const std::string& path);
+// timeout_s: how long the answer may take to start (a whole non-streamed
+// answer: to arrive).
 HttpResponse HttpPost(int port, const std::string& path, const std::string& body,
-                      const std::map<std::string, std::string>& headers = {});
+                      const std::map<std::string, std::string>& headers = {}, int timeout_s = 30);
 
 struct SseEvent {
   std::string event;
