@@ -41,22 +41,23 @@ std::shared_ptr<engine::cuda::DeviceRuntime> MakeRuntime() {
 #endif
 }
 
+void ExpectSame(const OpOutputs& o, const std::string& what, double bound = kBound) {
+  ASSERT_EQ(o.cpu.size(), o.cuda.size());
+  for (size_t i = 0; i < o.cpu.size(); ++i) {
+    ASSERT_FALSE(o.cpu[i].empty()) << what;
+    const double d = MaxRelDiff(o.cuda[i], o.cpu[i]);
+    std::printf("%s, output %zu: max rel diff %.2e over %zu values\n", what.c_str(), i, d,
+                o.cpu[i].size());
+    EXPECT_LE(d, bound) << what << ", output " << i;
+  }
+}
+
 class CudaAdapter : public ::testing::Test {
  protected:
   void SetUp() override {
 #if ORCD_ADAPTER_TEST_ON_GPU
     ORCD_SKIP_WITHOUT_GPU();
 #endif
-  }
-  static void ExpectSame(const OpOutputs& o, const std::string& what, double bound = kBound) {
-    ASSERT_EQ(o.cpu.size(), o.cuda.size());
-    for (size_t i = 0; i < o.cpu.size(); ++i) {
-      ASSERT_FALSE(o.cpu[i].empty()) << what;
-      const double d = MaxRelDiff(o.cuda[i], o.cpu[i]);
-      std::printf("%s, output %zu: max rel diff %.2e over %zu values\n", what.c_str(), i, d,
-                  o.cpu[i].size());
-      EXPECT_LE(d, bound) << what << ", output " << i;
-    }
   }
 };
 
@@ -161,42 +162,60 @@ struct AttentionCase {
   engine::KvType kv;
 };
 
+struct AttentionShape {
+  int64_t heads, kv_heads, dim;
+  int64_t context;  // the KV cache's length (row capacity: half of it)
+};
+
+const char* KvName(engine::KvType kv) {
+  return kv == engine::KvType::kF16 ? "f16" : kv == engine::KvType::kF32 ? "f32" : "q8_0";
+}
+
+// ATTENTION of `shape` in case c through steps of `runs` rows, one after the
+// other on one sequence, each step's outputs against the CPU adapter's.
+void ExpectAttentionRuns(const AttentionCase& c, const AttentionShape& shape,
+                         std::initializer_list<int64_t> runs, uint32_t seed) {
+  const int64_t heads = shape.heads, kv_heads = shape.kv_heads, dim = shape.dim;
+  OpSpec s;
+  s.opcode = ORCD_OP_ATTENTION;
+  s.in_widths = {heads * dim, kv_heads * dim, kv_heads * dim};
+  s.out_widths = {heads * dim};
+  s.params = ParamBytes(orcd_op_attention_params{
+      3, static_cast<uint32_t>(heads), static_cast<uint32_t>(kv_heads), static_cast<uint32_t>(dim),
+      1.0f / std::sqrt(static_cast<float>(dim)), c.softcap});
+  s.kv_states = {{3, static_cast<uint32_t>(kv_heads), static_cast<uint32_t>(dim), c.window}};
+  s.kv_type = c.kv;
+  s.context_length = shape.context;
+  s.row_capacity = shape.context / 2;
+  if (c.sinks) s.weights = {{0, {heads}, RandomValues(static_cast<size_t>(heads), seed, 2.0f)}};
+  AdapterHarness h(MakeRuntime(), s);
+  const std::string what = "window " + std::to_string(c.window) + (c.sinks ? " sinks" : "") +
+                           " softcap " + std::to_string(c.softcap) + " " + KvName(c.kv);
+  int64_t pos = 0;
+  for (int64_t n : runs) {
+    ++seed;
+    auto run =
+        h.Run(pos, n,
+              {RandomValues(n * heads * dim, seed), RandomValues(n * kv_heads * dim, seed + 100),
+               RandomValues(n * kv_heads * dim, seed + 200)});
+    ExpectSame(run, what + " at " + std::to_string(pos) + "+" + std::to_string(n));
+    pos += n;
+  }
+}
+
 TEST_F(CudaAdapter, AttentionGqaWindowsSinksSoftcapCaches) {
   for (const AttentionCase c : {AttentionCase{0, false, 0.0f, engine::KvType::kF16},
                                 AttentionCase{5, true, 0.0f, engine::KvType::kF16},
                                 AttentionCase{5, false, 30.0f, engine::KvType::kF32},
                                 AttentionCase{0, true, 0.0f, engine::KvType::kF32}}) {
-    constexpr int64_t kHeads = 6, kKvHeads = 2, kDim = 40;
-    OpSpec s;
-    s.opcode = ORCD_OP_ATTENTION;
-    s.in_widths = {kHeads * kDim, kKvHeads * kDim, kKvHeads * kDim};
-    s.out_widths = {kHeads * kDim};
-    s.params = ParamBytes(orcd_op_attention_params{3, kHeads, kKvHeads, kDim,
-                                                   1.0f / std::sqrt(float{kDim}), c.softcap});
-    s.kv_states = {{3, kKvHeads, kDim, c.window}};
-    s.kv_type = c.kv;
-    if (c.sinks) s.weights = {{0, {kHeads}, RandomValues(kHeads, 16, 2.0f)}};
-    AdapterHarness h(MakeRuntime(), s);
-    const std::string what = "window " + std::to_string(c.window) + (c.sinks ? " sinks" : "") +
-                             " softcap " + std::to_string(c.softcap) +
-                             (c.kv == engine::KvType::kF16 ? " f16" : " f32");
-    int64_t pos = 0;
-    uint32_t seed = 100;
-    for (int64_t n : {13, 1, 1, 9, 1}) {  // a batch longer than the window, then decodes
-      auto run =
-          h.Run(pos, n,
-                {RandomValues(n * kHeads * kDim, seed), RandomValues(n * kKvHeads * kDim, seed + 1),
-                 RandomValues(n * kKvHeads * kDim, seed + 2)});
-      ExpectSame(run, what + " at " + std::to_string(pos) + "+" + std::to_string(n));
-      pos += n;
-      seed += 3;
-    }
+    // A batch longer than the window (the ring wraps inside one run), then decodes.
+    ExpectAttentionRuns(c, {6, 2, 40, 64}, {13, 1, 1, 9, 1}, 100);
   }
 }
 
-// Prompt rows share a CTA eight at a time and read keys in 32-position
-// tiles; decode rows score each key with a warp. Spans of several tiles,
-// windows wider than a tile, tiles a query's window only partly covers,
+// Prompt rows share a CTA eight at a time and every layer reads keys in
+// 32-position tiles (decode rows in their split-KV parts): spans of several
+// tiles, windows wider than a tile, tiles a query's window only partly covers,
 // head_dim 64 (q8_0 caches need whole 32-value blocks) and a run that starts
 // mid-tile after decodes.
 TEST_F(CudaAdapter, AttentionAcrossKeyTilesWithEveryCacheType) {
@@ -204,33 +223,7 @@ TEST_F(CudaAdapter, AttentionAcrossKeyTilesWithEveryCacheType) {
                                 AttentionCase{40, true, 0.0f, engine::KvType::kQ8_0},
                                 AttentionCase{40, false, 20.0f, engine::KvType::kF16},
                                 AttentionCase{0, true, 0.0f, engine::KvType::kF32}}) {
-    constexpr int64_t kHeads = 4, kKvHeads = 2, kDim = 64;
-    OpSpec s;
-    s.opcode = ORCD_OP_ATTENTION;
-    s.in_widths = {kHeads * kDim, kKvHeads * kDim, kKvHeads * kDim};
-    s.out_widths = {kHeads * kDim};
-    s.params = ParamBytes(orcd_op_attention_params{3, kHeads, kKvHeads, kDim,
-                                                   1.0f / std::sqrt(float{kDim}), c.softcap});
-    s.kv_states = {{3, kKvHeads, kDim, c.window}};
-    s.kv_type = c.kv;
-    s.row_capacity = 64;
-    s.context_length = 160;
-    if (c.sinks) s.weights = {{0, {kHeads}, RandomValues(kHeads, 26, 2.0f)}};
-    AdapterHarness h(MakeRuntime(), s);
-    const std::string what = "window " + std::to_string(c.window) + (c.sinks ? " sinks" : "") +
-                             " softcap " + std::to_string(c.softcap) + " kv type " +
-                             std::to_string(static_cast<int>(c.kv));
-    int64_t pos = 0;
-    uint32_t seed = 200;
-    for (int64_t n : {45, 1, 1, 37, 1}) {
-      auto run =
-          h.Run(pos, n,
-                {RandomValues(n * kHeads * kDim, seed), RandomValues(n * kKvHeads * kDim, seed + 1),
-                 RandomValues(n * kKvHeads * kDim, seed + 2)});
-      ExpectSame(run, what + " at " + std::to_string(pos) + "+" + std::to_string(n));
-      pos += n;
-      seed += 3;
-    }
+    ExpectAttentionRuns(c, {4, 2, 64, 160}, {45, 1, 1, 37, 1}, 200);
   }
 }
 
