@@ -4,7 +4,8 @@
 # Debian's libraries needs to check the CUDA backend: binaries and GPU tests
 # (stripped), plugins, the shared libraries ldd lists (not glibc), the
 # fixtures the GPU tests read, and run.sh. ICU's data alone is 31 MiB, so what
-# travels is DIR.tar.xz (~50 MiB), which must stay under 64 MiB.
+# travels is DIR.tar.xz (~58 MiB), which with the tracked tree must stay under
+# 64 MiB.
 # Step 2 (there): tar xJf DIR.tar.xz -C /tmp && /tmp/DIR/run.sh OUT  (bench/README.md);
 # the side-by-side with llama.cpp in another call: /tmp/DIR/side_by_side.sh /tmp/DIR OUT.
 set -euo pipefail
@@ -65,7 +66,9 @@ cp bench/peer/gpu_side_by_side.sh "$kit/side_by_side.sh"
 cp bench/peer/gpu_peer_build.sh "$kit/peer_build.sh"
 git rev-parse HEAD > "$kit/COMMIT"
 
-XZ_OPT=-T0 tar cJf "$kit.tar.xz" "$kit"
+# -9e: the kit with orcd-host and its libraries (the serve step) is 58 MiB so,
+# 60 at the default level: over the budget with the tree (2 min more here).
+XZ_OPT="-T0 -9e" tar cJf "$kit.tar.xz" "$kit"
 # What travels: the kit's tarball and the working tree's tracked files.
 size=$(stat -c %s "$kit.tar.xz")
 tree=$(git ls-files -z | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
