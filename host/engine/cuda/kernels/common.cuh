@@ -45,7 +45,7 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
-// Sum / max over the CTA (blockDim.x a multiple of 32, every thread calls).
+// Sum over the CTA (blockDim.x a multiple of 32, every thread calls).
 // `scratch` holds 32 floats of shared memory.
 __device__ __forceinline__ float block_sum(float v, float* scratch) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
@@ -55,17 +55,6 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
   v = lane < static_cast<int>(blockDim.x / kWarp) ? scratch[lane] : 0.0f;
   v = warp_sum(v);
   __syncthreads();  // scratch may be reused right after
-  return v;
-}
-
-__device__ __forceinline__ float block_max(float v, float* scratch) {
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  v = warp_max(v);
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  v = lane < static_cast<int>(blockDim.x / kWarp) ? scratch[lane] : -INFINITY;
-  v = warp_max(v);
-  __syncthreads();
   return v;
 }
 
