@@ -19,6 +19,20 @@
 #     checks: no orcd code of their own beyond what the integration suite runs.
 #   - the soak test (orcd_soak_test): its figures are RSS and latency, which
 #     ASan's quarantine and shadow memory change by design.
+# Built but not run, and why:
+#   - the tests that serve from the emulated CUDA device in the generation and
+#     integration suites (logprobs, structured output, prefix caching, many
+#     users, the haiku): as for orcd_cuda_emulated_test, their host paths are
+#     the CPU backend's, which run here, and under ASan each takes minutes
+#     (the emulator runs a thread per CUDA thread). The device-loss, device-
+#     fault and overlapped-mask tests stay: their teardown paths are the
+#     emulated device's alone.
+#   - TokenMasks.EqualTheDirectCheckOfEveryTokenOnQwen2 (~25x slower under
+#     ASan: ~10 minutes): the same code as its Phi-3 sibling, which runs here,
+#     over a vocabulary five times larger.
+#
+# Compiled with line tables only (-g1): a finding's stack still names files
+# and lines, and the build is a third faster than with full debug info.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -28,6 +42,7 @@ time_limit=${ORCD_SANITIZE_TIME_LIMIT:-1800}  # seconds for the whole ctest run
 
 # GCC's -Wmaybe-uninitialized misfires on sanitizer-instrumented code.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORCD_CUDA=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DORCD_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-Wno-maybe-uninitialized >/dev/null
 
 # Every test executable (the GoogleTest suites land in $build/tests) but the
@@ -38,7 +53,8 @@ mapfile -t targets < <(ninja -C "$build" -t targets all |
   sed -n 's|^tests/\([A-Za-z0-9_-]*\): CXX_EXECUTABLE_LINKER.*|\1|p' | grep -Ev "^($left_out)\$")
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" orcd_fuzz_replays
 
-excluded="^(($left_out)_NOT_BUILT|sdk_example_.*|openai_npm_client_.*|kubernetes_manifests_valid_and_served|source_is_clang_formatted|architecture_plugin_installed_check)\$"
+emulated='(Logprobs|StructuredOutput|PrefixCaching)OnTheEmulatedDevice\..*|ManyUsers\.OnTheEmulatedCudaDevice.*|M0_W_1800\.HaikuOnStories260KOnTheEmulatedDeviceIsReproducible'
+excluded="^(($left_out)_NOT_BUILT|sdk_example_.*|openai_npm_client_.*|kubernetes_manifests_valid_and_served|source_is_clang_formatted|architecture_plugin_installed_check|$emulated|TokenMasks\.EqualTheDirectCheckOfEveryTokenOnQwen2)\$"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
