@@ -10,7 +10,10 @@
 // at barriers), the real runtime's copies and stream ordering, and speed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -264,6 +267,38 @@ TEST(CudaEmulatedDevice, ModelLivesInDeviceMemoryAndIsAccounted) {
   EXPECT_TRUE(b->WeightsResident());
   engine.reset();
   EXPECT_EQ(runtime->MemoryInfo().free_bytes, 64ull << 20) << "device memory leaked at unload";
+}
+
+// The tensor-core prefill's chunk is dequantized straight to f16 when every
+// weight's plugin serves get_rows_f16 (ABI 1.8, the in-tree quant plugins):
+// no f32 chunk is held (for a real model 64 MiB of VRAM), and the prompt's
+// logits are the ones of a prefill with the f16 path off, within the f16
+// rounding of activations and weights (the GEMM's operands).
+TEST(CudaEmulatedDevice, TheF16PrefillHoldsNoF32ChunkWhenPluginsDequantizeToF16) {
+  auto engine = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M");
+  const engine::cuda::PrefillScratch& s = engine->cuda_backend()->prefill_scratch();
+  ASSERT_GT(s.elements, 0) << "the prefill takes tensor cores";
+  EXPECT_NE(s.f16, nullptr);
+  EXPECT_NE(s.row_ids, nullptr);
+  EXPECT_EQ(s.f32, nullptr) << "every weight serves get_rows_f16: no f32 chunk";
+  engine::EngineOptions off;
+  off.cuda_f16_prefill = false;
+  auto reference = LoadEmulatedCudaEngine("qwen2-tiny.Q4_K_M", 1ull << 30, off);
+  EXPECT_EQ(reference->cuda_backend()->prefill_scratch().elements, 0);
+  std::vector<int32_t> prompt;
+  for (int i = 0; i < 24; ++i) prompt.push_back(100 + 7 * i);  // past kTensorCorePrefillTokens
+  const std::span<const float> logits = engine->Prefill(prompt);
+  const std::vector<float> got(logits.begin(), logits.end());
+  const std::span<const float> want = reference->Prefill(prompt);
+  ASSERT_EQ(got.size(), want.size());
+  float worst = 0, scale = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  // f16 keeps 11 significant bits: a few units of 2^-11 of the logits' range.
+  EXPECT_LT(worst, 8 * scale / 2048) << "worst " << worst << " of " << scale;
+  EXPECT_GT(worst, 0.0f) << "the same bits: the prompt did not take the f16 path";
 }
 
 }  // namespace

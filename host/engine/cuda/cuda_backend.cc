@@ -87,8 +87,8 @@ uint64_t GemmOperandHalves(const BoundPlan& plan, bool f16_prefill) {
 }
 
 // The f16 prefill's chunk: the largest such weight, capped at 16 Mi values
-// (64 MiB f32 + 32 MiB f16), at least one row of the widest; 0 when no
-// matmul takes that path.
+// (32 MiB of f16; 64 MiB more of f32 where PrefillNeedsF32), at least one
+// row of the widest; 0 when no matmul takes that path.
 constexpr int64_t kPrefillChunkElements = int64_t{16} << 20;
 int64_t PrefillChunkElements(const BoundPlan& plan, bool f16_prefill) {
   if (!f16_prefill) return 0;
@@ -103,10 +103,32 @@ int64_t PrefillChunkElements(const BoundPlan& plan, bool f16_prefill) {
   return std::max(widest, std::min(largest, kPrefillChunkElements));
 }
 
-// Bytes of PrefillScratch for `elements`: f32 + f16 values and a row id per
-// row of the narrowest (32-column) weight.
-uint64_t PrefillScratchBytes(int64_t elements) {
-  return static_cast<uint64_t>(elements) * 6 + static_cast<uint64_t>(elements / 32 + 1) * 4;
+// Whether some weight that takes the tensor-core prefill lacks its plugin's
+// get_rows_f16, so that the chunk needs its f32 half (PrefillScratch).
+bool PrefillNeedsF32(const BoundPlan& plan) {
+  bool needs = false;
+  for (const BoundPhase& phase : plan.phases) {
+    ForEachMatmulWeight(phase, [&](uint32_t opcode, const WeightRef& w) {
+      needs = needs || (TensorCorePrefill(phase, opcode, w) && !ServesGetRowsF16(w));
+    });
+  }
+  return needs;
+}
+
+// PrefillScratch's layout for `elements`: f16 values, f32 ones where
+// PrefillNeedsF32, then a row id per row of the narrowest (32-column)
+// weight; offsets 256-byte aligned.
+struct PrefillLayout {
+  uint64_t f32 = 0, row_ids = 0, bytes = 0;
+};
+PrefillLayout LayOutPrefill(int64_t elements, bool f32) {
+  const auto align = [](uint64_t bytes) { return (bytes + 255) / 256 * 256; };
+  const auto n = static_cast<uint64_t>(elements);
+  PrefillLayout l;
+  l.f32 = align(n * 2);
+  l.row_ids = f32 ? align(l.f32 + n * 4) : l.f32;
+  l.bytes = l.row_ids + (n / 32 + 1) * 4;
+  return l;
 }
 
 // 32-value runs of 8-bit activations one decode step's matvecs need at once:
@@ -216,7 +238,7 @@ uint64_t CudaBackend::ScratchBytes(const BoundPlan& plan) const {
          padded * 8 * static_cast<uint64_t>(SampleRowsCapacity(plan)) +
          static_cast<uint64_t>(SampleRowsCapacity(plan)) * sizeof(SampleRow) +
          GemmOperandHalves(plan, f16_prefill_on_) * 2 +
-         PrefillScratchBytes(PrefillChunkElements(plan, f16_prefill_on_)) +
+         LayOutPrefill(PrefillChunkElements(plan, f16_prefill_on_), PrefillNeedsF32(plan)).bytes +
          static_cast<uint64_t>(RowCapacity(plan)) * 8 +
          static_cast<uint64_t>(Q8Runs(plan)) * sizeof(orcd_q8_x32) +
          static_cast<uint64_t>(AttentionPartialFloats(plan, kMaxKvSplits * 64)) * 4 +
@@ -340,13 +362,16 @@ void CudaBackend::Prepare(const BoundPlan& plan, int64_t context_length,
   staged_penalized_ = reinterpret_cast<int32_t*>(staged_sample_rows_ + sampled);
   staged_logprobs_ = reinterpret_cast<RowLogprobs*>(reinterpret_cast<uint8_t*>(staged_penalized_) +
                                                     penalized_bytes);
+  prefill_ = {};
   if (const int64_t elements = PrefillChunkElements(plan, f16_prefill_on_); elements > 0) {
-    prefill_buffer_ = Make(PrefillScratchBytes(elements), &VramUsage::scratch);
+    const bool f32 = PrefillNeedsF32(plan);
+    const PrefillLayout layout = LayOutPrefill(elements, f32);
+    prefill_buffer_ = Make(layout.bytes, &VramUsage::scratch);
     auto* base = prefill_buffer_.get<uint8_t>();
     prefill_.elements = elements;
-    prefill_.f32 = reinterpret_cast<float*>(base);
-    prefill_.f16 = reinterpret_cast<uint16_t*>(base + elements * 4);
-    prefill_.row_ids = reinterpret_cast<int32_t*>(base + elements * 6);
+    prefill_.f16 = reinterpret_cast<uint16_t*>(base);
+    if (f32) prefill_.f32 = reinterpret_cast<float*>(base + layout.f32);
+    prefill_.row_ids = reinterpret_cast<int32_t*>(base + layout.row_ids);
     std::vector<int32_t> ids(static_cast<size_t>(elements / 32 + 1));
     for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
     runtime_->CopyToDevice(prefill_.row_ids, ids.data(), ids.size() * sizeof(int32_t));

@@ -49,14 +49,19 @@ struct MoeScratch {
 };
 
 // Scratch of the tensor-core prefill (DequantizedGemm): a chunk of a
-// quantized weight's rows dequantized to f32 then f16, and row ids 0, 1, ...
-// for the plugins' get_rows.
+// quantized weight's rows dequantized to f16, and row ids 0, 1, ... for the
+// plugins' get_rows. The f32 chunk is there only for a weight whose plugin
+// lacks get_rows_f16 (before ABI 1.8: get_rows to f32, then to f16); null
+// otherwise (16 Mi values: 64 MiB of VRAM the KV pool gets instead).
 struct PrefillScratch {
   int64_t elements = 0;  // per chunk; 0 = the f16 prefill is off
   float* f32 = nullptr;
   uint16_t* f16 = nullptr;
   int32_t* row_ids = nullptr;
 };
+
+// Whether w's plugin dequantizes rows straight to f16 (ABI 1.8 get_rows_f16).
+bool ServesGetRowsF16(const WeightRef& w);
 
 // Rows a phase must hold for its quantized weights' matmuls to take the
 // tensor-core path (below, the plugin's tiled kernel). Every prompt chunk of

@@ -41,12 +41,12 @@ bool ServesXsQ8(const WeightRef& w) {
   return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, matvec_xs_q8) && ops->matvec_xs_q8 != nullptr;
 }
 
+}  // namespace
+
 bool ServesGetRowsF16(const WeightRef& w) {
   const orcd_quant_cuda_ops* ops = w.quant->cuda;
   return ORCD_HAS_FIELD(ops, orcd_quant_cuda_ops, get_rows_f16) && ops->get_rows_f16 != nullptr;
 }
-
-}  // namespace
 
 bool JoinsMatvecs(const WeightRef& a, const WeightRef& b) {
   return TakesQ8Input(a) && a.type == b.type && a.cols() == b.cols() && ServesMultiQ8(a);
@@ -153,8 +153,10 @@ void DeviceMatmulRows(ExecContext& ctx, const BoundInstruction& insn, const Weig
     return;
   }
   // The scratch was sized for the MATMULs that take this path (a LOGITS over
-  // many rows may not fit it: it keeps the plugin's kernel).
-  if (!decode && b.prefill_scratch().elements >= w.cols() &&
+  // many rows may not fit it, nor a pre-1.8 plugin's weight a chunk without
+  // its f32 half: they keep the plugin's kernel).
+  const PrefillScratch& scratch = b.prefill_scratch();
+  if (!decode && scratch.elements >= w.cols() && (scratch.f32 != nullptr || ServesGetRowsF16(w)) &&
       static_cast<uint64_t>(n_tokens * w.cols()) * 2 <= b.gemm_operand_bytes()) {
     DequantizedGemm(ctx, insn, w, rows, n_rows, x, n_tokens, y, y_stride);
     return;
