@@ -26,13 +26,21 @@ void Engine::SetDeviceRows(std::span<const StepSequence> seqs) {
 }
 
 Phase Engine::BindDeviceStep(std::span<const StepPart> parts) {
-  const auto generated =
-      static_cast<size_t>(std::count(step_generated_.begin(), step_generated_.end(), uint8_t{1}));
-  const bool decode = generated == step_generated_.size();
-  if (!decode && (generated != 0 || parts.size() != 1)) {
-    throw Error(ErrorCode::kUnsupported,
-                "a CUDA step is one sequence's prompt tokens, or generated tokens of sequences");
+  // Each sequence's rows are of one kind, so that the kind runs' attention
+  // launches (the split-KV decode, the tiled prefill) each read and store
+  // only their own sequences' keys; a step of generated rows only is a
+  // decode step (one graph per number of rows), any other runs eagerly.
+  for (const StepPart& part : parts) {
+    const auto n = static_cast<int64_t>(part.tokens.size());
+    if (part.prompt_tokens < n && (part.prompt_tokens != 0 || n != 1)) {
+      throw Error(ErrorCode::kUnsupported,
+                  "a CUDA step's part is prompt tokens or one generated token (sequence " +
+                      std::to_string(part.sequence) + ": " + std::to_string(n) + " tokens, " +
+                      std::to_string(part.prompt_tokens) + " of them prompt)");
+    }
   }
+  const bool decode =
+      std::all_of(step_generated_.begin(), step_generated_.end(), [](uint8_t g) { return g != 0; });
   SetDeviceRows(step_seqs_);
   return decode ? Phase::kDecode : Phase::kPrefill;
 }

@@ -62,6 +62,10 @@ struct ExecContext {
   // reach the backend (and its device copy of `tokens`) through this.
   DeviceExecution* device = nullptr;
 
+  // Rows [row0, row0 + n_tokens) of the step's registers (Rows()): arena
+  // registers begin at row row0. 0 outside a kind run.
+  int64_t row0 = 0;
+
   // Weight bytes the running instruction reads. The executor presets it to
   // the bound instruction's static figure; adapters whose reads depend on the
   // data (MOE reads only the picked experts) overwrite it.
@@ -77,13 +81,30 @@ struct ExecContext {
   std::atomic<bool>* stop_seen = nullptr;
 
   float* Reg(const RegisterSlot& s) const {
-    return s.kind == RegisterSlot::Kind::kLogits ? logits : arena + s.offset;
+    return s.kind == RegisterSlot::Kind::kLogits ? logits : arena + s.offset + row0 * s.width;
   }
   float* In(const BoundInstruction& insn, size_t i) const { return Reg(insn.in[i]); }
   float* Out(const BoundInstruction& insn, size_t i) const { return Reg(insn.out[i]); }
   float* Workspace(int thread) const { return workspace + thread * workspace_floats; }
   int64_t Position(int64_t t) const { return positions ? positions[t] : pos0 + t; }
   bool Generated(int64_t t) const { return generated ? generated[t] != 0 : n_tokens == 1; }
+  // The context of this one's tokens [t0, t1) (a kind run of a device step,
+  // ForEachKindRun): registers, tokens and the per-token arrays begin at t0.
+  // A step's context (`generated` set): without it a run keeps no kinds.
+  ExecContext Rows(int64_t t0, int64_t t1) const {
+    ExecContext r = *this;
+    r.row0 = row0 + t0;
+    r.tokens = tokens + t0;
+    r.n_tokens = t1 - t0;
+    if (positions != nullptr) {
+      r.positions = positions + t0;
+    } else {
+      r.pos0 = pos0 + t0;
+    }
+    if (token_seq != nullptr) r.token_seq = token_seq + t0;
+    if (generated != nullptr) r.generated = generated + t0;
+    return r;
+  }
   // True once a stop was asked for; `thread` 0 (the caller's) asks.
   bool Stopping(int thread) const {
     if (stop_seen == nullptr) return false;
@@ -92,6 +113,21 @@ struct ExecContext {
     return stop_seen->load(std::memory_order_relaxed);
   }
 };
+
+// Calls fn(begin, end, generated) for each maximal run of tokens of one kind
+// (prompt or generated, ExecContext::Generated): a step usually holds one
+// run of decoding sequences' tokens and one of prompt chunks.
+template <class Fn>
+void ForEachKindRun(const ExecContext& ctx, Fn&& fn) {
+  int64_t begin = 0;
+  while (begin < ctx.n_tokens) {
+    const bool generated = ctx.Generated(begin);
+    int64_t end = begin + 1;
+    while (end < ctx.n_tokens && ctx.Generated(end) == generated) ++end;
+    fn(begin, end, generated);
+    begin = end;
+  }
+}
 
 }  // namespace orcd::engine
 

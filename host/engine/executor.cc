@@ -71,13 +71,21 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
     ctx.positions = step->positions.data();
     ctx.token_seq = step->token_seq.data();
     ctx.generated = step->generated.data();
-    if (bp.logits_rows_selectable && device_ != nullptr) {
+    const std::span<const int64_t> asked = step->logit_rows;
+    // A device's prompt rows asked in one span (one prompt's last row, or all
+    // its rows), none generated: their span; else (a mixed step, several
+    // prompts) the listed rows only, each with its one-row arithmetic.
+    const bool span = !asked.empty() &&
+                      asked.back() - asked.front() + 1 == static_cast<int64_t>(asked.size()) &&
+                      std::none_of(step->generated.begin(), step->generated.end(),
+                                   [](uint8_t g) { return g != 0; });
+    if (bp.logits_rows_selectable && device_ != nullptr &&
+        (phase == Phase::kDecode || span || asked.empty())) {
       // A device computes a span of rows: a decode step all of them (its
       // graph, replayed for any step of as many rows, was recorded so), a
       // prompt step from the first asked to the last (the last when none is).
-      const bool span = phase != Phase::kDecode && !step->logit_rows.empty();
-      ctx.first_logit_row = span ? step->logit_rows.front() : phase == Phase::kDecode ? 0 : n - 1;
-      ctx.logit_rows = span                      ? step->logit_rows.back() - ctx.first_logit_row + 1
+      ctx.first_logit_row = span ? asked.front() : phase == Phase::kDecode ? 0 : n - 1;
+      ctx.logit_rows = span                      ? asked.back() - ctx.first_logit_row + 1
                        : phase == Phase::kDecode ? n
                                                  : 1;
     } else if (bp.logits_rows_selectable) {
@@ -87,6 +95,7 @@ size_t Executor::Execute(Phase phase, std::span<const int32_t> tokens, int64_t p
     }
   }
   first_logit_row_ = ctx.first_logit_row;
+  listed_logits_ = ctx.logit_row_list != nullptr;
   const auto logits_size = static_cast<size_t>(ctx.logit_rows * bp.vocab);
   if (logits_.size() < logits_size) logits_.resize(logits_size);
   ctx.logits = device_ ? device_->logits(logits_size) : logits_.data();
@@ -193,7 +202,6 @@ std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvC
       (device_ == nullptr || step.samples.size() != step.logit_rows.size()))
     throw Error(ErrorCode::kInternal, "a step's samples need a device and one per logits row");
   const size_t floats = Execute(phase, step.tokens, 0, kv, /*all_logits=*/false, &step);
-  const int64_t first = bp.logits_rows_selectable ? first_logit_row_ : 0;
   // Masks computed while the device evaluated the step (queued, not done).
   for (const SampleRequest* s : step.samples) {
     if (s != nullptr && s->await_allowed) s->await_allowed();
@@ -203,9 +211,9 @@ std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvC
   sampled_rows_.clear();
   for (size_t i = 0; i < step.logit_rows.size(); ++i) {
     if (step.samples.empty() || step.samples[i] == nullptr) {
-      host_rows_.push_back(step.logit_rows[i]);
+      host_rows_.push_back(LogitsOffset(step, i, vocab));
     } else {
-      sampled_rows_.push_back({(step.logit_rows[i] - first) * vocab, *step.samples[i]});
+      sampled_rows_.push_back({LogitsOffset(step, i, vocab), *step.samples[i]});
     }
   }
   if (device_ && (!host_rows_.empty() || sampled_rows_.empty()))
@@ -215,16 +223,22 @@ std::span<const float> Executor::RunStep(Phase phase, const StepInput& step, KvC
   if (host_rows_.empty()) return {};
   if (bp.logits_rows_selectable && !device_)
     return {logits_.data(), host_rows_.size() * static_cast<size_t>(vocab)};
-  // Every row (or, on a device, the span of the asked ones) came back: keep
-  // the asked ones, in order.
-  if (first == 0 && static_cast<int64_t>(host_rows_.size()) * vocab == static_cast<int64_t>(floats))
+  // Every row (or, on a device, the span or list of the asked ones) came
+  // back: keep the asked ones, in order.
+  if (host_rows_.front() == 0 &&
+      static_cast<int64_t>(host_rows_.size()) * vocab == static_cast<int64_t>(floats))
     return {logits_.data(), floats};  // every row computed was asked for
   step_logits_.resize(host_rows_.size() * static_cast<size_t>(vocab));
   for (size_t i = 0; i < host_rows_.size(); ++i) {
-    std::copy_n(logits_.begin() + (host_rows_[i] - first) * vocab, vocab,
+    std::copy_n(logits_.begin() + host_rows_[i], vocab,
                 step_logits_.begin() + static_cast<int64_t>(i) * vocab);
   }
   return step_logits_;
+}
+
+int64_t Executor::LogitsOffset(const StepInput& step, size_t i, int64_t vocab) const {
+  if (listed_logits_) return static_cast<int64_t>(i) * vocab;
+  return (step.logit_rows[i] - first_logit_row_) * vocab;
 }
 
 int32_t Executor::RunSample(Phase phase, std::span<const int32_t> tokens, int64_t pos0, KvCache& kv,

@@ -97,6 +97,9 @@ class Executor {
   std::vector<int64_t> host_rows_;
   std::vector<int32_t> sampled_;
   int64_t first_logit_row_ = 0;  // the last run's first logits row
+  bool listed_logits_ = false;   // the last run's logits rows: the step's list, in order
+  // Where the last run left the logits of step.logit_rows[i], in floats.
+  int64_t LogitsOffset(const StepInput& step, size_t i, int64_t vocab) const;
   // EMBEDDING's and POSITION_EMBEDDING's checks of the run's rows (what a
   // replayed graph would skip).
   static void CheckRowLookups(const BoundPhase& bp, const ExecContext& ctx);

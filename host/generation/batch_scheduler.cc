@@ -296,47 +296,25 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     parts.push_back(part);
     seqs.push_back(seq);
   };
-  if (!options_.separate_prompt_steps) {
-    std::vector<StepCandidate> candidates;
-    candidates.reserve(running_.size());
-    for (const auto& seq : running_) {
-      candidates.push_back(
-          {seq->asked, static_cast<int64_t>(seq->pending.size() - seq->fed), seq->fill});
-    }
-    const auto cut = [&](size_t i, int64_t n) { return UpToPromptStop(*running_[i], n); };
-    for (const StepTake& take : ChooseMixedStep(candidates, options_.max_batched_tokens,
-                                                options_.prompt_batch_tokens, cut)) {
-      add(running_[take.index], take.tokens);
-    }
-    return;
+  std::vector<StepCandidate> candidates;
+  candidates.reserve(running_.size());
+  for (const auto& seq : running_) {
+    candidates.push_back(
+        {seq->asked, static_cast<int64_t>(seq->pending.size() - seq->fed), seq->fill});
   }
-  // One generated token of every sequence at one (a recomputed sequence's
-  // generated tokens go one per step, as they first ran), or the earliest
-  // admission's next prompt chunk; the two kinds take turns when both wait,
-  // so a long prompt neither stalls the others' tokens nor waits for them.
-  const auto prompt_left = [](const Sequence& seq) {
-    return std::max<int64_t>(0, seq.prompt_tokens - static_cast<int64_t>(seq.fed));
+  const auto cut = [&](size_t i, int64_t n) {
+    const Sequence& seq = *running_[i];
+    n = UpToPromptStop(seq, n);
+    if (!options_.one_kind_per_part) return n;
+    // Prompt tokens up to the prompt's end; a recomputed sequence's
+    // generated tokens one per step, as they first ran.
+    const int64_t prompt_left = seq.prompt_tokens - static_cast<int64_t>(seq.fed);
+    return prompt_left > 0 ? std::min(n, prompt_left) : std::min<int64_t>(n, 1);
   };
-  std::shared_ptr<Sequence> prompt;
-  bool decode = false;
-  for (const auto& seq : running_) {
-    if (!seq->asked) continue;
-    if (prompt_left(*seq) > 0) {
-      if (!prompt) prompt = seq;
-    } else {
-      decode = true;
-    }
+  for (const StepTake& take : ChooseMixedStep(candidates, options_.max_batched_tokens,
+                                              options_.prompt_batch_tokens, cut)) {
+    add(running_[take.index], take.tokens);
   }
-  if (prompt && (!decode || !last_step_prompt_)) {
-    add(prompt,
-        UpToPromptStop(*prompt, std::min(prompt_left(*prompt), options_.max_batched_tokens)));
-    last_step_prompt_ = true;
-    return;
-  }
-  for (const auto& seq : running_) {
-    if (seq->asked && prompt_left(*seq) == 0) add(seq, 1);
-  }
-  last_step_prompt_ = false;
 }
 
 void BatchScheduler::StopAsked(const std::function<bool(const Sequence&)>& stop, const char* why) {

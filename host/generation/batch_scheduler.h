@@ -40,17 +40,17 @@ struct SchedulerOptions {
   // Tokens one step evaluates at most (decode tokens + prompt chunks).
   int64_t max_batched_tokens = 512;
   // A step takes another job's prompt chunk only while it holds fewer
-  // prompt tokens than this (the CPU's mixed steps, mixed_step.h): waiting
+  // prompt tokens than this (mixed_step.h): waiting
   // prompts go one after another, short ones still together.
   int64_t prompt_batch_tokens = 32;
   // After a step, how long the next one waits for the sequences of the last
   // one to ask again (they sample and stream on their own threads), so that
   // they share steps instead of alternating.
   std::chrono::microseconds gather{3000};
-  // The CUDA backend's steps: one generated token of every decoding sequence,
-  // or one sequence's prompt chunk, in turn when both wait (Engine::Step);
-  // false: any mix within the budget (the CPU backend).
-  bool separate_prompt_steps = false;
+  // The CUDA backend's steps: a sequence's part of a step is prompt tokens
+  // or one generated token, never both (Engine::Step); false: any tokens
+  // (the CPU backend).
+  bool one_kind_per_part = false;
   // Prefix caching: a finished request's answer is evaluated again as prompt
   // tokens and cached for the conversation's next turn (Sequence::fill).
   bool cache_answers = true;
@@ -140,9 +140,8 @@ class BatchScheduler {
   std::vector<std::shared_ptr<Sequence>> closing_;
   ServingStats stats_;
   uint64_t preemptions_ = 0;
-  uint64_t changes_ = 0;           // sequences asking or closing: what may unblock the loop
-  bool last_step_prompt_ = false;  // separate_prompt_steps: the kind run last
-  // The step's parts (separate_prompt_steps: see SchedulerOptions).
+  uint64_t changes_ = 0;  // sequences asking or closing: what may unblock the loop
+  // The step's parts (mixed_step.h).
   void GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
                   std::vector<engine::StepPart>& parts);
   // n tokens of the sequence's prompt, or fewer so that the step ends at the

@@ -272,7 +272,7 @@ class GenerationService final : public InferenceService {
       SchedulerOptions scheduler_options;
       scheduler_options.max_batched_tokens = config.max_batched_tokens;
       scheduler_options.prompt_batch_tokens = config.prompt_batch_tokens;
-      scheduler_options.separate_prompt_steps = on_cuda;
+      scheduler_options.one_kind_per_part = on_cuda;
       scheduler_options.cache_answers = config.cache_answers;
       scheduler_ = std::make_unique<BatchScheduler>(*engine_, scheduler_options);
       const engine::KvPoolInfo pool = engine_->kv_pool();

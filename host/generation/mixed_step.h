@@ -1,4 +1,4 @@
-// What one mixed step of the CPU backend evaluates (BatchScheduler's
+// What one mixed step evaluates (BatchScheduler's
 // GatherStep): every decoding sequence's next token, then prompt chunks in
 // admission order (answers being cached for a next turn last: nobody waits
 // for them) while the step's token budget lasts, another sequence's chunk

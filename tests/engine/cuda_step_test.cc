@@ -40,9 +40,9 @@ std::vector<std::vector<int32_t>> Prompts(int64_t vocab) {
   return RandomPrompts(vocab, 4321, {5, 13, 1, 21, 7, 18, 3, 9});
 }
 
-// All at once, as a CUDA step allows: a step is either one newcomer's prompt
-// or one generated token of every decoding sequence (1 to 8 rows as
-// sequences start and finish). With `preempt`, sequence 3 loses its KV after
+// All at once, a step either one newcomer's prompt or one generated token of
+// every decoding sequence (1 to 8 rows as sequences start and finish: each
+// number a decode graph). With `preempt`, sequence 3 loses its KV after
 // its second generated token and recomputes its prompt (a prompt step), then
 // its first generated token in a decode step without asking for its logits,
 // and goes on.
@@ -174,6 +174,17 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBits) {
   // Decode steps of several sizes were recorded as graphs and replayed.
   EXPECT_GE(e->cuda_backend()->decode_graphs(), 4u);
   EXPECT_GT(e->cuda_backend()->graph_replays(), 20u);
+
+  // Mixed steps: prompts in chunks of 3 beside the others' decode rows, the
+  // kinds alternating row by row (several kind runs, logits rows not one
+  // span), and a preempted sequence recomputing among them.
+  SCOPED_TRACE("prompt chunks mixed with decode rows");
+  const uint64_t replays = e->cuda_backend()->graph_replays();
+  ExpectSoloBits(ChunkedTogether(*e, prompts, kGenerated, 3, /*preempt=*/true,
+                                 /*one_kind_per_part=*/true),
+                 solo);
+  EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
+  EXPECT_GT(e->cuda_backend()->graph_replays(), replays) << "decode-only steps were not replayed";
 }
 
 // A q8_0 KV cache: a step's own keys and values are rounded as they are
@@ -339,31 +350,42 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
   EXPECT_GT(e->cuda_backend()->graph_replays(), 0u) << "no decode step was replayed";
 }
 
-// What a CUDA step cannot hold is refused before anything runs, and the
-// sequences are as they were.
-TEST(CudaStepLimits, MixedOrSeveralPromptStepsAreRefused) {
+// What a CUDA step cannot hold (a part with prompt and generated tokens, or
+// several generated ones: each sequence's rows are of one kind) is refused
+// before anything runs, and the sequences are as they were.
+TEST(CudaStepLimits, APartMixingKindsIsRefused) {
   ORCD_SKIP_WITHOUT_CUDA();
   engine::EngineOptions options;
   options.max_sequences = 2;
   options.context_length = 64;
   auto e = LoadCudaEngine("qwen2-tiny.Q4_K_M", options);
+  const std::vector<int32_t> prompt = {3, 5, 7};
+  const SeqRun solo = SoloRun(*e, prompt, 1);
   const int a = e->OpenSequence(), b = e->OpenSequence();
   ASSERT_TRUE(e->Reserve(a, 16));
   ASSERT_TRUE(e->Reserve(b, 16));
-  const std::vector<int32_t> prompt = {3, 5, 7};
-  engine::StepPart two_prompts[2] = {{a, prompt, 3}, {b, prompt, 3}};
+  engine::StepPart prompt_then_generated{a, prompt, 2};
   try {
-    e->Step(two_prompts);
-    FAIL() << "two prompts in one CUDA step ran";
+    e->Step({&prompt_then_generated, 1});
+    FAIL() << "a part of prompt and generated tokens ran";
   } catch (const Error& err) {
     EXPECT_EQ(err.code(), ErrorCode::kUnsupported);
-    EXPECT_NE(std::string(err.what()).find("one sequence's prompt"), std::string::npos);
+    EXPECT_NE(std::string(err.what()).find("prompt tokens or one generated token"),
+              std::string::npos)
+        << err.what();
   }
-  engine::StepPart pa{a, prompt, 3};
-  EXPECT_EQ(e->Step({&pa, 1}).size(), static_cast<size_t>(e->info().vocab));
-  const int32_t token = 9;
-  engine::StepPart mixed[2] = {{a, {&token, 1}, 0}, {b, prompt, 3}};
-  EXPECT_THROW(e->Step(mixed), Error);
+  engine::StepPart two_generated{a, prompt, 0};
+  EXPECT_THROW(e->Step({&two_generated, 1}), Error);
+  // Nothing ran: the prompt in both sequences at once (one step) still
+  // starts at position 0 and gives each its solo logits.
+  engine::StepPart two_prompts[2] = {{a, prompt, 3}, {b, prompt, 3}};
+  const std::span<const float> both = e->Step(two_prompts);
+  const auto vocab = static_cast<size_t>(e->info().vocab);
+  ASSERT_EQ(both.size(), 2 * vocab);
+  for (size_t row = 0; row < 2; ++row) {
+    EXPECT_EQ(0, std::memcmp(both.data() + row * vocab, solo.logits.data(), vocab * sizeof(float)))
+        << "row " << row;
+  }
 }
 
 // A replayed decode graph runs no adapter: the host still refuses a position

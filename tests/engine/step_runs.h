@@ -31,6 +31,18 @@ void AppendGreedy(SeqRun& run, std::span<const float> row);
 // one token; the sequence is closed after.
 SeqRun SoloRun(engine::Engine& e, const std::vector<int32_t>& prompt, int generated);
 
+// All at once: sequence i starts at step i / 2, prompts go in chunks of
+// `chunk` tokens beside the others' decode tokens, in the sequences' order
+// (so a step's rows alternate kinds). With `preempt`, sequence 3 loses its
+// KV after its third generated token and recomputes prompt + generated
+// tokens (the latter as generated tokens) before going on. With
+// `one_kind_per_part` (a CUDA step), a part is prompt tokens or one
+// generated token: a chunk stops at the prompt's end and a recomputed
+// sequence's generated tokens go one per step.
+std::vector<SeqRun> ChunkedTogether(engine::Engine& e,
+                                    const std::vector<std::vector<int32_t>>& prompts, int generated,
+                                    int64_t chunk, bool preempt, bool one_kind_per_part = false);
+
 // Each run in `together` has its solo run's tokens and logits, bit for bit.
 void ExpectSoloBits(const std::vector<SeqRun>& together, const std::vector<SeqRun>& solo);
 

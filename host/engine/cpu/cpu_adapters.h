@@ -65,21 +65,6 @@ void ParallelRange(ExecContext& ctx, int64_t n, int64_t grain, Fn&& fn) {
   });
 }
 
-// Calls fn(begin, end, generated) for each maximal run of tokens of one kind
-// (prompt or generated, ExecContext::Generated): a step usually holds one
-// run of decoding sequences' tokens and one of prompt chunks.
-template <class Fn>
-void ForEachKindRun(const ExecContext& ctx, Fn&& fn) {
-  int64_t begin = 0;
-  while (begin < ctx.n_tokens) {
-    const bool generated = ctx.Generated(begin);
-    int64_t end = begin + 1;
-    while (end < ctx.n_tokens && ctx.Generated(end) == generated) ++end;
-    fn(begin, end, generated);
-    begin = end;
-  }
-}
-
 }  // namespace orcd::engine::cpu
 
 #endif  // ORCD_HOST_ENGINE_CPU_CPU_ADAPTERS_H_

@@ -26,8 +26,10 @@ inline const float* DeviceFloats(const WeightRef* w) {
 // Whether the run's rows are decode rows: generated tokens (ExecContext::
 // Generated), one or several sequences' each. They take the one-token
 // arithmetic (matvec_q8, split-KV attention, MoE matvecs) whatever their
-// number, so that a sequence's bits do not depend on what shares its step. A
-// CUDA run is all decode rows or all prompt rows.
+// number, so that a sequence's bits do not depend on what shares its step.
+// An adapter that asks runs over rows of one kind: the table runs the
+// matmul and MoE adapters once per kind run of a mixed step (ExecContext::
+// Rows), and ATTENTION and LOGITS split their rows themselves.
 inline bool DecodeRows(const ExecContext& ctx) { return ctx.Generated(0); }
 // Throws kDevice naming the instruction when a launch failed.
 void CheckLaunch(ExecContext& ctx, const BoundInstruction& insn, int error);

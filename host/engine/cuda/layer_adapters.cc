@@ -181,11 +181,21 @@ void RunAttention(const BoundInstruction& insn, ExecContext& ctx) {
   } else {
     a.sinks = insn.weights.empty() ? nullptr : DeviceFloats(insn.weights[0]);
   }
-  if (DecodeRows(ctx) && b.attention_partial() != nullptr) {
-    a.kv_splits = KvSplits(layer.capacity);
-    a.partial = b.attention_partial();
-  }
-  CheckLaunch(ctx, insn, b.kernels().attention(a, b.stream()));
+  // Each kind run of the step in launches of its own (a mixed step: the
+  // decoding sequences' rows split-KV, a prompt chunk's rows in tiles). A row
+  // attends only its own sequence, whose rows are all of one kind
+  // (Engine::BindDeviceStep), so the runs' cache stores touch what no other
+  // run reads.
+  ForEachKindRun(ctx, [&](int64_t t0, int64_t t1, bool generated) {
+    AttentionArgs run = a;
+    run.row0 = t0;
+    run.n_tokens = t1 - t0;
+    if (generated && b.attention_partial() != nullptr) {
+      run.kv_splits = KvSplits(layer.capacity);
+      run.partial = b.attention_partial();
+    }
+    CheckLaunch(ctx, insn, b.kernels().attention(run, b.stream()));
+  });
   if (a.q8 != nullptr) b.set_q8_source({a.o, 1, insn.out[0].width});
 }
 

@@ -77,6 +77,9 @@ struct AttentionArgs {
   int64_t capacity;      // positions one sequence holds (its ring when windowed)
   int64_t block_tokens;  // positions per block
   int64_t window;        // 0 = full context
+  // The launch's rows: [row0, row0 + n_tokens) of the step (a mixed step's
+  // decode rows and prompt rows go in launches of their own).
+  int64_t row0;
   int64_t n_tokens, n_head, n_head_kv, head_dim;
   float scale, softcap;
   const float* sinks;   // [n_head] or null
@@ -87,7 +90,8 @@ struct AttentionArgs {
   orcd_q8_x32* q8 = nullptr;
   // Decode rows (each a sequence's generated token): every row's span split
   // over kv_splits CTAs per head (> 1), partial results in partial
-  // [n_tokens][n_head][kv_splits][head_dim + 2]; 1 = not split.
+  // [n_tokens][n_head][kv_splits][head_dim + 2] (the launch's rows); 1 = not
+  // split.
   int64_t kv_splits = 1;
   float* partial = nullptr;
 };

@@ -314,6 +314,28 @@ void RunMatmulMulti(const BoundInstruction& insn, ExecContext& ctx) {
 
 void RunLogits(const BoundInstruction& insn, ExecContext& ctx) {
   const WeightRef& w = *insn.weights[0];
+  if (ctx.logit_row_list != nullptr) {
+    // The listed rows of a step (decoding sequences' and prompts' last rows,
+    // not one span), into consecutive logits rows: each prompt row alone and
+    // each run of consecutive generated rows together, so that every row
+    // takes the one-row arithmetic its solo run takes.
+    for (int64_t i = 0; i < ctx.logit_rows;) {
+      const int64_t row = ctx.logit_row_list[i];
+      int64_t n = 1;
+      while (ctx.Generated(row) && i + n < ctx.logit_rows && ctx.logit_row_list[i + n] == row + n &&
+             ctx.Generated(row + n)) {
+        ++n;
+      }
+      ExecContext run = ctx.Rows(row, row + n);
+      run.logits = ctx.logits + i * w.rows();
+      run.first_logit_row = 0;
+      run.logit_rows = n;
+      run.logit_row_list = nullptr;
+      RunLogits(insn, run);
+      i += n;
+    }
+    return;
+  }
   const float* x = ctx.In(insn, 0) + ctx.first_logit_row * w.cols();
   // One row, or decode rows (each with one token's arithmetic).
   const orcd_q8_x32* xq = ctx.logit_rows == 1 || DecodeRows(ctx)

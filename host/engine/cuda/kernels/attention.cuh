@@ -174,8 +174,9 @@ __device__ __forceinline__ void store_kv(const AttentionArgs& a, int64_t g, int6
 // Merges row t's head h's parts (rescaled to their common max), then normalizes.
 __global__ void __launch_bounds__(kAttentionThreads) attention_combine_kernel(AttentionArgs a) {
   __shared__ float o_s[kMaxHeadDim];
-  const int64_t h = blockIdx.x, t = blockIdx.y, d = a.head_dim;
-  const float* parts = a.partial + (t * a.n_head + h) * a.kv_splits * (d + 2);
+  const int64_t h = blockIdx.x, local = blockIdx.y, d = a.head_dim;
+  const int64_t t = a.row0 + local;
+  const float* parts = a.partial + (local * a.n_head + h) * a.kv_splits * (d + 2);
   float max = -INFINITY;
   for (int64_t s = 0; s < a.kv_splits; ++s) max = fmaxf(max, parts[s * (d + 2) + d]);
   float sum = 0.0f;
@@ -201,7 +202,7 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_combine_kernel(At
 // Stores each sequence's last min(its rows, capacity) positions of the step
 // in the cache: one CTA per (kv head, token), threads over the head dimension.
 __global__ void kv_store_kernel(AttentionArgs a) {
-  const int64_t g = blockIdx.x, t = blockIdx.y;
+  const int64_t g = blockIdx.x, t = a.row0 + blockIdx.y;
   const StepRow r = a.step->rows[t];
   if (r.position < r.seq_pos0 + r.seq_rows - a.capacity) return;  // overwritten within this step
   store_kv(a, g, t);

@@ -207,8 +207,9 @@ __device__ __forceinline__ void write_rows(const AttentionArgs& a, int64_t h, in
 __global__ void __launch_bounds__(kAttentionThreads) attention_prefill_kernel(AttentionArgs a) {
   __shared__ KeyTiles tiles;
   const int64_t h = blockIdx.x;
-  const int64_t begin = static_cast<int64_t>(blockIdx.y) * kPrefillQueries;
-  const int64_t end = begin + kPrefillQueries < a.n_tokens ? begin + kPrefillQueries : a.n_tokens;
+  const int64_t begin = a.row0 + static_cast<int64_t>(blockIdx.y) * kPrefillQueries;
+  const int64_t last = a.row0 + a.n_tokens;
+  const int64_t end = begin + kPrefillQueries < last ? begin + kPrefillQueries : last;
   // The CTA's rows, one sequence at a time (a sequence's rows are contiguous).
   for (int64_t r0 = begin; r0 < end;) {
     const StepRow r = a.step->rows[r0];
@@ -222,13 +223,14 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_prefill_kernel(At
 }
 
 // Split-KV (flash-decoding) for decode rows: CTA (h, s, t) attends the s-th
-// of a.kv_splits equal parts of row t's span and leaves its unnormalized
+// of a.kv_splits equal parts of row row0 + t's span and leaves its unnormalized
 // output, max and sum in a.partial[((t * n_head + h) * kv_splits + s) *
 // (d + 2) ..]. The number of parts is fixed per launch (graph capture); their
 // length follows the position. A row's result does not depend on the others.
 __global__ void __launch_bounds__(kAttentionThreads) attention_split_kernel(AttentionArgs a) {
   __shared__ KeyTiles tiles;
-  const int64_t h = blockIdx.x, split = blockIdx.y, t = blockIdx.z, d = a.head_dim;
+  const int64_t h = blockIdx.x, split = blockIdx.y, local = blockIdx.z, d = a.head_dim;
+  const int64_t t = a.row0 + local;
   int64_t first, pos;
   attended_span(a, t, &first, &pos);
   const int64_t per = (pos - first + a.kv_splits) / a.kv_splits;  // ceil(span / splits)
@@ -236,7 +238,7 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_split_kernel(Atte
   const int64_t hi = lo + per - 1 < pos ? lo + per - 1 : pos;
   RowOutputs o;
   attend_tiles(a, h, t, t + 1, lo, hi, tiles, o);  // lo > hi: an empty part
-  float* part = a.partial + ((t * a.n_head + h) * a.kv_splits + split) * (d + 2);
+  float* part = a.partial + ((local * a.n_head + h) * a.kv_splits + split) * (d + 2);
   if (threadIdx.x < kQueryThreads) {  // row 0's output lanes
     for (int c = 0; c < kMaxOutPerThread; ++c) {
       const int64_t i = threadIdx.x + c * kQueryThreads;
