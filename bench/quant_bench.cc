@@ -268,7 +268,14 @@ int run_quant(const Args& args) {
     }
   }
   if (selected.empty()) {
-    std::fprintf(stderr, "orcd-bench quant: no such type among --types\n");
+    // A type that exists may lack the kernel asked for in this variant (the
+    // 8-bit batched matmul_q8 of Q8_0 / Q5_0 is AVX-512 VNNI's alone).
+    std::fprintf(stderr,
+                 "orcd-bench quant: no type among --types has %s kernels in the %s variant\n",
+                 !q8            ? "f32"
+                 : o.tokens > 1 ? "8-bit batched (matmul_q8)"
+                                : "8-bit (matvec_q8)",
+                 o.variant.c_str());
     return 2;
   }
   const CudaDevice cuda = probe_cuda_device();

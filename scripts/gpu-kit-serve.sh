@@ -4,7 +4,11 @@
 # `orcd-bench serve` (the OpenAI streaming API, bench/README.md's request mix)
 # at each client count in turn against that one server. One JSON line per
 # client count on stdout, then one with the server's /health (VRAM, KV
-# blocks); the server's log in $SERVE_LOG (default: stderr).
+# blocks); the server's log in $SERVE_LOG (default: stderr). With PEER (a
+# llama-server binary: the kit's peer build), then the same client counts,
+# seeds and requests against llama-server on the same file, in the same call
+# (-ngl 99, -np SLOTS, one unified KV of SLOTS x 1024 positions, continuous
+# batching): one JSON line per client count, "server": "llama-server".
 #
 # Usage: serve.sh KIT LIB_PATH MODEL SLOTS CLIENTS...
 #   LIB_PATH is the kit's LD_LIBRARY_PATH (kit_preflight's): given to orcd's
@@ -23,6 +27,7 @@ shift 4
   exit 2
 }
 port=${PORT:-18182}
+ctx=1024
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/orcd-serve.XXXXXX")
 server_pid=
 trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$scratch"' EXIT
@@ -44,12 +49,45 @@ except Exception:
     curl -sf "$url" 2>/dev/null
   fi
 }
-ready() { get /health/ready >/dev/null; }
+
+# Waits until GET $1 answers 200 while the server lives, at most 120 s.
+wait_ready() {
+  for _ in $(seq 600); do
+    if get "$1" >/dev/null; then return 0; fi
+    kill -0 "$server_pid" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  return 1
+}
+
+# One JSON line per client count against the running server ($1: its name).
+rc=0
+measure() {
+  local name=$1 c requests line
+  for c in "${clients[@]}"; do
+    requests=${REQUESTS:-$((2 * c > 16 ? 2 * c : 16))}
+    # A seed per client count: no prompt is sent twice, so the prefix cache
+    # does not serve a later count's prompts; both servers get the same.
+    line=$(orcd "$kit/bin/orcd-bench" serve --url "http://127.0.0.1:$port" --clients "$c" \
+      --seed $((500 + c)) --requests "$requests" --warmup 1 \
+      --prompt-words "${PROMPT_WORDS:-16,128}" --output-tokens "${OUTPUT_TOKENS:-32,96}" \
+      --pid "$server_pid" --json) || rc=1
+    [ -n "$line" ] || line="{\"clients\":$c,\"error\":\"orcd-bench serve printed nothing\"}"
+    echo "{\"server\":\"$name\",\"slots\":$slots,${line#\{}"
+  done
+}
+
+stop() {
+  kill "$server_pid"
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=
+}
+clients=("$@")
 
 cat >"$scratch/worker.yaml" <<EOF
 worker_id: gpu-kit-serve
 limits:
-  context_length: 1024
+  context_length: $ctx
   max_output_tokens: 512
 server:
   port: $port
@@ -61,36 +99,26 @@ EOF
 env "LD_LIBRARY_PATH=$lib_path" "$kit/bin/orcd-host" --config "$scratch/worker.yaml" --model "$model" \
   --device "${DEVICE:-cuda}" --plugin-dir "$kit/plugins" --log-level warn 2>>"${SERVE_LOG:-/dev/stderr}" &
 server_pid=$!
-up=0
-for _ in $(seq 600); do
-  if ready; then
-    up=1
-    break
-  fi
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.2
-done
-[ "$up" = 1 ] || {
+wait_ready /health/ready || {
   echo "serve.sh: orcd-host did not become ready" >&2
   exit 1
 }
-
-rc=0
-for c in "$@"; do
-  requests=${REQUESTS:-$((2 * c > 16 ? 2 * c : 16))}
-  # A seed per client count: no prompt is sent twice, so the prefix cache
-  # does not serve a later count's prompts.
-  line=$(orcd "$kit/bin/orcd-bench" serve --url "http://127.0.0.1:$port" --clients "$c" \
-    --seed $((500 + c)) --requests "$requests" --warmup 1 \
-    --prompt-words "${PROMPT_WORDS:-16,128}" --output-tokens "${OUTPUT_TOKENS:-32,96}" \
-    --pid "$server_pid" --json) || rc=1
-  [ -n "$line" ] || line="{\"clients\":$c,\"error\":\"orcd-bench serve printed nothing\"}"
-  echo "{\"server\":\"orcd-${DEVICE:-cuda}\",\"slots\":$slots,${line#\{}"
-done
+measure "orcd-${DEVICE:-cuda}"
 # The server's own account after the load (slots, KV blocks, VRAM bytes on CUDA).
 health=$(get /health) || health='{"error":"no /health"}'
 echo "{\"server\":\"orcd-${DEVICE:-cuda}\",\"health\":$health}"
-kill "$server_pid"
-wait "$server_pid" 2>/dev/null || true
-server_pid=
+stop
+
+if [ -n "${PEER:-}" ]; then
+  "$PEER" -m "$model" --port "$port" -ngl 99 -np "$slots" -c $((ctx * slots)) --kv-unified \
+    --log-disable >/dev/null 2>>"${SERVE_LOG:-/dev/stderr}" &
+  server_pid=$!
+  if wait_ready /health; then # 503 while it loads
+    measure llama-server
+    stop
+  else
+    echo "serve.sh: llama-server did not become ready" >&2
+    rc=1
+  fi
+fi
 exit "$rc"

@@ -3,7 +3,8 @@
 # builds llama-bench with CUDA for sm_90 only from the kit's trimmed llama.cpp
 # source (pack_llama_cuda.sh), synthesizes the three target shapes with the
 # kit's orcd-synth, and measures orcd-bench and llama-bench on the same files,
-# interleaved (orcd, peer, orcd, peer), in this one call.
+# interleaved (orcd, peer, orcd, peer), in this one call; then, on the first
+# shape, orcd-host and llama-server serving 1, 8 and 32 clients (serve.sh).
 #   usage: KIT/side_by_side.sh KIT OUT [--deadline SECONDS] [--peer-dir DIR] [SHAPE...]
 # With --peer-dir, the peer is the one KIT/peer_build.sh builds (or built) in
 # DIR, started in the background earlier in the same call: this waits for it.
@@ -89,6 +90,13 @@ for shape in "${shapes[@]}"; do
     fi
     kit_pack
   done
+  # Many users on the first shape (Qwen2.5-0.5B's): orcd-host with 32 slots,
+  # then llama-server with 32 (-np 32, unified KV), each at 1, 8 and 32
+  # clients of the same requests (serve.sh with PEER).
+  if [ "$shape" = "${shapes[0]}" ] && [ -x "$peer_dir/llama-server" ]; then
+    kit_step --jsonl "serve_$shape" 200 env "PEER=$peer_dir/llama-server" bash "$kit/serve.sh" \
+      "$kit" "$kit_lib_path" "$model" 32 1 8 32
+  fi
   rm -f "$model"
 done
 kit_note "side by side: $(wc -l <"$jsonl") runs in side_by_side.jsonl"

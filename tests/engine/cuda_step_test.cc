@@ -208,13 +208,12 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,
                          ModelParamName);
 
 // A step's rows sampled on the device, each with its own job's settings and
-// seeded draws, in one launch: every sequence picks the tokens the CPU
-// sampler picks from its solo logits (the device sampler equals the CPU's
-// except within an ulp of a boundary, which these draws do not hit: see
-// cuda_sampler_test.cc). One sequence asks for its logits instead (a job
-// with a grammar or OpenAI's bias) in the same steps: its row comes back while
-// the others are sampled. Another asks for log-probabilities with its picks:
-// they equal the CPU's ComputeLogprobs of its solo logits within 1e-5.
+// seeded draws, in one launch (steps mixing a prompt with decode rows): every sequence picks the
+// tokens the CPU sampler picks from its solo logits (the device sampler equals the CPU's except
+// within an ulp of a boundary, which these draws do not hit: see cuda_sampler_test.cc). One
+// sequence asks for its logits instead (a job with a grammar or OpenAI's bias) in the same steps:
+// its row comes back while the others are sampled. Another asks for log-probabilities with its
+// picks: they equal the CPU's ComputeLogprobs of its solo logits within 1e-5.
 TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
   ORCD_SKIP_WITHOUT_CUDA();
   engine::EngineOptions options;
@@ -266,11 +265,13 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
     e->CloseSequence(seq);
   }
 
-  // Together: the prompts one step each, then decode steps of all four rows;
-  // three rows sampled on the device, the host row's logits back.
+  // Together, in mixed steps: sequence i's prompt comes at step i, first in
+  // the step, beside the decode rows of those before it (its sampled row is
+  // then not the first logits row); three sequences sampled on the device,
+  // the host row's logits back.
   std::vector<Sampler> samplers;
   for (const SamplerConfig& c : configs) samplers.emplace_back(c);
-  std::vector<int> seqs;
+  std::vector<int> seqs(prompts.size(), -1);
   std::vector<std::vector<int32_t>> together(prompts.size());
   std::vector<TokenLogprobs> reported(kTokens);
   const auto draw = [&](size_t i, int t) {
@@ -281,43 +282,41 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
     }
     return engine::SampleRequest::From(d);
   };
-  for (size_t i = 0; i < prompts.size(); ++i) {
-    seqs.push_back(e->OpenSequence());
-    ASSERT_TRUE(e->Reserve(seqs[i], static_cast<int64_t>(prompts[i].size()) + kTokens));
-    engine::StepPart part{seqs[i], prompts[i], static_cast<int64_t>(prompts[i].size())};
-    engine::SampleRequest request;
-    if (i != kHostRow) {
-      request = draw(i, 0);
-      part.sample = &request;
-    }
-    const std::span<const float> logits = e->Step({&part, 1});
-    if (i == kHostRow) {
-      std::vector<float> row(logits.begin(), logits.begin() + static_cast<int64_t>(vocab));
-      together[i].push_back(samplers[i].Sample(row));
-    } else {
-      ASSERT_TRUE(logits.empty()) << "a sampled prompt step returned logits";
-      ASSERT_EQ(e->step_sampled().size(), 1u);
-      together[i].push_back(e->step_sampled()[0]);
-      samplers[i].Record(together[i].back());
-    }
-  }
-  for (int t = 1; t < kTokens; ++t) {
+  bool mixed = false;
+  for (size_t step = 0; step < prompts.size() + kTokens; ++step) {
     std::vector<engine::StepPart> parts;
+    std::vector<size_t> owners;
     std::vector<engine::SampleRequest> requests(prompts.size());
-    for (size_t i = 0; i < prompts.size(); ++i) {
-      engine::StepPart part{seqs[i], {&together[i].back(), 1}, 0};
-      if (i != kHostRow) {
-        requests[i] = draw(i, t);
-        part.sample = &requests[i];
-      }
+    const auto sample = [&](engine::StepPart& part, size_t i) {
+      if (i == kHostRow) return;
+      requests[i] = draw(i, static_cast<int>(together[i].size()));
+      part.sample = &requests[i];
+    };
+    if (step < prompts.size()) {
+      const size_t i = step;
+      seqs[i] = e->OpenSequence();
+      ASSERT_TRUE(e->Reserve(seqs[i], static_cast<int64_t>(prompts[i].size()) + kTokens));
+      engine::StepPart part{seqs[i], prompts[i], static_cast<int64_t>(prompts[i].size())};
+      sample(part, i);
       parts.push_back(part);
+      owners.push_back(i);
     }
-    const std::span<const float> logits = e->Step(parts);
-    ASSERT_EQ(logits.size(), vocab) << "only the host row's logits come back";
-    const std::span<const int32_t> picked = e->step_sampled();
-    ASSERT_EQ(picked.size(), prompts.size() - 1);
-    size_t k = 0;
     for (size_t i = 0; i < prompts.size(); ++i) {
+      if (together[i].empty() || together[i].size() == static_cast<size_t>(kTokens)) continue;
+      engine::StepPart part{seqs[i], {&together[i].back(), 1}, 0};
+      sample(part, i);
+      parts.push_back(part);
+      owners.push_back(i);
+    }
+    if (parts.empty()) break;
+    mixed = mixed || (parts.size() > 1 && parts[0].prompt_tokens > 0);
+    const std::span<const float> logits = e->Step(parts);
+    const bool host_row = std::find(owners.begin(), owners.end(), kHostRow) != owners.end();
+    ASSERT_EQ(logits.size(), host_row ? vocab : 0) << "only the host row's logits come back";
+    const std::span<const int32_t> picked = e->step_sampled();
+    ASSERT_EQ(picked.size(), owners.size() - (host_row ? 1 : 0));
+    size_t k = 0;
+    for (const size_t i : owners) {
       if (i == kHostRow) {
         std::vector<float> row(logits.begin(), logits.end());
         together[i].push_back(samplers[i].Sample(row));
@@ -327,6 +326,7 @@ TEST(CudaStepSampling, EachRowIsSampledOnTheDeviceAsItsSoloRunOnTheHost) {
       }
     }
   }
+  EXPECT_TRUE(mixed) << "no step held a prompt beside decode rows";
   for (size_t i = 0; i < prompts.size(); ++i) {
     EXPECT_EQ(together[i], solo[i]) << "sequence " << i;
     e->CloseSequence(seqs[i]);

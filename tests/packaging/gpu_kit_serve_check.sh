@@ -39,6 +39,25 @@ PY
 # The server is gone once the step ends (its port is free again).
 if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then fail "orcd-host still listens on $PORT"; fi
 
+# The peer half (PEER: call 2 of the kit serves the same requests from
+# llama-server after orcd-host), where a llama-server binary is named.
+if [ -z "${ORCD_TEST_LLAMA_SERVER:-}" ]; then
+  echo "gpu kit serve check: the PEER half skipped (ORCD_TEST_LLAMA_SERVER names no llama-server)"
+else
+  PEER=$ORCD_TEST_LLAMA_SERVER SERVE_LOG="$work/peer.log" bash "$serve" "$kit" "" "$model" 4 1 4 \
+    >"$work/peer.lines" 2>"$work/peer.err" ||
+    fail "serve.sh with PEER exited $?: $(cat "$work/peer.err") $(tail -5 "$work/peer.log")"
+  python3 - "$work/peer.lines" <<'PY' || fail "peer lines: $(cat "$work/peer.lines")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l["server"] for l in lines] == ["orcd-cpu"] * 3 + ["llama-server"] * 2, lines
+for want, line in zip((1, 4), lines[3:]):
+    assert line["clients"] == want and line["requests"] == 6, line
+    assert line["errors"] == 0 and line["output_tok_s"] > 0, line
+PY
+  if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then fail "llama-server still listens on $PORT"; fi
+fi
+
 # A model the server cannot load: a clear failure, not a hang.
 echo "not a gguf" >"$work/bad.gguf"
 t0=$SECONDS
