@@ -63,7 +63,10 @@ struct EngineOptions {
   bool cuda_graphs = true;
   // CUDA: quantized weights' prefill matmuls (16 tokens and more) on tensor
   // cores: dequantized to f16 in chunks and multiplied by cuBLAS, activations
-  // rounded to f16 (~5e-4 relative); false keeps the plugins' f32 kernel.
+  // rounded to f16 (~5e-4 relative); false keeps the plugins' f32 kernel,
+  // whose bits for a prompt row depend on the rows its step's prompt run
+  // holds (other prompts beside it): for comparisons (orcd-bench), not batch
+  // invariant.
   bool cuda_f16_prefill = true;
   // CUDA: device memory left free at load beyond what the model needs
   // (weights, KV, scratch), for what is allocated later and outside orcd's
