@@ -199,6 +199,29 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBitsWithAQ8Cache) {
   EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
 }
 
+// Mixed steps under the settings a worker may change (worker.yaml): decode
+// activations in f32 (the plugins' f32 matvecs for decode rows) and CUDA
+// graphs off (every decode step eager). A quantized dense model and the MoE
+// one with sliding windows.
+TEST(CudaMixedSteps, KeepTheSoloBitsWithF32DecodeActivationsOrWithoutGraphs) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  for (const char* model : {"qwen2-tiny.Q4_K_M", "gptoss-tiny.MXFP4_MOE"}) {
+    for (const bool q8 : {false, true}) {
+      SCOPED_TRACE(std::string(model) + (q8 ? ", graphs off" : ", f32 decode activations"));
+      engine::EngineOptions options = StepOptions();
+      options.q8_decode_activations = q8;
+      options.cuda_graphs = !q8;
+      auto e = LoadCudaEngine(model, options);
+      const auto prompts = Prompts(e->info().vocab);
+      std::vector<SeqRun> solo;
+      for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
+      ExpectSoloBits(ChunkedTogether(*e, prompts, kGenerated, 3, /*preempt=*/true,
+                                     /*one_kind_per_part=*/true),
+                     solo);
+    }
+  }
+}
+
 // Dense and MoE, F16 and quantized (matvec_q8 / matvec_ids_q8, Phi-3's split
 // QKV), RoPE and learned positions, sliding windows with sinks, soft-caps.
 INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,
