@@ -6,8 +6,8 @@
 # and tools/ui's templates: the server's web UI is left out, built offline as
 # an empty asset table) and packed as OUT (default
 # gpu-kit/peer/llama.cpp.tar.xz, a few MiB). Step 2 runs on the GPU machine:
-# bench/peer/gpu_side_by_side.sh and gpu_serve_side_by_side.sh
-# (bench/README.md).
+# bench/peer/gpu_side_by_side.sh, which also serves many users from both
+# servers through scripts/gpu-kit-serve.sh (bench/README.md).
 set -euo pipefail
 out=$(realpath -m "${1:-gpu-kit/peer/llama.cpp.tar.xz}")
 work=${ORCD_PEER_DIR:-/tmp/orcd-peer}

@@ -40,8 +40,8 @@ struct SchedulerOptions {
   // Tokens one step evaluates at most (decode tokens + prompt chunks).
   int64_t max_batched_tokens = 512;
   // A step takes another job's prompt chunk only while it holds fewer
-  // prompt tokens than this (mixed_step.h): waiting
-  // prompts go one after another, short ones still together.
+  // prompt tokens than this (mixed_step.h): waiting prompts go one after
+  // another, short ones still together.
   int64_t prompt_batch_tokens = 32;
   // After a step, how long the next one waits for the sequences of the last
   // one to ask again (they sample and stream on their own threads), so that
