@@ -34,6 +34,7 @@ struct Options {
   std::string variant = "best";     // best | portable | avx2 | avx512-vnni
   std::vector<std::string> shapes;  // "RxC"; empty: 4096x4096, 2880x2880
   int64_t tokens = 1;               // > 1: matmul (matmul_q8) over that many tokens
+  std::string batched = "prompt";   // q8, tokens > 1: matmul_q8 (prompt) | matmul_q8_decode
 };
 
 struct Matrix {
@@ -59,13 +60,15 @@ void usage(std::FILE* out) {
       out,
       "usage: orcd-bench quant [--json] [--types T1,T2,...] [--threads N] [--min-time S]\n"
       "                        [--activations f32|q8] [--variant best|portable|avx2|avx512-vnni]\n"
-      "                        [--shapes RxC,...] [--tokens N]\n"
+      "                        [--shapes RxC,...] [--tokens N] [--batched prompt|decode]\n"
       "  CPU (and CUDA) matvec GB/s of weight bytes on 4096x4096 and 2880x2880 weights.\n"
       "  q8: the CPU decode path (x rounded to 8 bits, matvec_q8); types without it are left "
       "out.\n"
       "  --shapes: other weights (a model's, e.g. 896x896,4864x896; columns are rounded down\n"
       "  to whole blocks). --tokens N > 1: the CPU's matmul (q8: matmul_q8) over N tokens,\n"
-      "  GB/s of weight bytes per call (the batched decode and prompt kernels; CUDA skipped).\n");
+      "  GB/s of weight bytes per call (the batched decode and prompt kernels; CUDA skipped).\n"
+      "  --batched (q8, N > 1): the prompt kernel (matmul_q8, default) or the generated\n"
+      "  tokens' one (matmul_q8_decode: several sequences decoding in one step).\n");
 }
 
 // rows x cols of the type: 16 distinct random rows quantized by the reference
@@ -91,8 +94,15 @@ Matrix make_matrix(const quant::CpuKernels& k, int64_t rows, int64_t cols, std::
 
 // Seconds per matvec on `threads` threads, each taking a contiguous row range
 // (offset w and y by whole rows, as the host does).
+// The 8-bit kernel --batched names for several tokens.
+using MatmulQ8Fn = void (*)(const void*, int64_t, int64_t, const float*, int64_t, float*, int64_t);
+MatmulQ8Fn batched_q8_kernel(const orcd_quant_cpu_ops& ops, const std::string& batched) {
+  return batched == "decode" ? ops.matmul_q8_decode : ops.matmul_q8;
+}
+
 double time_cpu_matvec(const orcd_quant_cpu_ops& ops, bool q8, const Matrix& m,
-                       const quant::CpuKernels& k, int threads, double min_time, int64_t tokens) {
+                       const quant::CpuKernels& k, int threads, double min_time, int64_t tokens,
+                       const std::string& batched) {
   const int64_t row_bytes = m.cols / k.block_elems * k.block_bytes;
   std::vector<float> x(static_cast<size_t>(m.cols * tokens)),
       y(static_cast<size_t>(m.rows * tokens));
@@ -102,7 +112,7 @@ double time_cpu_matvec(const orcd_quant_cpu_ops& ops, bool q8, const Matrix& m,
     if (q8 && tokens == 1) {
       ops.matvec_q8(w, r1 - r0, m.cols, x.data(), y.data() + r0);
     } else if (q8) {
-      ops.matmul_q8(w, r1 - r0, m.cols, x.data(), tokens, y.data() + r0, m.rows);
+      batched_q8_kernel(ops, batched)(w, r1 - r0, m.cols, x.data(), tokens, y.data() + r0, m.rows);
     } else {
       ops.matmul(w, r1 - r0, m.cols, x.data(), tokens, y.data() + r0, m.rows);
     }
@@ -155,7 +165,10 @@ void print_text(const std::vector<Result>& results, const CudaDevice& cuda, int 
   } else {
     std::printf("CUDA: not measured (%s)\n", cuda.reason.c_str());
   }
-  std::printf("\n%s, GB/s of weight bytes (%lld token%s)\n", o.tokens == 1 ? "matvec" : "matmul",
+  const char* kernel = o.tokens == 1                                    ? "matvec"
+                       : o.activations == "q8" && o.batched == "decode" ? "matmul (decode)"
+                                                                        : "matmul";
+  std::printf("\n%s, GB/s of weight bytes (%lld token%s)\n", kernel,
               static_cast<long long>(o.tokens), o.tokens == 1 ? "" : "s");
   std::printf("%-6s %-11s %8s %9s %9s %9s %7s  %s\n", "type", "rows x cols", "MiB", "CPU 1T",
               ("CPU " + std::to_string(threads) + "T").c_str(), "CUDA", "%copy", "note");
@@ -177,10 +190,10 @@ void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int 
   std::printf("{\n  \"benchmark\": \"quant matvec\",\n  \"unit\": \"GB/s of weight bytes\",\n");
   std::printf(
       "  \"cpu\": {\"model\": %s, \"hardware_threads\": %u, \"threads\": %d, \"kernels\": %s, "
-      "\"activations\": %s, \"tokens\": %lld},\n",
+      "\"activations\": %s, \"tokens\": %lld, \"batched\": %s},\n",
       json_string(cpu_model_name()).c_str(), std::thread::hardware_concurrency(), threads,
       json_string(o.variant).c_str(), json_string(o.activations).c_str(),
-      static_cast<long long>(o.tokens));
+      static_cast<long long>(o.tokens), json_string(o.batched).c_str());
   if (cuda.usable) {
     std::printf(
         "  \"cuda\": {\"device\": %s, \"copy_gbps\": %s, \"copy_gbps_counts\": \"read + "
@@ -211,19 +224,23 @@ void print_json(const std::vector<Result>& results, const CudaDevice& cuda, int 
 
 int run_quant(const Args& args) {
   Options o;
-  const int exit_code =
-      ParseOrExit("quant", args,
-                  {Switch("--json", &o.json), CsvFlag("--types", &o.types),
-                   IntFlag("--threads", &o.threads), DoubleFlag("--min-time", &o.min_time),
-                   StringFlag("--activations", &o.activations), StringFlag("--variant", &o.variant),
-                   CsvFlag("--shapes", &o.shapes), IntFlag("--tokens", &o.tokens)},
-                  usage);
+  const int exit_code = ParseOrExit(
+      "quant", args,
+      {Switch("--json", &o.json), CsvFlag("--types", &o.types), IntFlag("--threads", &o.threads),
+       DoubleFlag("--min-time", &o.min_time), StringFlag("--activations", &o.activations),
+       StringFlag("--variant", &o.variant), CsvFlag("--shapes", &o.shapes),
+       IntFlag("--tokens", &o.tokens), StringFlag("--batched", &o.batched)},
+      usage);
   if (exit_code >= 0) return exit_code;
   if (o.activations != "f32" && o.activations != "q8") {
     std::fprintf(stderr, "orcd-bench quant: --activations is f32 or q8\n");
     return 2;
   }
   const bool q8 = o.activations == "q8";
+  if (o.batched != "prompt" && o.batched != "decode") {
+    std::fprintf(stderr, "orcd-bench quant: --batched is prompt or decode\n");
+    return 2;
+  }
   if (o.tokens < 1 || o.tokens > 4096) {
     std::fprintf(stderr, "orcd-bench quant: --tokens is 1 to 4096\n");
     return 2;
@@ -262,19 +279,20 @@ int run_quant(const Args& args) {
   std::vector<const quant::CpuKernels*> selected;
   for (const quant::CpuKernels* k : quant::all_cpu_kernels()) {
     if (q8 && variant_ops(*k).matvec_q8 == nullptr) continue;
-    if (q8 && o.tokens > 1 && variant_ops(*k).matmul_q8 == nullptr) continue;
+    if (q8 && o.tokens > 1 && batched_q8_kernel(variant_ops(*k), o.batched) == nullptr) continue;
     if (o.types.empty() || std::find(o.types.begin(), o.types.end(), k->name) != o.types.end()) {
       selected.push_back(k);
     }
   }
   if (selected.empty()) {
     // A type that exists may lack the kernel asked for in this variant (the
-    // 8-bit batched matmul_q8 of Q8_0 / Q5_0 is AVX-512 VNNI's alone).
+    // 8-bit prompt kernel, matmul_q8, of Q8_0 / Q5_0 is AVX-512 VNNI's alone).
     std::fprintf(stderr,
                  "orcd-bench quant: no type among --types has %s kernels in the %s variant\n",
-                 !q8            ? "f32"
-                 : o.tokens > 1 ? "8-bit batched (matmul_q8)"
-                                : "8-bit (matvec_q8)",
+                 !q8                     ? "f32"
+                 : o.tokens == 1         ? "8-bit (matvec_q8)"
+                 : o.batched == "decode" ? "8-bit batched decode (matmul_q8_decode)"
+                                         : "8-bit batched (matmul_q8)",
                  o.variant.c_str());
     return 2;
   }
@@ -292,9 +310,10 @@ int run_quant(const Args& args) {
       const Matrix m = make_matrix(*k, rows, fit, note);
       const orcd_quant_cpu_ops& ops = variant_ops(*k);
       Result r{k, m.rows, m.cols, m.note, static_cast<double>(m.w.size()), NAN, NAN, NAN};
-      r.cpu_1t_gbps = r.bytes / time_cpu_matvec(ops, q8, m, *k, 1, o.min_time, o.tokens) / 1e9;
+      r.cpu_1t_gbps =
+          r.bytes / time_cpu_matvec(ops, q8, m, *k, 1, o.min_time, o.tokens, o.batched) / 1e9;
       r.cpu_nt_gbps =
-          r.bytes / time_cpu_matvec(ops, q8, m, *k, threads, o.min_time, o.tokens) / 1e9;
+          r.bytes / time_cpu_matvec(ops, q8, m, *k, threads, o.min_time, o.tokens, o.batched) / 1e9;
       if (cuda.usable && o.tokens == 1)
         r.cuda_gbps = cuda_matvec_gbps(k->type, m.w, m.rows, m.cols, q8, o.min_time);
       results.push_back(r);

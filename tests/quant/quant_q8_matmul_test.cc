@@ -1,9 +1,9 @@
-// matmul_q8 (quant ABI 1.4, the prefill path with 8-bit activations): for
-// every variant that has it, each token's outputs are matvec_q8's bits on that
-// token alone, over shapes that leave partial tiles on both sides (rows not a
-// multiple of the row tile, token counts not a multiple of the token tile,
-// several stack chunks of tokens) and for the 32-element types odd multiples
-// of 32 columns.
+// matmul_q8 (quant ABI 1.4, the prefill path with 8-bit activations) and
+// matmul_q8_decode (1.9, several generated tokens): for every variant that has
+// them, each token's outputs are matvec_q8's bits on that token alone, over shapes that leave
+// partial tiles on both sides (rows not a multiple of the row tile, token counts not a multiple of
+// the token tile, several stack chunks of tokens) and for the 32-element types odd multiples of 32
+// columns.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -25,8 +25,23 @@ class QuantQ8Matmul : public testing::TestWithParam<TypeAndIsa> {
     if (ops_ == nullptr) GTEST_SKIP() << missing_isa_reason(std::get<1>(GetParam()));
   }
 
-  // matmul_q8 over n tokens against matvec_q8 token by token, bit for bit.
-  void ExpectMatvecBits(int64_t rows, int64_t cols, int64_t n_tokens, uint64_t seed) const {
+  using MatmulQ8Fn = decltype(orcd_quant_cpu_ops::matmul_q8);
+  struct Kernel {
+    const char* name;
+    MatmulQ8Fn fn;
+  };
+  // The variant's batched 8-bit kernels that exist.
+  std::vector<Kernel> BatchedKernels() const {
+    std::vector<Kernel> out;
+    if (ops_->matmul_q8 != nullptr) out.push_back({"matmul_q8", ops_->matmul_q8});
+    if (ops_->matmul_q8_decode != nullptr)
+      out.push_back({"matmul_q8_decode", ops_->matmul_q8_decode});
+    return out;
+  }
+
+  // A batched kernel over n tokens against matvec_q8 token by token, bit for bit.
+  void ExpectMatvecBits(const Kernel& kernel, int64_t rows, int64_t cols, int64_t n_tokens,
+                        uint64_t seed) const {
     const CpuKernels& k = *std::get<0>(GetParam());
     const std::vector<float> src = random_weights(rows, cols, seed);
     const int64_t row_bytes = cols / k.block_elems * k.block_bytes;
@@ -39,10 +54,10 @@ class QuantQ8Matmul : public testing::TestWithParam<TypeAndIsa> {
     x[(n_tokens - 1) * cols] = 1000.0f;
     const int64_t y_stride = rows + 3;  // not the row count: the stride is honoured
     std::vector<float> y(static_cast<size_t>(n_tokens * y_stride), -7.0f);
-    ops_->matmul_q8(q.data(), rows, cols, x.data(), n_tokens, y.data(), y_stride);
+    kernel.fn(q.data(), rows, cols, x.data(), n_tokens, y.data(), y_stride);
     std::vector<float> want(static_cast<size_t>(rows));
-    const std::string shape = std::to_string(rows) + "x" + std::to_string(cols) + ", " +
-                              std::to_string(n_tokens) + " tokens";
+    const std::string shape = std::string(kernel.name) + " " + std::to_string(rows) + "x" +
+                              std::to_string(cols) + ", " + std::to_string(n_tokens) + " tokens";
     for (int64_t t = 0; t < n_tokens; ++t) {
       ops_->matvec_q8(q.data(), rows, cols, x.data() + t * cols, want.data());
       for (int64_t r = 0; r < rows; ++r) {
@@ -60,9 +75,10 @@ class QuantQ8Matmul : public testing::TestWithParam<TypeAndIsa> {
 // The K-quants of the target files (Phi-3-mini's Q4_K_M: Q4_K, Q6_K) on
 // AVX2 and AVX-512 VNNI; Q5_0 and Q8_0 (Qwen2.5's Q4_K_M mix) on VNNI only,
 // two blocks per zmm (on AVX2 the f32 prefill GEMM is faster for 32-element
-// blocks, q8_matmul.h).
+// blocks, q8_matmul.h). The generated tokens' kernel: all four on both.
 const std::set<std::string> kTypesWithMatmulQ8 = {"Q4_K", "Q6_K"};
 const std::set<std::string> kTypesWithMatmulQ8OnVnni = {"Q4_K", "Q6_K", "Q5_0", "Q8_0"};
+const std::set<std::string> kTypesWithMatmulQ8Decode = {"Q4_K", "Q6_K", "Q5_0", "Q8_0"};
 
 TEST_P(QuantQ8Matmul, OfferedByTheKQuantsAndNeverByPortableCode) {
   const CpuKernels& k = *std::get<0>(GetParam());
@@ -75,11 +91,18 @@ TEST_P(QuantQ8Matmul, OfferedByTheKQuantsAndNeverByPortableCode) {
     EXPECT_NE(ops_->matvec_q8, nullptr) << k.name;
   }
   EXPECT_EQ(k.portable.matmul_q8, nullptr) << k.name;
+  EXPECT_EQ(ops_->matmul_q8_decode != nullptr,
+            isa != Isa::kPortable && kTypesWithMatmulQ8Decode.count(k.name) == 1)
+      << k.name;
+  // VNNI's prompt kernel serves generated tokens too.
+  if (isa == Isa::kAvx512Vnni && ops_->matmul_q8 != nullptr) {
+    EXPECT_EQ(ops_->matmul_q8_decode, ops_->matmul_q8) << k.name;
+  }
 }
 
 TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
   const CpuKernels& k = *std::get<0>(GetParam());
-  if (ops_->matmul_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
+  if (BatchedKernels().empty()) GTEST_SKIP() << k.name << " has no batched q8 path";
   struct Shape {
     int64_t rows, cols, n_tokens;
   };
@@ -88,8 +111,9 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
   std::vector<Shape> shapes = {
       {1, 256, 4},   {5, 512, 7},   {7, 768, 37},  {13, 3072, 9},  {6, 1024, 16},
       {3, 256, 5},   {9, 8192, 21}, {4, 8192, 61}, {2, 16384, 11}, {2, 16384, 29},
-      {5, 256, 200}, {3, 16640, 6}};  // past q8::kMaxCols: the f32 fallback
-  if (k.block_elems == 32) {          // for a 32-element type that offers it
+      {5, 256, 200}, {3, 16640, 6},                 // past q8::kMaxCols: the f32 fallback
+      {7, 512, 2},   {4, 1024, 8},  {3, 768, 17}};  // the decode tiles: 8 tokens, one more
+  if (k.block_elems == 32) {                        // for a 32-element type that offers it
     shapes.push_back({11, 32 * 7, 13});
     shapes.push_back({5, 32 * 29, 33});
     shapes.push_back({6, 32 * 95, 4});
@@ -99,10 +123,12 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
     shapes.push_back({33, 32 * 95, 40});
     shapes.push_back({48, 32 * 3, 8});
   }
-  uint64_t seed = 1200;
-  for (const Shape& s : shapes) {
-    ExpectMatvecBits(s.rows, s.cols, s.n_tokens, seed);
-    seed += 2;
+  for (const Kernel& kernel : BatchedKernels()) {
+    uint64_t seed = 1200;
+    for (const Shape& s : shapes) {
+      ExpectMatvecBits(kernel, s.rows, s.cols, s.n_tokens, seed);
+      seed += 2;
+    }
   }
 }
 
@@ -112,14 +138,14 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8Bitwise) {
 // what quantize_row emits. The fp16 factors are set to finite values.
 TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8BitwiseOnRawBlockBytes) {
   const CpuKernels& k = *std::get<0>(GetParam());
-  if (ops_->matmul_q8 == nullptr) GTEST_SKIP() << k.name << " has no q8 path";
+  if (BatchedKernels().empty()) GTEST_SKIP() << k.name << " has no batched q8 path";
   // Byte offsets of the fp16 factors in a block (block_codec.h layouts).
   std::vector<int> half_offsets;
   if (k.name == std::string("Q4_K")) half_offsets = {0, 2};  // d, dmin
   if (k.name == std::string("Q6_K")) half_offsets = {208};   // d after ql, qh, scales
   if (k.name == std::string("Q5_0") || k.name == std::string("Q8_0")) half_offsets = {0};  // d
   ASSERT_FALSE(half_offsets.empty()) << k.name << ": add its fp16 offsets";
-  const int64_t rows = 11, cols = 3072, n_tokens = 5;
+  const int64_t rows = 11, cols = 3072, n_tokens = 11;  // a tile of 8 tokens and a partial one
   const int64_t n_blocks = rows * cols / k.block_elems;
   std::vector<uint8_t> q(static_cast<size_t>(n_blocks * k.block_bytes));
   uint64_t state = 0x9E3779B97F4A7C15u;
@@ -137,15 +163,17 @@ TEST_P(QuantQ8Matmul, EachTokenIsMatvecQ8BitwiseOnRawBlockBytes) {
   std::vector<float> x = random_normal(n_tokens * cols, 77);
   x[5] = 300.0f;  // one outlier: most of that span rounds to 0
   const int64_t y_stride = rows;
-  std::vector<float> y(static_cast<size_t>(n_tokens * y_stride));
-  ops_->matmul_q8(q.data(), rows, cols, x.data(), n_tokens, y.data(), y_stride);
-  std::vector<float> want(static_cast<size_t>(rows));
-  for (int64_t t = 0; t < n_tokens; ++t) {
-    ops_->matvec_q8(q.data(), rows, cols, x.data() + t * cols, want.data());
-    for (int64_t r = 0; r < rows; ++r) {
-      ASSERT_TRUE(same_bits(y[t * y_stride + r], want[r]))
-          << k.name << ": token " << t << " row " << r << ": " << y[t * y_stride + r] << " vs "
-          << want[r];
+  for (const Kernel& kernel : BatchedKernels()) {
+    std::vector<float> y(static_cast<size_t>(n_tokens * y_stride));
+    kernel.fn(q.data(), rows, cols, x.data(), n_tokens, y.data(), y_stride);
+    std::vector<float> want(static_cast<size_t>(rows));
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      ops_->matvec_q8(q.data(), rows, cols, x.data() + t * cols, want.data());
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_TRUE(same_bits(y[t * y_stride + r], want[r]))
+            << k.name << " " << kernel.name << ": token " << t << " row " << r << ": "
+            << y[t * y_stride + r] << " vs " << want[r];
+      }
     }
   }
 }

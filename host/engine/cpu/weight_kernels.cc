@@ -124,6 +124,17 @@ bool HasMatmulQ8(const WeightRef& w) {
          w.quant->cpu->matmul_q8 != nullptr;
 }
 
+// The plugin's kernel for several generated tokens (ABI 1.9), else its
+// matmul_q8 (the same contract), else nullptr.
+using MatmulQ8Fn = void (*)(const void*, int64_t, int64_t, const float*, int64_t, float*, int64_t);
+MatmulQ8Fn DecodeMatmulQ8(const WeightRef& w) {
+  if (ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matmul_q8_decode) &&
+      w.quant->cpu->matmul_q8_decode != nullptr) {
+    return w.quant->cpu->matmul_q8_decode;
+  }
+  return HasMatmulQ8(w) ? w.quant->cpu->matmul_q8 : nullptr;
+}
+
 // Generated tokens with 8-bit activations, several at once: matvec_q8 over
 // tiles of rows small enough to stay in L2 while every token passes, so the
 // weights come from memory once for the whole batch and each (row, token)
@@ -147,11 +158,12 @@ void MatmulRows(const WeightRef& w, int64_t row0, int64_t n_rows, const float* x
   if (n_rows <= 0 || n_tokens <= 0) return;
   if (kind == TokenKind::kGenerated) {
     if (q8_activations && HasMatvecQ8(w)) {
-      // matmul_q8 gives each token matvec_q8's bits (the plugins' tests pin it).
+      // matmul_q8(_decode) gives each token matvec_q8's bits (the plugins'
+      // tests pin it).
       if (n_tokens == 1) {
         w.quant->cpu->matvec_q8(w.row(row0), n_rows, w.cols(), x, y);
-      } else if (HasMatmulQ8(w)) {
-        w.quant->cpu->matmul_q8(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
+      } else if (MatmulQ8Fn decode = DecodeMatmulQ8(w)) {
+        decode(w.row(row0), n_rows, w.cols(), x, n_tokens, y, y_stride);
       } else {
         RowTiledMatvecQ8(w, row0, n_rows, x, n_tokens, y, y_stride);
       }

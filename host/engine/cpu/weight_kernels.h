@@ -16,8 +16,9 @@ bool CpuSupportsWeight(const WeightRef& w);
 // y[t * y_stride + r] = W[row0 + r] . x[t] for r in [0, n_rows), t in [0, n_tokens).
 // x is [n_tokens][w.cols()]. Thread-safe on disjoint outputs. With
 // `q8_activations`, x is rounded to 8 bits first where the plugin offers it:
-// one token through orcd_quant_cpu_ops.matvec_q8, prefill (from 4 tokens)
-// through matmul_q8, which gives each token matvec_q8's bits.
+// one generated token through orcd_quant_cpu_ops.matvec_q8, several through
+// matmul_q8_decode (ABI 1.9; else matmul_q8), prompts through matmul_q8: each
+// gives every token matvec_q8's bits.
 // Which arithmetic a token's matmul gets. Fixed by the kind, never by how
 // many tokens share the call, so that a sequence's bits do not depend on
 // what else runs in its step (batch invariance): prompt tokens take the

@@ -117,6 +117,7 @@ constexpr CpuKernels make_cpu_kernels() {
                                            &portable::get_rows<T>,
                                            &portable::matmul<T>,
                                            nullptr,
+                                           nullptr,
                                            nullptr};
 #if ORCD_QUANT_HAVE_X86
   const orcd_quant_cpu_ops avx2_ops = {kOpsSize,
@@ -125,10 +126,14 @@ constexpr CpuKernels make_cpu_kernels() {
                                        &avx2::get_rows<T>,
                                        &avx2::matmul<T>,
                                        avx2::matvec_q8_or_null<T>(),
-                                       avx2::matmul_q8_or_null<T>()};
+                                       avx2::matmul_q8_or_null<T>(),
+                                       avx2::matmul_q8_decode_or_null<T>()};
   orcd_quant_cpu_ops vnni_ops = avx2_ops;
   vnni_ops.matvec_q8 = avx512_vnni::matvec_q8_or_avx2<T>();
   vnni_ops.matmul_q8 = avx512_vnni::matmul_q8_or_avx2<T>();
+  // VNNI's matmul_q8 serves prompts and decode alike.
+  vnni_ops.matmul_q8_decode =
+      vnni_ops.matmul_q8 != nullptr ? vnni_ops.matmul_q8 : avx2_ops.matmul_q8_decode;
 #else
   const orcd_quant_cpu_ops avx2_ops = portable_ops;
   const orcd_quant_cpu_ops vnni_ops = portable_ops;

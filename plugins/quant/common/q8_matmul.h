@@ -6,6 +6,9 @@
 
 #if ORCD_QUANT_HAVE_X86
 
+#include <type_traits>
+
+#include "common/q8_pairs.h"
 #include "common/q8_runs.h"
 
 namespace orcd::quant {
@@ -48,14 +51,32 @@ struct RunsQ8Dot {
 #include "common/q8_matmul-inl.h"
 #undef ORCD_Q8_MATMUL_TARGET
 
+#include "common/q8_pair_tiles_avx2.h"
+
 // Only the K-quants: for 32-element blocks the per-block float accumulation
 // (one conversion and FMA per 32 products, which matvec_q8's bits require)
-// costs more than the f32 GEMM on decoded tiles it would replace (Qwen2.5
-// 0.5B shape, Q5_0, 1 thread: 49 against 73 tok/s).
+// costs more than the host's f32 GEMM on decoded tiles it would replace
+// (Qwen2.5-0.5B shape, 2 threads, AVX2 Zen 3 VM: 133-138 prompt tok/s with
+// q8_pair_tiles_avx2.h's kernel against 145-154).
 template <class T>
 constexpr MatmulQ8Fn matmul_q8_or_null() {
   if constexpr (HasQ8Runs<T>) {
     return &matmul_q8_tiled<T, RunsQ8Dot<T>, &matmul<T>>;
+  } else {
+    return nullptr;
+  }
+}
+
+// Generated tokens (ABI 1.9): matmul_q8 where there is one, else Q5_0 /
+// Q8_0's tiles (one unpacking per block for eight tokens; a batched decode
+// step of eight sequences, same VM: 77-91 against 55 tok/s with matvec_q8
+// token by token).
+template <class T>
+constexpr MatmulQ8Fn matmul_q8_decode_or_null() {
+  if constexpr (HasQ8Runs<T>) {
+    return matmul_q8_or_null<T>();
+  } else if constexpr (HasPairedQ8Weights<T>) {
+    return &matmul_q8_pair_tiles<T>;
   } else {
     return nullptr;
   }

@@ -32,9 +32,13 @@ struct Q8_0Cpu : Q8_0 {
 
   // 8-bit activations (q8_activations.h): one x block per weight block.
   using XBlock = q8::Q8x32;
+  ORCD_QUANT_AVX2 __attribute__((always_inline)) static inline __m256i q8_weights(const Block& b) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+  }
+
   ORCD_QUANT_AVX2 static void dot_q8_avx2(const Block& b, const XBlock& x, __m256& acc) {
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-    q8::accumulate(q8::dot_s8s8(w, q8::load_q(x)), q8::half_to_float_avx2(b.d) * x.d, acc);
+    q8::accumulate(q8::dot_s8s8(q8_weights(b), q8::load_q(x)), q8::half_to_float_avx2(b.d) * x.d,
+                   acc);
   }
 
   // Two blocks per zmm in the VNNI kernels (q8_pairs.h): w + 128 (the sign

@@ -22,7 +22,7 @@ extern "C" {
  * newer than its own. Minors only append fields to the end of structs; every
  * struct starts with struct_size so either side can tell which fields exist. */
 #define ORCD_ABI_MAJOR 1
-#define ORCD_ABI_MINOR 8
+#define ORCD_ABI_MINOR 9
 
 /* True when struct `s` (of type `type`, starting with struct_size) holds
  * `field`: a field appended by a later minor reads as absent from a struct
@@ -33,7 +33,8 @@ extern "C" {
  * 1.5 added orcd_glu_params, orcd_matvec_part and orcd_quant_cuda_ops.matvec_glu_q8 /
  * matvec_multi_q8;
  * 1.6 added ORCD_OP_GEGLU (ORCD_MOE_ACT_GEGLU) and orcd_op_embedding_params (ops.h);
- * 1.7 added orcd_quant_cuda_ops.matvec_xs_q8. */
+ * 1.7 added orcd_quant_cuda_ops.matvec_xs_q8; 1.8 added orcd_quant_cuda_ops.get_rows_f16;
+ * 1.9 added orcd_quant_cpu_ops.matmul_q8_decode. */
 #define ORCD_HAS_FIELD(s, type, field) \
   ((s)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
@@ -167,6 +168,15 @@ typedef struct orcd_quant_cpu_ops {
    * unpacked once per few tokens: llama.cpp's CPU arithmetic for prefill. */
   void (*matmul_q8)(const void* w, int64_t rows, int64_t cols, const float* x, int64_t n_tokens,
                     float* y, int64_t y_stride);
+  /* Since 1.9, optional (NULL, or absent: check with ORCD_HAS_FIELD). matmul_q8's
+   * contract (y[t * y_stride + r] has matvec_q8's bits for token t and row r)
+   * for the generated tokens of a batched decode step: a few to a few dozen
+   * tokens, each weight block unpacked once for them. The host uses it for
+   * such tokens where present and matmul_q8 for prompts, so a plugin can
+   * offer a decode kernel where its 8-bit GEMM would lose to the host's f32
+   * GEMM on prompts (AVX2's Q5_0 / Q8_0) and leave matmul_q8 NULL there. */
+  void (*matmul_q8_decode)(const void* w, int64_t rows, int64_t cols, const float* x,
+                           int64_t n_tokens, float* y, int64_t y_stride);
 } orcd_quant_cpu_ops;
 
 /* Since 1.3: 32 consecutive activations rounded to 8 bits, the input of the
