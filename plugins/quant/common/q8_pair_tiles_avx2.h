@@ -74,9 +74,8 @@ ORCD_QUANT_AVX2 void q8_pair_row_tile(const typename T::Block* row, int64_t row_
 // are rounded a chunk of tokens at a time (kQ8ChunkBytes); each row meets
 // the chunk's tokens a tile at a time while it stays in L1.
 template <HasPairedQ8Weights T>
-ORCD_QUANT_AVX2 void matmul_q8_pair_tiles(const void* w, int64_t rows, int64_t cols,
-                                          const float* x, int64_t n_tokens, float* y,
-                                          int64_t y_stride) {
+ORCD_QUANT_AVX2 void matmul_q8_pair_tiles(const void* w, int64_t rows, int64_t cols, const float* x,
+                                          int64_t n_tokens, float* y, int64_t y_stride) {
   static_assert(std::is_same_v<typename T::XBlock, q8::Q8x32>);
   if (cols > q8::kMaxCols) {
     matmul<T>(w, rows, cols, x, n_tokens, y, y_stride);
