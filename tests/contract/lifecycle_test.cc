@@ -38,8 +38,7 @@ constexpr const char* kWorkerId = "3f2c8a1e-9b4d-4c6e-8f00-1234567890ab";
 // `server_extra`: more server keys.
 std::string ContextConfig(int slots, const std::string& server_extra = "") {
   static int n = 0;
-  const std::string path =
-      "/tmp/orcd-contract-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
+  const std::string path = TestFilePath("contract-" + std::to_string(n++) + ".yaml");
   std::ofstream(path) << "limits:\n  context_length: 8192\nserver:\n  slots: " << slots
                       << "\n  queue_depth: 0\n"
                       << server_extra;
@@ -300,7 +299,7 @@ TEST_P(Contract, AClientGoneDuringPrefillStopsTheJob) {
 // limits.shutdown_timeout_s (default 30 s, as WORK-3101 and M0-W-1340; here
 // 1 s), then it ends with an error event CANCELLED and the worker exits 0.
 void ExpectShutdownWithinItsTimeout() {
-  const std::string config = "/tmp/orcd-contract-shutdown-" + std::to_string(::getpid()) + ".yaml";
+  const std::string config = TestFilePath("contract-shutdown.yaml");
   std::ofstream(config) << "limits:\n  context_length: 512\n  shutdown_timeout_s: 1\n";
   WorkerProcess w({"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--config", config, "--device",
                    "cpu", "--plugin-dir", ORCD_PLUGIN_DIR},
@@ -353,7 +352,7 @@ TEST(ContractModelSource, WORK_3030_ModelFromASharedMemorySegment) {
 // log says cuda_fatal, and the worker exits 3 for the orchestrator to
 // restart it.
 TEST(ContractCrash, WORK_3102_AFatalDeviceErrorEndsTheStreamAndExits3) {
-  const std::string config = "/tmp/orcd-contract-crash-" + std::to_string(::getpid()) + ".yaml";
+  const std::string config = TestFilePath("contract-crash.yaml");
   std::ofstream(config) << "limits:\n  context_length: 128\n";
   WorkerProcess w(
       {"--model", FixtureModel("qwen2-tiny.F16.gguf"), "--config", config, "--device", "cuda",

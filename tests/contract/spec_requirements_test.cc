@@ -57,7 +57,7 @@ std::vector<std::string> Texts(const Stream& s) {
 class Spec : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string config = "/tmp/orcd-spec-" + std::to_string(::getpid()) + ".yaml";
+    const std::string config = TestFilePath("spec.yaml");
     std::ofstream(config) << "limits:\n  context_length: 512\nserver:\n  slots: 1\n"
                           << "  queue_depth: 0\n";
     worker_ = new WorkerProcess(

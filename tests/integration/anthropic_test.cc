@@ -113,7 +113,7 @@ TEST(Anthropic, MessagesMatchChatCompletionsStreamAndCount) {
 // tool_choice "any" and "tool" hold the reply to one tool_use block in the
 // template's own call format, its input an instance of the input_schema.
 TEST(Anthropic, ToolChoiceAnyAndToolAreEnforced) {
-  const std::string cfg = "/tmp/orcd-anthropic-tools-" + std::to_string(::getpid()) + ".yaml";
+  const std::string cfg = TestFilePath("anthropic-tools.yaml");
   std::ofstream(cfg) << "chat:\n  template_file: " << ORCD_FIXTURES_DIR
                      << "/chat/templates/qwen2.5-7b-instruct.jinja\n";
   WorkerProcess w({"--config", cfg, "--model", FixtureModel("qwen2-tiny.F16.gguf"), "--device",

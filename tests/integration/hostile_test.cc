@@ -27,8 +27,7 @@ using namespace std::chrono_literals;
 std::unique_ptr<WorkerProcess> StartHardenedWorker(int delay_ms = 0,
                                                    const std::string& server_yaml = "") {
   static int n = 0;
-  const std::string cfg =
-      "/tmp/orcd-hostile-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
+  const std::string cfg = TestFilePath("hostile-" + std::to_string(n++) + ".yaml");
   std::ofstream(cfg) << "worker_id: hostile\nlimits:\n  context_length: 512\n"
                      << "server:\n  header_timeout_s: 0.5\n  body_timeout_s: 0.5\n"
                      << "  idle_timeout_s: 2\n  max_connections: 32\n"

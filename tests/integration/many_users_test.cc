@@ -40,8 +40,7 @@ std::unique_ptr<WorkerProcess> StartWorker(int slots, int queue_depth, int delay
                                            const std::string& limits = "",
                                            const Backend& backend = {}) {
   static int n = 0;
-  const std::string cfg =
-      "/tmp/orcd-many-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
+  const std::string cfg = TestFilePath("many-" + std::to_string(n++) + ".yaml");
   std::ofstream(cfg) << "worker_id: many\nlimits:\n  context_length: 512\n"
                      << limits << "server:\n  slots: " << slots
                      << "\n  queue_depth: " << queue_depth << "\n";
@@ -165,7 +164,7 @@ TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
 // beside the emulated q4 plugin (a directory of links, made once).
 Backend EmulatedCuda() {
   static const std::filesystem::path dir = [] {
-    const std::filesystem::path d = "/tmp/orcd-emulated-plugins-" + std::to_string(::getpid());
+    const std::filesystem::path d = TestFilePath("emulated-plugins");
     std::filesystem::create_directories(d);
     std::filesystem::permissions(
         d, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |

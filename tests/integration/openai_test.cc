@@ -564,7 +564,7 @@ TEST(OpenAi, ToolChoiceRequiredAndNamedAreEnforced) {
   for (const auto& [model, chat_template] :
        {std::pair{"qwen2-tiny.F16.gguf", "qwen2.5-7b-instruct.jinja"},
         std::pair{"llama3-tiny.F16.gguf", "llama-3.1-8b-instruct.jinja"}}) {
-    const std::string cfg = "/tmp/orcd-tools-" + std::to_string(::getpid()) + ".yaml";
+    const std::string cfg = TestFilePath("tools.yaml");
     std::ofstream(cfg) << "chat:\n  template_file: "
                        << std::string(ORCD_FIXTURES_DIR) + "/chat/templates/" + chat_template
                        << "\n";

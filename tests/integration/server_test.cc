@@ -30,8 +30,7 @@ Json Parse(const std::string& s) { return Poco::JSON::Parser().parse(s).extract<
 std::unique_ptr<WorkerProcess> StartWorker(const std::string& yaml = "", int delay_ms = 0,
                                            const std::string& model = "qwen2-tiny.F16.gguf") {
   static int n = 0;
-  const std::string cfg =
-      "/tmp/orcd-it-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".yaml";
+  const std::string cfg = TestFilePath("it-" + std::to_string(n++) + ".yaml");
   // One slot, no queue (the M0 single-job contract these tests pin);
   // `yaml` adds limits keys.
   std::ofstream(cfg) << "worker_id: it-worker\nserver:\n  slots: 1\n  queue_depth: 0\n"

@@ -286,7 +286,7 @@ std::string ReportPath() {
 }
 
 TEST(Soak, ThousandMixedRequestsLoseNothingAndLeakNothing) {
-  const std::string cfg = "/tmp/orcd-soak-" + std::to_string(::getpid()) + ".yaml";
+  const std::string cfg = TestFilePath("soak.yaml");
   // One slot, no queue: the M0 contract whose busy refusals this soak counts.
   std::ofstream(cfg) << "worker_id: soak-worker\nlimits:\n  context_length: 2048\n"
                      << "server:\n  slots: 1\n  queue_depth: 0\n";

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -270,6 +271,34 @@ std::string SseStream::LastEvent() {
 void SseStream::Close() {
   impl_->in = nullptr;
   impl_->session->abort();
+}
+
+namespace {
+
+// The process's scratch directory: made on first use, removed at exit (a
+// function-local static's destructor), so a crashed test leaves at most one.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "orcd-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::string TestFilePath(const std::string& name) {
+  static const ScratchDir dir;
+  return (dir.path() / name).string();
 }
 
 }  // namespace orcd::testing

@@ -94,6 +94,11 @@ class SseStream {
 std::string FixtureModel(const std::string& name);
 bool IsValidUtf8(const std::string& s);
 
+// A path named `name` (a config file, a model copy, a plugin directory) in a
+// directory of this test process's own under the system temp dir, removed
+// with everything in it when the process exits: tests leave nothing behind.
+std::string TestFilePath(const std::string& name);
+
 }  // namespace orcd::testing
 
 #endif  // ORCD_TESTS_INTEGRATION_WORKER_PROCESS_H_
