@@ -217,6 +217,19 @@ ORCD_Q8_MATMUL_TARGET void q8_rows_by_tokens(const typename T::Block* w, int64_t
   }
 }
 
+// Tokens [t0, t0 + nc) of x (rows of cols values) rounded into xq, token
+// after token, row_blocks blocks each: matvec_q8's activation rounding.
+template <class T>
+ORCD_Q8_MATMUL_TARGET inline void q8_round_tokens(const float* x, int64_t cols, int64_t t0,
+                                                  int64_t nc, typename T::XBlock* xq) {
+  const int64_t row_blocks = cols / T::kElems;
+  for (int64_t t = 0; t < nc; ++t) {
+    const float* xt = x + (t0 + t) * cols;
+    for (int64_t i = 0; i < row_blocks; ++i)
+      q8::quantize_x(xt + T::kElems * i, xq[t * row_blocks + i]);
+  }
+}
+
 // y[t * y_stride + r] = matvec_q8(W, x_t)[r] for every token t. Rows longer
 // than q8::kMaxCols take the f32 matmul, as matvec_q8 does.
 template <class T, class Dot, auto kF32Matmul>
@@ -243,11 +256,7 @@ ORCD_Q8_MATMUL_TARGET void matmul_q8_tiled(const void* w, int64_t rows, int64_t 
   const auto* blocks = static_cast<const typename T::Block*>(w);
   for (int64_t t0 = 0; t0 < n_tokens; t0 += chunk_tokens) {
     const int64_t nc = n_tokens - t0 < chunk_tokens ? n_tokens - t0 : chunk_tokens;
-    for (int64_t t = 0; t < nc; ++t) {
-      const float* xt = x + (t0 + t) * cols;
-      for (int64_t i = 0; i < row_blocks; ++i)
-        q8::quantize_x(xt + T::kElems * i, xq[t * row_blocks + i]);
-    }
+    q8_round_tokens<T>(x, cols, t0, nc, xq);
     if constexpr (requires { Dot::kRuns; }) {
       q8_rows_by_tokens_runs<T, Dot>(blocks, rows, row_blocks, xq, nc, y + t0 * y_stride, y_stride);
     } else {

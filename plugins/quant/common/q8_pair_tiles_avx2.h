@@ -90,11 +90,7 @@ ORCD_QUANT_AVX2 void matmul_q8_pair_tiles(const void* w, int64_t rows, int64_t c
   const auto* blocks = static_cast<const typename T::Block*>(w);
   for (int64_t t0 = 0; t0 < n_tokens; t0 += chunk_tokens) {
     const int64_t nc = n_tokens - t0 < chunk_tokens ? n_tokens - t0 : chunk_tokens;
-    for (int64_t t = 0; t < nc; ++t) {
-      const float* xr = x + (t0 + t) * cols;
-      for (int64_t i = 0; i < row_blocks; ++i)
-        q8::quantize_x(xr + T::kElems * i, xq[t * row_blocks + i]);
-    }
+    q8_round_tokens<T>(x, cols, t0, nc, xq);
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t t = 0; t < nc; t += kTokens) {
         const int nt = static_cast<int>(nc - t < kTokens ? nc - t : kTokens);
