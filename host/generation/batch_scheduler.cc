@@ -299,8 +299,8 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   std::vector<StepCandidate> candidates;
   candidates.reserve(running_.size());
   for (const auto& seq : running_) {
-    candidates.push_back(
-        {seq->asked, static_cast<int64_t>(seq->pending.size() - seq->fed), seq->fill});
+    candidates.push_back({seq->asked, static_cast<int64_t>(seq->pending.size() - seq->fed),
+                          seq->fill && !fill_awaited_});
   }
   const auto cut = [&](size_t i, int64_t n) {
     const Sequence& seq = *running_[i];

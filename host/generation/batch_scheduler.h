@@ -136,6 +136,9 @@ class BatchScheduler {
   mutable std::mutex mu_;
   std::condition_variable work_cv_;  // the loop waits here
   std::deque<std::shared_ptr<Sequence>> waiting_;
+  // The first waiting request continues a fill (ContinuesAFill): fills are
+  // then evaluated as prompts, not as background work (mixed_step.h).
+  bool fill_awaited_ = false;
   std::vector<std::shared_ptr<Sequence>> running_;  // admission order
   std::vector<std::shared_ptr<Sequence>> closing_;
   ServingStats stats_;

@@ -15,6 +15,10 @@ std::vector<StepTake> ChooseMixedStep(std::span<const StepCandidate> candidates,
     return c.left == 1 ? kDecoding : c.fill ? kFill : kPrompt;
   };
   for (const Kind pass : {kDecoding, kPrompt, kFill}) {
+    if (pass == kFill) {  // only a step nobody else's tokens are in, a short one
+      if (!takes.empty()) return takes;
+      budget = std::min(budget, prompt_batch_tokens);
+    }
     for (size_t i = 0; i < candidates.size(); ++i) {
       const StepCandidate& c = candidates[i];
       if (!c.asked || c.left < 1 || budget == 0 || kind(c) != pass) continue;

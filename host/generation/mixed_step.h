@@ -1,8 +1,14 @@
 // What one mixed step evaluates (BatchScheduler's
 // GatherStep): every decoding sequence's next token, then prompt chunks in
-// admission order (answers being cached for a next turn last: nobody waits
-// for them) while the step's token budget lasts, another sequence's chunk
-// only while the step holds fewer than `prompt_batch_tokens` prompt tokens. Waiting prompts are
+// admission order while the step's token budget lasts, another sequence's chunk
+// only while the step holds fewer than `prompt_batch_tokens` prompt tokens.
+// Answers being cached for a next turn (fills) are background work that
+// nobody waits for: they take only a step nobody else's tokens are in, at
+// most `prompt_batch_tokens` of them, so a request that arrives waits for one
+// short step at most and a busy engine spends nothing on them (on a
+// compute-bound CPU a fill costs as much as the prompt it may save). A fill
+// a waiting request continues is not background: the scheduler passes it as
+// a prompt. Waiting prompts are
 // thus evaluated one after another: the first to come gets its first token after its own prompt,
 // not after all of theirs, at the same throughput (a prompt token costs the same in any step, and
 // each step still carries every decoding sequence's token); short prompts share a step, where the
@@ -20,7 +26,7 @@ namespace orcd {
 struct StepCandidate {
   bool asked = false;  // has tokens waiting to be evaluated
   int64_t left = 0;    // how many (1: a generated token, or a prompt's last)
-  bool fill = false;   // an answer evaluated again to be cached (Sequence::fill)
+  bool fill = false;   // background: an answer evaluated again to be cached (Sequence::fill)
 };
 
 struct StepTake {

@@ -22,6 +22,7 @@ void BatchScheduler::CloseAndAdmit() {
     seq->engine_seq = -1;
   }
   closing_.clear();
+  fill_awaited_ = false;
   // In order: a request never overtakes an earlier one that waits for blocks.
   // A sequence is admitted once it asks (its prompt's length is known then)
   // and blocks for what it will hold after its pending tokens are free.
@@ -29,7 +30,10 @@ void BatchScheduler::CloseAndAdmit() {
     const std::shared_ptr<Sequence>& seq = waiting_.front();
     // The next turn of a conversation whose answer is being cached waits
     // for it: it would compute the same tokens again otherwise.
-    if (ContinuesAFill(*seq)) break;
+    if (ContinuesAFill(*seq)) {
+      fill_awaited_ = true;
+      break;
+    }
     const int id = engine_.OpenSequence();
     if (id < 0) {
       if (DropFill()) continue;  // a request comes before caching an answer

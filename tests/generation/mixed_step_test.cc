@@ -39,12 +39,22 @@ TEST(MixedStep, ShortPromptsShareAStep) {
   EXPECT_EQ(Choose(c), (Takes{{0, 10}, {1, 15}, {2, 40}}));
 }
 
-TEST(MixedStep, AnAnswerBeingCachedGoesAfterThePromptsSomeoneWaitsFor) {
-  // 0 is caching its answer (admitted first), 1 a newcomer's prompt.
+TEST(MixedStep, AnAnswerBeingCachedTakesOnlyAStepNobodyElseNeeds) {
+  // 0 is caching its answer (admitted first), 1 a newcomer's prompt, 2 a
+  // decoding sequence: the fill waits (it would delay both for a turn that
+  // may never come).
   const std::vector<StepCandidate> c = {{true, 40, true}, {true, 60, false}, {true, 1, false}};
   EXPECT_EQ(Choose(c), (Takes{{2, 1}, {1, 60}}));
-  const std::vector<StepCandidate> only_fill = {{true, 40, true}, {true, 1, false}};
-  EXPECT_EQ(Choose(only_fill), (Takes{{1, 1}, {0, 40}}));
+  const std::vector<StepCandidate> beside_decode = {{true, 40, true}, {true, 1, false}};
+  EXPECT_EQ(Choose(beside_decode), (Takes{{1, 1}}));
+  // Alone (the others idle), in chunks of prompt_batch_tokens: a request that
+  // arrives meanwhile waits one short step at most.
+  const std::vector<StepCandidate> alone = {{true, 40, true}, {false, 1, false}};
+  EXPECT_EQ(Choose(alone), (Takes{{0, 32}}));
+  EXPECT_EQ(Choose(alone, 512, 64), (Takes{{0, 40}}));
+  // Two fills share the idle step within that bound.
+  const std::vector<StepCandidate> two = {{true, 20, true}, {true, 30, true}};
+  EXPECT_EQ(Choose(two), (Takes{{0, 20}, {1, 12}}));
 }
 
 TEST(MixedStep, TheBudgetBoundsTheStepAndNobodyIdleIsTaken) {
