@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -196,6 +197,54 @@ TEST(GenerationService, TheNextTurnFindsThePreviousAnswerCached) {
   Collect cold;
   off.service->Generate(Input(next, 12, 0.0, 5), cold);
   EXPECT_EQ(warm.texts, cold.texts) << "a hit changed the output";
+}
+
+// Caching an answer is background work (mixed_step.h): while another job
+// decodes in every step it waits, but a next turn that comes for it makes it
+// run at once, beside that job, instead of waiting for the job to end.
+class CountTokens final : public GenerationObserver {
+ public:
+  bool OnToken(int64_t, const std::string&) override {
+    ++tokens;
+    return true;
+  }
+  bool Cancelled() override { return false; }
+  std::atomic<int> tokens{0};
+};
+
+TEST(GenerationService, ATurnComingForItsAnswerDoesNotWaitForTheOtherJobs) {
+  std::string prompt;
+  for (int i = 0; i < 20; ++i) prompt += " the quick brown fox";
+  Loaded l = Load("qwen2-tiny.F16.gguf", 512);
+  // The other job: 400 tokens, one in each of 400 steps.
+  CountTokens other;
+  std::atomic<bool> turns_done{false};
+  bool other_outlived_the_turns = false;
+  std::string other_stop;
+  std::thread job([&] {
+    other_stop = l.service->Generate(Input(" hello there", 400, 0.0, 9), other).stop_reason;
+    other_outlived_the_turns = turns_done.load();
+  });
+  while (other.tokens.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+  GenerationInput first = Input(prompt, 48, 0.0, 5);
+  first.top_logprobs = 0;
+  CollectIds turn1;
+  ASSERT_EQ(l.service->Generate(first, turn1).stop_reason, "max_tokens");
+  std::string answer;
+  for (const std::string& t : turn1.texts) answer += t;
+  const uint64_t before = l.service->serving().prefix_hit_tokens;
+  Collect turn2;
+  l.service->Generate(Input(prompt + answer + " and then", 12, 0.0, 5), turn2);
+  turns_done = true;
+  job.join();
+
+  EXPECT_EQ(other_stop, "max_tokens");
+  EXPECT_TRUE(other_outlived_the_turns) << "the next turn waited for the other job to end";
+  EXPECT_EQ(l.service->serving().answers_cached, 1u);
+  const size_t prompt_blocks = l.service->tokenizer()->Encode(prompt, true, true).size() / 32;
+  EXPECT_GT(l.service->serving().prefix_hit_tokens - before, prompt_blocks * 32)
+      << "the next turn mapped the cached answer's blocks too";
 }
 
 // A sliding-window model (gpt-oss) through the scheduler: requests that
