@@ -92,14 +92,14 @@ Matrix make_matrix(const quant::CpuKernels& k, int64_t rows, int64_t cols, std::
   return m;
 }
 
-// Seconds per matvec on `threads` threads, each taking a contiguous row range
-// (offset w and y by whole rows, as the host does).
 // The 8-bit kernel --batched names for several tokens.
-using MatmulQ8Fn = void (*)(const void*, int64_t, int64_t, const float*, int64_t, float*, int64_t);
-MatmulQ8Fn batched_q8_kernel(const orcd_quant_cpu_ops& ops, const std::string& batched) {
+decltype(orcd_quant_cpu_ops::matmul_q8) batched_q8_kernel(const orcd_quant_cpu_ops& ops,
+                                                          const std::string& batched) {
   return batched == "decode" ? ops.matmul_q8_decode : ops.matmul_q8;
 }
 
+// Seconds per matvec on `threads` threads, each taking a contiguous row range
+// (offset w and y by whole rows, as the host does).
 double time_cpu_matvec(const orcd_quant_cpu_ops& ops, bool q8, const Matrix& m,
                        const quant::CpuKernels& k, int threads, double min_time, int64_t tokens,
                        const std::string& batched) {

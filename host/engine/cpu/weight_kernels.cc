@@ -126,7 +126,7 @@ bool HasMatmulQ8(const WeightRef& w) {
 
 // The plugin's kernel for several generated tokens (ABI 1.9), else its
 // matmul_q8 (the same contract), else nullptr.
-using MatmulQ8Fn = void (*)(const void*, int64_t, int64_t, const float*, int64_t, float*, int64_t);
+using MatmulQ8Fn = decltype(orcd_quant_cpu_ops::matmul_q8);
 MatmulQ8Fn DecodeMatmulQ8(const WeightRef& w) {
   if (ORCD_HAS_FIELD(w.quant->cpu, orcd_quant_cpu_ops, matmul_q8_decode) &&
       w.quant->cpu->matmul_q8_decode != nullptr) {
