@@ -8,7 +8,6 @@
 set -euo pipefail
 dir=${1:-/tmp/orcd-peer}
 target=${2:-llama-bench}
-target=${2:-llama-bench}
 . "$(dirname "$0")/llama_source.sh"
 fetch_llama_source "$dir"
 cd "$dir"

@@ -20,7 +20,7 @@ TEST_P(GemmVariants, MatchReferenceOnOddShapes) {
   if (!GemmIsaAvailable(GetParam())) GTEST_SKIP() << "this CPU cannot run the variant";
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (int64_t m : {1, 2, 3, 4, 5, 7, 12, 13}) {
+  for (int64_t m : {1, 2, 3, 4, 5, 7, 12, 13, 16, 17, 33}) {
     for (int64_t n : {1, 4, 5, 6, 7, 13}) {
       for (int64_t k : {8, 17, 64, 100, 512}) {
         for (bool accumulate : {false, true}) {
@@ -43,6 +43,38 @@ TEST_P(GemmVariants, MatchReferenceOnOddShapes) {
             }
             // The padding between tokens' outputs is not touched.
             for (int64_t r = m; r < ldc; ++r) ASSERT_EQ(c[t * ldc + r], 0.5f);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Batch invariance starts here: a prompt token's outputs must carry the same
+// bits whether it is multiplied alone, first or last among many, or beside
+// another sequence's tokens (chunked prefill and the step's other sequences
+// regroup tokens freely). Exact equality, no tolerance.
+TEST_P(GemmVariants, TokenOutputsIgnoreTheOtherTokensInTheCall) {
+  if (!GemmIsaAvailable(GetParam())) GTEST_SKIP() << "this CPU cannot run the variant";
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int64_t m = 37, n = 14, k = 700;  // a partial panel, several k blocks, a vector tail
+  std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(n * k));
+  for (float& v : a) v = normal(rng);
+  for (float& v : b) v = normal(rng);
+  for (bool accumulate : {false, true}) {
+    std::vector<float> all(static_cast<size_t>(n * m), 0.25f);
+    GemmRowsByTokensOn(GetParam(), a.data(), k, m, b.data(), k, n, k, all.data(), m, accumulate);
+    for (int64_t t0 = 0; t0 < n; ++t0) {
+      for (int64_t count : {int64_t{1}, int64_t{3}, n - t0}) {
+        if (t0 + count > n) continue;
+        std::vector<float> part(static_cast<size_t>(count * m), 0.25f);
+        GemmRowsByTokensOn(GetParam(), a.data(), k, m, b.data() + t0 * k, k, count, k, part.data(),
+                           m, accumulate);
+        for (int64_t t = 0; t < count; ++t) {
+          for (int64_t r = 0; r < m; ++r) {
+            ASSERT_EQ(part[t * m + r], all[(t0 + t) * m + r])
+                << "token " << t0 + t << " in a call of " << count << " row " << r;
           }
         }
       }
