@@ -1,7 +1,7 @@
 // The prefill kernel against a float64 reference on every edge the tiling
 // has: row and token counts that are not multiples of the register blocks,
 // lengths that are not multiples of the vector width, strided outputs, and
-// accumulation into existing values.
+// accumulation into existing values; and a token's bits against its company.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -58,7 +58,9 @@ TEST_P(GemmVariants, TokenOutputsIgnoreTheOtherTokensInTheCall) {
   if (!GemmIsaAvailable(GetParam())) GTEST_SKIP() << "this CPU cannot run the variant";
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  const int64_t m = 37, n = 14, k = 700;  // a partial panel, several k blocks, a vector tail
+  // Rows, tokens and length that none of the register blocks (3 x 4, 4 x 6) or
+  // vector widths (8, 16) divide: partial groups and scalar tails everywhere.
+  const int64_t m = 37, n = 14, k = 700;
   std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(n * k));
   for (float& v : a) v = normal(rng);
   for (float& v : b) v = normal(rng);
