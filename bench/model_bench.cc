@@ -41,6 +41,7 @@ struct Options {
   std::string device = "cpu";
   std::string cuda_graphs = "on";
   std::string cuda_prefill = "f16";
+  int64_t gemm_column_tile = 0;
   std::string fusion = "on";
   std::string kv_type = "f16";
   int sequences = 1;
@@ -54,6 +55,7 @@ void usage(std::FILE* out) {
                "                        [--activations q8|f32] [--device cpu|cuda]\n"
                "                        [--cuda-graphs on|off] [--cuda-prefill f16|f32]\n"
                "                        [--fusion on|off] [--sequences N] [--kv-type T]\n"
+               "                        [--cuda-gemm-columns N]\n"
                "  --prompt N   prompt tokens evaluated in one prefill (default 128)\n"
                "  --gen N      tokens decoded one at a time, greedy (default 64)\n"
                "  --repeat R   measured runs after one warm-up; the best is reported (default 2)\n"
@@ -63,6 +65,8 @@ void usage(std::FILE* out) {
                "  --cuda-graphs on|off  replay the decode step as a CUDA graph (default on)\n"
                "  --cuda-prefill f16|f32  quantized prefill on tensor cores (f16, default) or\n"
                "                        the quant plugins' f32 kernel\n"
+               "  --cuda-gemm-columns N  cuBLAS GEMMs over tiles of N tokens, the last\n"
+               "                        padded (device.cuda_gemm_column_tile; default 0: off)\n"
                "  --kv-type f16|f32|q8_0  the KV cache's type (default f16; q8_0: CPU)\n"
                "  --fusion on|off      let the backend fuse what it has lowered ops for\n"
                "                        (default on; off: the plan as the plugin wrote it)\n"
@@ -153,18 +157,20 @@ int run_model(const Args& args) {
        PathListFlag("--plugin-dir", &o.plugin_dirs), StringFlag("--activations", &o.activations),
        StringFlag("--device", &o.device), StringFlag("--cuda-graphs", &o.cuda_graphs),
        StringFlag("--cuda-prefill", &o.cuda_prefill), StringFlag("--fusion", &o.fusion),
-       IntFlag("--sequences", &o.sequences), StringFlag("--kv-type", &o.kv_type)},
+       IntFlag("--sequences", &o.sequences), StringFlag("--kv-type", &o.kv_type),
+       IntFlag("--cuda-gemm-columns", &o.gemm_column_tile)},
       usage);
   if (exit_code >= 0) return exit_code;
   if (o.model.empty() || o.prompt_tokens <= 0 || o.gen_tokens <= 0 || o.repeat <= 0 ||
-      o.sequences <= 0 || o.threads < 0 || o.context < 0 ||
+      o.sequences <= 0 || o.threads < 0 || o.context < 0 || o.gemm_column_tile < 0 ||
       (o.activations != "q8" && o.activations != "f32") ||
       (o.device != "cpu" && o.device != "cuda") ||
       (o.cuda_graphs != "on" && o.cuda_graphs != "off") ||
       (o.cuda_prefill != "f16" && o.cuda_prefill != "f32") ||
       (o.fusion != "on" && o.fusion != "off") || !engine::ParseKvType(o.kv_type)) {
     std::fprintf(stderr,
-                 "orcd-bench model: --model is required; counts must be positive; "
+                 "orcd-bench model: --model is required; counts must be positive "
+                 "(--cuda-gemm-columns: 0 or more); "
                  "--activations is q8 or f32; --device is cpu or cuda; --cuda-graphs is on or off; "
                  "--cuda-prefill is f16 or f32; --fusion is on or off; --kv-type is f16, f32 "
                  "or q8_0\n");
@@ -181,6 +187,7 @@ int run_model(const Args& args) {
     eo.q8_decode_activations = o.activations == "q8";
     eo.cuda_graphs = o.cuda_graphs == "on";
     eo.cuda_f16_prefill = o.cuda_prefill == "f16";
+    eo.cuda_gemm_column_tile = o.gemm_column_tile;
     eo.fuse_ops = o.fusion == "on";
     eo.context_length = o.context > 0 ? o.context : o.prompt_tokens + o.gen_tokens + 16;
     eo.max_sequences = o.sequences;
@@ -238,6 +245,7 @@ int run_model(const Args& args) {
       cuda_json = ",\"vram_bytes\":" + std::to_string(info.vram_bytes) +
                   ",\"cuda_graphs\":" + (b->graphs_on() ? "true" : "false") +
                   ",\"cuda_prefill\":" + json_string(o.cuda_prefill) +
+                  ",\"cuda_gemm_column_tile\":" + std::to_string(o.gemm_column_tile) +
                   ",\"kv_type\":" + json_string(o.kv_type) +
                   ",\"decode_graph_kernels\":" + std::to_string(b->decode_graph_kernels()) +
                   ",\"device_copy_gb_s\":" + json_number(copy_gbps) + ",\"bandwidth_fraction\":" +

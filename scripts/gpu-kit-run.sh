@@ -34,7 +34,8 @@ kit_step cuda_backend_gpu_test 150 "${kit_env[@]}" "$kit/tests/orcd_cuda_backend
 # q8_0 KV cache: CudaSteps; a step's rows sampled in one launch:
 # CudaStepSampling; prefix-cache hits with their windows' ring copies:
 # CudaPrefixCache; rows masked by a grammar's bits: CudaMaskedSampling, on
-# the 260K-parameter stories model).
+# the 260K-parameter stories model; GEMMs over padded column tiles:
+# CudaMixedSteps.*ColumnTiled*).
 prompt=$(seq -s, 1 24)
 run_one=("$kit/bin/orcd-run" --model "$kit/fixtures/models/gptoss-tiny.MXFP4_MOE.gguf"
   --tokens "$prompt" -n 4 --device cuda --plugin-dir "$kit/plugins" --ctx 64)
@@ -44,7 +45,7 @@ for tool in memcheck racecheck; do
 done
 kit_step memcheck_steps 120 compute-sanitizer --tool memcheck --error-exitcode 1 "${kit_env[@]}" \
   "$kit/tests/orcd_cuda_backend_gpu_test" \
-  --gtest_filter='Fixtures/CudaSteps.*gptoss*:CudaStepSampling.*:Fixtures/CudaPrefixCache.*gptoss*:CudaMaskedSampling.*'
+  --gtest_filter='Fixtures/CudaSteps.*gptoss*:CudaStepSampling.*:Fixtures/CudaPrefixCache.*gptoss*:CudaMaskedSampling.*:CudaMixedSteps.*ColumnTiled*'
 
 
 # 3. A real-shape model synthesized here (random weights): prefill and decode
@@ -77,6 +78,12 @@ if [ -f "$qwen" ]; then
   kit_step --json bench_cuda_unfused 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" --fusion off
   kit_step --json bench_cuda_f32 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" \
     --activations f32 --cuda-prefill f32
+  # What batch invariance by column tiles costs the 512-token prefill
+  # (device.cuda_gemm_column_tile; whether cuBLAS needs it: the GPU test).
+  for n in 64 256; do
+    kit_step --json "bench_cuda_tiled_$n" 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${model[@]}" \
+      --cuda-gemm-columns "$n"
+  done
 fi
 kit_step --json bench_quant_f32 60 "${kit_env[@]}" "$kit/bin/orcd-bench" "${quant[@]}" --activations f32
 # Why a decode step takes what it takes: Nsight Compute's time and DRAM bytes

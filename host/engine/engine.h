@@ -68,6 +68,13 @@ struct EngineOptions {
   // holds (other prompts beside it): for comparisons (orcd-bench), not batch
   // invariant.
   bool cuda_f16_prefill = true;
+  // CUDA: every cuBLAS GEMM over column tiles of this many tokens, the last
+  // padded (cuda/column_tiled_gemm.h): a prompt row's bits then never depend
+  // on how many prompt rows its step holds, whatever kernel cuBLAS picks per
+  // shape. 0: one GEMM per call, cuBLAS's choice for its shape (the emulated
+  // device's GEMM is column-invariant either way; whether cuBLAS's is, and
+  // what tiles cost, awaits a GPU: bench/RESULTS.md).
+  int64_t cuda_gemm_column_tile = 0;
   // CUDA: device memory left free at load beyond what the model needs
   // (weights, KV, scratch), for what is allocated later and outside orcd's
   // accounting: cuBLAS's workspace, kernel modules loaded lazily on first

@@ -6,6 +6,7 @@
 
 #include "host/common/logger.h"
 #include "host/common/status.h"
+#include "host/engine/cuda/column_tiled_gemm.h"
 #include "host/engine/engine.h"
 
 namespace orcd::engine {
@@ -57,6 +58,9 @@ void Engine::BindLegacyRun(int64_t n) {
 void Engine::InitCuda(const EngineOptions& options, int64_t context_length) {
   std::shared_ptr<cuda::DeviceRuntime> runtime = options.device_runtime;
   if (!runtime) runtime = cuda::CreateCudaRuntime(options.gpu_index, options.cuda_stream);
+  if (options.cuda_gemm_column_tile > 0) {
+    runtime = cuda::WithColumnTiledGemm(std::move(runtime), options.cuda_gemm_column_tile);
+  }
   cuda_ = std::make_unique<cuda::CudaBackend>(std::move(runtime));
   cuda_->set_q8_activations(options.q8_decode_activations);
   cuda_->set_graphs(options.cuda_graphs);

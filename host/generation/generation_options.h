@@ -27,6 +27,7 @@ struct GenerationOptions {
   bool q8_decode_activations = true;      // one-token matmuls on 8-bit activations
   uint64_t weight_chunk_bytes = 1 << 20;  // CUDA upload chunk
   bool cuda_graphs = true;                // CUDA: replay the decode step as a graph
+  int64_t cuda_gemm_column_tile = 0;      // CUDA: GEMM column tile; 0 = off (engine.h)
   int64_t vram_headroom_bytes = -1;       // CUDA: kept free at load; -1 = engine default
   int residency_check_seconds = 60;       // CUDA: 0 = only once, after the load
   // CUDA: the device to run on instead of GPU gpu_index (tests: the emulated

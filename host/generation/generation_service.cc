@@ -215,6 +215,7 @@ class GenerationService final : public InferenceService {
     options.cuda_stream = device.stream();  // the host context's stream (null on CPU)
     options.weight_chunk_bytes = config.weight_chunk_bytes;
     options.cuda_graphs = config.cuda_graphs;
+    options.cuda_gemm_column_tile = config.cuda_gemm_column_tile;
     options.vram_headroom_bytes = config.vram_headroom_bytes;
     options.device_runtime = config.device_runtime;
     const bool on_cuda = config.device == "cuda";

@@ -110,6 +110,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->weight_chunk_bytes = ParseInt(key, v, 4096, int64_t{1} << 30);
   } else if (key == "device.cuda_graphs") {
     c->cuda_graphs = OneOf(key, v, {"on", "off"});
+  } else if (key == "device.cuda_gemm_column_tile") {
+    c->cuda_gemm_column_tile = ParseInt(key, v, 0, 4096);
   } else if (key == "device.vram_headroom_mib") {
     c->vram_headroom_mib = ParseInt(key, v, 0, int64_t{1} << 20);
   } else if (key == "device.residency_check_seconds") {
@@ -351,6 +353,7 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.q8_decode_activations = config.cpu_decode_activations == "q8";
   o.weight_chunk_bytes = static_cast<uint64_t>(config.weight_chunk_bytes);
   o.cuda_graphs = config.cuda_graphs == "on";
+  o.cuda_gemm_column_tile = config.cuda_gemm_column_tile;
   o.vram_headroom_bytes = config.vram_headroom_mib << 20;
   o.residency_check_seconds = config.residency_check_seconds;
   o.context_length = config.context_length;

@@ -36,6 +36,9 @@ struct WorkerConfig {
   int residency_check_seconds = 60;
   // CUDA: replay the one-token decode step as a CUDA graph ("on"/"off").
   std::string cuda_graphs = "on";
+  // CUDA: cuBLAS GEMMs over column tiles of this many tokens (0 = off), so
+  // that a prompt row's bits never depend on its step's other prompt rows.
+  int64_t cuda_gemm_column_tile = 0;
   // CUDA: MiB left free at load for cuBLAS, lazily loaded kernels and graphs.
   int64_t vram_headroom_mib = 512;
   // server

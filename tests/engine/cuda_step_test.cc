@@ -222,6 +222,38 @@ TEST(CudaMixedSteps, KeepTheSoloBitsWithF32DecodeActivationsOrWithoutGraphs) {
   }
 }
 
+// GEMMs over column tiles (device.cuda_gemm_column_tile; 8 splits these
+// prompts into whole tiles and padded rests, and pads every chunk of 3):
+// a quantized weight's tensor-core prefill, F16 weights' GEMMs and MoE
+// experts'. On the emulated device, whose GEMM is column-invariant anyway,
+// the tiles must change no bit; on a GPU this is the kit's check that tiles
+// make cuBLAS batch-invariant (the untiled suites above check cuBLAS alone).
+TEST(CudaMixedSteps, KeepTheSoloBitsWithColumnTiledGemms) {
+  ORCD_SKIP_WITHOUT_CUDA();
+  for (const char* model : {"qwen2-tiny.Q4_K_M", "gpt2-tiny.F16", "gptoss-tiny.MXFP4_MOE"}) {
+    SCOPED_TRACE(model);
+    engine::EngineOptions options = StepOptions();
+    options.cuda_gemm_column_tile = 8;
+    auto e = LoadCudaEngine(model, options);
+    const auto prompts = Prompts(e->info().vocab);
+    std::vector<SeqRun> solo;
+    for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
+    ExpectSoloBits(ChunkedTogether(*e, prompts, kGenerated, 3, /*preempt=*/true,
+                                   /*one_kind_per_part=*/true),
+                   solo);
+#if !ORCD_ADAPTER_TEST_ON_GPU
+    auto untiled = LoadCudaEngine(model, StepOptions());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      const SeqRun plain = SoloRun(*untiled, prompts[i], kGenerated);
+      ASSERT_EQ(plain.logits.size(), solo[i].logits.size());
+      EXPECT_EQ(0, std::memcmp(plain.logits.data(), solo[i].logits.data(),
+                               plain.logits.size() * sizeof(float)))
+          << "prompt " << i << ": column tiles changed the emulated device's bits";
+    }
+#endif
+  }
+}
+
 // Dense and MoE, F16 and quantized (matvec_q8 / matvec_ids_q8, Phi-3's split
 // QKV), RoPE and learned positions, sliding windows with sinks, soft-caps.
 INSTANTIATE_TEST_SUITE_P(Fixtures, CudaSteps,

@@ -30,6 +30,7 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   EXPECT_EQ(c.device, d.device);
   EXPECT_EQ(c.cpu_decode_activations, d.cpu_decode_activations);
   EXPECT_EQ(c.cuda_graphs, "on");
+  EXPECT_EQ(c.cuda_gemm_column_tile, d.cuda_gemm_column_tile);
   EXPECT_EQ(c.vram_headroom_mib, d.vram_headroom_mib);
   EXPECT_EQ(c.bind_address, "127.0.0.1");
   EXPECT_EQ(c.port, d.port);
@@ -51,7 +52,7 @@ TEST(WorkerConfig, ParsesEveryKey) {
 worker_id: w7
 model: {path: /m.gguf, tokenizer_json: /t.json}
 device: {kind: cpu, gpu: 1, threads: 2, cpu_decode_activations: f32, cuda_graphs: off,
-         vram_headroom_mib: 64}
+         vram_headroom_mib: 64, cuda_gemm_column_tile: 64}
 server: {bind: 0.0.0.0, port: 9000, callback_url: "http://orch:1/ready"}
 plugins: {dirs: [/a, /b]}
 limits: {context_length: 4096, max_input_tokens: 4000, max_output_tokens: 100,
@@ -66,6 +67,7 @@ logging: {level: debug, format: json}
   EXPECT_EQ(c.cuda_graphs, "off");
   EXPECT_EQ(c.vram_headroom_mib, 64);
   EXPECT_EQ(GenerationOptionsFrom(c).vram_headroom_bytes, int64_t{64} << 20);
+  EXPECT_EQ(GenerationOptionsFrom(c).cuda_gemm_column_tile, 64);
   EXPECT_EQ(c.port, 9000);
   EXPECT_EQ(c.plugin_dirs.size(), 2u);
   EXPECT_EQ(c.context_length, 4096);
@@ -83,6 +85,9 @@ TEST(WorkerConfig, UnknownKeysAndBadValuesNameTheKey) {
             std::string::npos);
   EXPECT_NE(ErrorOf("device: {cpu_decode_activations: q4}")
                 .find("'device.cpu_decode_activations': 'q4' is not one of q8, f32"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("device: {cuda_gemm_column_tile: -1}")
+                .find("'device.cuda_gemm_column_tile': -1 is outside 0..4096"),
             std::string::npos);
   EXPECT_NE(ErrorOf("limits: {inference_timeout_s: 0}").find("'limits.inference_timeout_s'"),
             std::string::npos);

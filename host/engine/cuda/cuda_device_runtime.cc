@@ -159,6 +159,13 @@ class CudaRuntime : public DeviceRuntime {
     CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_),
               "copy on device");
   }
+  void CopyOnDevice2D(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                      size_t row_bytes, size_t rows) override {
+    MakeCurrent();
+    CheckCuda(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
+                                cudaMemcpyDeviceToDevice, stream_),
+              "2D copy on device");
+  }
   void Memset(void* dst, int value, size_t bytes) override {
     MakeCurrent();
     CheckCuda(cudaMemsetAsync(dst, value, bytes, stream_), "memset");

@@ -34,6 +34,10 @@ class DelegatingRuntime : public DeviceRuntime {
   void CopyOnDevice(void* dst, const void* src, size_t n) override {
     inner_->CopyOnDevice(dst, src, n);
   }
+  void CopyOnDevice2D(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                      size_t row_bytes, size_t rows) override {
+    inner_->CopyOnDevice2D(dst, dst_pitch, src, src_pitch, row_bytes, rows);
+  }
   void Memset(void* dst, int value, size_t n) override { inner_->Memset(dst, value, n); }
   void Synchronize() override { inner_->Synchronize(); }
   void Pace() override { inner_->Pace(); }

@@ -48,7 +48,10 @@ class DeviceRuntime {
   virtual void CopyToDevice(void* dst, const void* src, size_t bytes) = 0;  // async
   virtual void CopyToHost(void* dst, const void* src, size_t bytes) = 0;    // waits
   virtual void CopyOnDevice(void* dst, const void* src, size_t bytes) = 0;  // async
-  virtual void Memset(void* dst, int value, size_t bytes) = 0;              // async
+  // `rows` runs of `row_bytes`, each at its pitch on both sides (async).
+  virtual void CopyOnDevice2D(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                              size_t row_bytes, size_t rows) = 0;
+  virtual void Memset(void* dst, int value, size_t bytes) = 0;  // async
   // Waits for the stream; throws kDevice on an asynchronous failure.
   virtual void Synchronize() = 0;
   // Marks where the stream's queue stands and waits until the device has

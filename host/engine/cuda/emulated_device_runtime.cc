@@ -77,6 +77,14 @@ class EmulatedRuntime : public DeviceRuntime {
     RefuseWhileCapturing("a device-to-device copy");
     std::memmove(dst, src, bytes);
   }
+  void CopyOnDevice2D(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                      size_t row_bytes, size_t rows) override {
+    RefuseWhileCapturing("a device-to-device copy");
+    for (size_t r = 0; r < rows; ++r) {
+      std::memmove(static_cast<char*>(dst) + r * dst_pitch,
+                   static_cast<const char*>(src) + r * src_pitch, row_bytes);
+    }
+  }
   void Memset(void* dst, int value, size_t bytes) override {
     RefuseWhileCapturing("a memset");
     std::memset(dst, value, bytes);
