@@ -43,7 +43,7 @@ void Fill(std::vector<uint8_t>& bytes, size_t values, GemmType type, std::mt1993
 
 // C (ldc = m + 3, one column more than n) after `runtime`'s GEMM.
 std::vector<float> RunGemm(DeviceRuntime& runtime, bool trans_a, int64_t m, int64_t n, int64_t k,
-                       GemmType type, const Operands& ops) {
+                           GemmType type, const Operands& ops) {
   const int64_t ldb = k + 2, ldc = m + 3;
   std::vector<float> c(static_cast<size_t>(ldc * (n + 1)), kUntouched);
   runtime.Gemm(trans_a, m, n, k, type, ops.a.data(), trans_a ? k : m, ops.b.data(), ldb, c.data(),

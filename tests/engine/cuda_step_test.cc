@@ -199,6 +199,21 @@ TEST_P(CudaSteps, EachSequenceGetsItsSoloBitsWithAQ8Cache) {
   EXPECT_EQ(e->kv_pool().blocks_free, e->kv_pool().blocks_total) << "blocks leaked";
 }
 
+// `model` under `options`: each prompt's solo run, then all of them in mixed
+// steps (prompts in chunks of 3 beside decode rows, kinds alternating row by
+// row, a preemption) with the solo runs' bits. Returns the solo runs.
+std::vector<SeqRun> ExpectMixedStepsKeepSoloBits(const char* model,
+                                                 const engine::EngineOptions& options) {
+  auto e = LoadCudaEngine(model, options);
+  const auto prompts = Prompts(e->info().vocab);
+  std::vector<SeqRun> solo;
+  for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
+  ExpectSoloBits(ChunkedTogether(*e, prompts, kGenerated, 3, /*preempt=*/true,
+                                 /*one_kind_per_part=*/true),
+                 solo);
+  return solo;
+}
+
 // Mixed steps under the settings a worker may change (worker.yaml): decode
 // activations in f32 (the plugins' f32 matvecs for decode rows) and CUDA
 // graphs off (every decode step eager). A quantized dense model and the MoE
@@ -211,13 +226,7 @@ TEST(CudaMixedSteps, KeepTheSoloBitsWithF32DecodeActivationsOrWithoutGraphs) {
       engine::EngineOptions options = StepOptions();
       options.q8_decode_activations = q8;
       options.cuda_graphs = !q8;
-      auto e = LoadCudaEngine(model, options);
-      const auto prompts = Prompts(e->info().vocab);
-      std::vector<SeqRun> solo;
-      for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
-      ExpectSoloBits(ChunkedTogether(*e, prompts, kGenerated, 3, /*preempt=*/true,
-                                     /*one_kind_per_part=*/true),
-                     solo);
+      ExpectMixedStepsKeepSoloBits(model, options);
     }
   }
 }
@@ -234,15 +243,10 @@ TEST(CudaMixedSteps, KeepTheSoloBitsWithColumnTiledGemms) {
     SCOPED_TRACE(model);
     engine::EngineOptions options = StepOptions();
     options.cuda_gemm_column_tile = 8;
-    auto e = LoadCudaEngine(model, options);
-    const auto prompts = Prompts(e->info().vocab);
-    std::vector<SeqRun> solo;
-    for (const auto& p : prompts) solo.push_back(SoloRun(*e, p, kGenerated));
-    ExpectSoloBits(ChunkedTogether(*e, prompts, kGenerated, 3, /*preempt=*/true,
-                                   /*one_kind_per_part=*/true),
-                   solo);
+    const std::vector<SeqRun> solo = ExpectMixedStepsKeepSoloBits(model, options);
 #if !ORCD_ADAPTER_TEST_ON_GPU
     auto untiled = LoadCudaEngine(model, StepOptions());
+    const auto prompts = Prompts(untiled->info().vocab);
     for (size_t i = 0; i < prompts.size(); ++i) {
       const SeqRun plain = SoloRun(*untiled, prompts[i], kGenerated);
       ASSERT_EQ(plain.logits.size(), solo[i].logits.size());
