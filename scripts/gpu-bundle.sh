@@ -3,9 +3,8 @@
 # into DIR (default gpu-kit, git-ignored) what an offline GPU machine without
 # Debian's libraries needs to check the CUDA backend: binaries and GPU tests
 # (stripped), plugins, the shared libraries ldd lists (not glibc), the
-# fixtures the GPU tests read, and run.sh. ICU's data alone is 31 MiB, so what
-# travels is DIR.tar.xz (~58 MiB), which with the tracked tree must stay under
-# 64 MiB.
+# fixtures the GPU tests read, and run.sh. What travels is DIR.tar.xz
+# (~52 MiB), which with the tracked tree must stay under 64 MiB.
 # Step 2 (there): tar xJf DIR.tar.xz -C /tmp && /tmp/DIR/run.sh OUT  (bench/README.md);
 # the side-by-side with llama.cpp in another call: /tmp/DIR/side_by_side.sh /tmp/DIR OUT.
 set -euo pipefail
@@ -38,6 +37,33 @@ done | sort -u | while read -r lib; do
   cp -L "$lib" "$kit/lib/"
 done
 strip --strip-unneeded "$kit"/lib/* 2>/dev/null || true
+
+# ICU's data library is 31 MiB (7 of the tarball's) of locales, collations,
+# converters and dictionaries. orcd asks ICU for NFC and character properties
+# (built into libicuuc) and a code point's title case (word break rules): the
+# kit's libicudata holds the break rules and the few items beside them, ~0.3
+# MiB, and the room goes to fixtures. icupkg and genccode: icu-devtools (a
+# dependency of libicu-dev).
+for data in "$kit"/lib/libicudata.so.*; do
+  [ -f "$data" ] || continue
+  major=${data##*.so.}
+  work=$(mktemp -d)
+  objcopy -O binary --only-section=.rodata "$data" "$work/icudt${major}l.dat"
+  mkdir "$work/pkg" "$work/gen"
+  icupkg -l "$work/icudt${major}l.dat" | grep -vE '^(brkitr/[^.]*\.(brk|res)|(cnvalias|uemoji|ulayout|unames)\.icu|(nfkc|nfkc_cf|uts46)\.nrm|(pool|res_index|root|en|en_US|en_US_POSIX)\.res)$' \
+    >"$work/drop.txt"
+  # A package's item names carry its file name (icudtNNl), in and out.
+  icupkg --ignore-deps -r "$work/drop.txt" "$work/icudt${major}l.dat" "$work/pkg/icudt${major}l.dat" \
+    >/dev/null 2>&1
+  # (It exits 2 on the dictionaries the break rules name and the kit leaves
+  # out: ICU segments those scripts without them, and no script there has case.)
+  icupkg -l "$work/pkg/icudt${major}l.dat" >"$work/kept.txt" 2>/dev/null || true
+  grep -qx 'brkitr/word.brk' "$work/kept.txt" ||
+    { echo "gpu kit: the trimmed ICU data lacks the word break rules" >&2; exit 1; }
+  genccode -a gcc -e "icudt${major}" -d "$work/gen" "$work/pkg/icudt${major}l.dat" >/dev/null
+  gcc -shared -Wl,-soname,"libicudata.so.$major" -o "$data" "$work"/gen/*.S
+  rm -rf "$work"
+done
 
 # Only the fixtures the kit's steps read (one list: scripts/gpu-kit-fixtures.txt).
 fixtures=../shared/fixtures
