@@ -52,13 +52,15 @@ peer="$peer_dir/llama-bench"
 cp "$peer_dir/COMMIT" "$results/peer_commit.txt" 2>/dev/null
 
 # 2. Per shape: synthesize, then orcd and the peer twice each, interleaved.
-# The fixture vocabulary of a shape's family; none for Gemma and Llama 3
-# (orcd-synth then writes tokenizer "none", which both engines load).
+# The fixture vocabulary of a shape's family; none for Gemma, Llama 3 and
+# gpt-oss (orcd-synth then writes tokenizer "none" with the shape's vocabulary
+# size, which both engines load and bench on token ids alike; the kit leaves
+# gpt-oss's 13 MB vocabulary out for room). The served shape (the first)
+# needs its vocabulary: qwen2-0.5b or phi3-mini.
 vocab_of() {
   case $1 in
     phi3-mini) echo ggml-vocab-phi-3.gguf ;;
-    gpt-oss-20b) echo ggml-vocab-gpt-oss.gguf ;;
-    gemma-3-4b | llama-3.1-8b) ;;
+    gemma-3-4b | llama-3.1-8b | gpt-oss-20b) ;;
     *) echo ggml-vocab-qwen2.gguf ;;
   esac
 }
