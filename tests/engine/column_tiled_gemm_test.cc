@@ -2,7 +2,7 @@
 // device, whose GEMM gives a column the same bits whatever the call: tiled
 // calls must then write exactly the direct call's outputs, and nothing else
 // (not the rows between m and ldc, not the columns past n), whatever the
-// padding held from an earlier, wider call. Whether tiles make cuBLAS
+// padding held from an earlier, wider call, and in blocks of rows too. Whether tiles make cuBLAS
 // batch-invariant is the GPU kit's question (cuda_step_test.cc's tiled run).
 #include <gtest/gtest.h>
 
@@ -56,27 +56,33 @@ TEST(ColumnTiledGemm, WritesTheDirectCallsOutputsAndNothingElse) {
   const std::shared_ptr<DeviceRuntime> device = engine::cuda::CreateEmulatedRuntime(64 << 20);
   std::mt19937 rng(7);
   for (const int64_t tile : {1, 4, 8}) {
-    // One tiled runtime through every call: each padding holds the last one's.
-    const std::shared_ptr<DeviceRuntime> tiled = engine::cuda::WithColumnTiledGemm(device, tile);
-    for (const GemmType type : {GemmType::kF32, GemmType::kF16}) {
-      for (const int64_t n : {11, 1, 8, 3, 4, 17, 5}) {
-        const int64_t m = 6 + n % 4, k = 37;  // m and k odd against the tiles
-        const bool trans_a = n != 3;          // one call with A stored m x k
-        SCOPED_TRACE("tile " + std::to_string(tile) + ", n " + std::to_string(n) +
-                     (type == GemmType::kF32 ? ", f32" : ", f16"));
-        Operands ops;
-        Fill(ops.a, static_cast<size_t>(m * k), type, rng);
-        Fill(ops.b, static_cast<size_t>((k + 2) * n), type, rng);
-        const std::vector<float> direct = RunGemm(*device, trans_a, m, n, k, type, ops);
-        const std::vector<float> got = RunGemm(*tiled, trans_a, m, n, k, type, ops);
-        ASSERT_EQ(direct.size(), got.size());
-        EXPECT_EQ(0, std::memcmp(direct.data(), got.data(), direct.size() * sizeof(float)))
-            << "a tiled output differs from the direct call's, or a value outside C was written";
-        // The direct call wrote C's m x n and nothing else: so did the tiled one.
-        EXPECT_EQ(got[static_cast<size_t>(m)], kUntouched);
-        EXPECT_EQ(got.back(), kUntouched);
-        EXPECT_NE(got[0], kUntouched);
-        EXPECT_NE(got[static_cast<size_t>((m + 3) * (n - 1) + m - 1)], kUntouched);
+    for (const int64_t row_block : {0, 3}) {  // 0: no block below m; 3: m in blocks of 3
+      // One tiled runtime through every call: each padding holds the last one's.
+      const uint64_t cap = row_block == 0 ? engine::cuda::kMaxPaddedGemmBytes
+                                          : static_cast<uint64_t>(row_block * tile) * sizeof(float);
+      const std::shared_ptr<DeviceRuntime> tiled =
+          engine::cuda::WithColumnTiledGemm(device, tile, cap);
+      for (const GemmType type : {GemmType::kF32, GemmType::kF16}) {
+        for (const int64_t n : {11, 1, 8, 3, 4, 17, 5}) {
+          const int64_t m = 6 + n % 4, k = 37;  // m and k odd against the tiles
+          const bool trans_a = n != 3;          // one call with A stored m x k
+          SCOPED_TRACE("tile " + std::to_string(tile) + ", rows per call " +
+                       std::to_string(row_block) + ", n " + std::to_string(n) +
+                       (type == GemmType::kF32 ? ", f32" : ", f16"));
+          Operands ops;
+          Fill(ops.a, static_cast<size_t>(m * k), type, rng);
+          Fill(ops.b, static_cast<size_t>((k + 2) * n), type, rng);
+          const std::vector<float> direct = RunGemm(*device, trans_a, m, n, k, type, ops);
+          const std::vector<float> got = RunGemm(*tiled, trans_a, m, n, k, type, ops);
+          ASSERT_EQ(direct.size(), got.size());
+          EXPECT_EQ(0, std::memcmp(direct.data(), got.data(), direct.size() * sizeof(float)))
+              << "a tiled output differs from the direct call's, or a value outside C was written";
+          // The direct call wrote C's m x n and nothing else: so did the tiled one.
+          EXPECT_EQ(got[static_cast<size_t>(m)], kUntouched);
+          EXPECT_EQ(got.back(), kUntouched);
+          EXPECT_NE(got[0], kUntouched);
+          EXPECT_NE(got[static_cast<size_t>((m + 3) * (n - 1) + m - 1)], kUntouched);
+        }
       }
     }
   }

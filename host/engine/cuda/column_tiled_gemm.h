@@ -20,11 +20,15 @@
 
 namespace orcd::engine::cuda {
 
-// `inner` with its Gemm over column tiles of `tile` (> 0). The padding's
-// scratch is allocated on the first call that needs it and grows to the
-// largest call's (k + m) x tile, kept until the runtime goes.
+// `inner` with its Gemm over column tiles of `tile` (> 0), and over blocks of
+// rows whose padded output fits `max_padded_bytes` (the same blocks whatever
+// the number of columns). The padding's scratch is allocated on the first
+// call that needs it and grows to the largest call's k x tile values and
+// padded output, kept until the runtime goes.
+constexpr uint64_t kMaxPaddedGemmBytes = uint64_t{32} << 20;
 std::shared_ptr<DeviceRuntime> WithColumnTiledGemm(std::shared_ptr<DeviceRuntime> inner,
-                                                   int64_t tile);
+                                                   int64_t tile,
+                                                   uint64_t max_padded_bytes = kMaxPaddedGemmBytes);
 
 }  // namespace orcd::engine::cuda
 
