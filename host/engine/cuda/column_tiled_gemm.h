@@ -6,10 +6,10 @@
 // prompts in one step would then change a sequence's bits (DESIGN: batch
 // invariance). This runtime hands the device's GEMM only calls of `tile`
 // columns: full tiles in place, the rest padded to a tile in scratch of its
-// own and copied out. Every column then takes the kernel cuBLAS picks for
-// (m, tile, k), as batch-invariant GEMMs elsewhere fix one configuration for
-// every batch size. The cost: the weight is read once per tile, and a short
-// call computes a whole tile.
+// own and copied out (rows in blocks that depend on m alone). Every column
+// then takes the kernel cuBLAS picks for one shape, as batch-invariant GEMMs
+// elsewhere fix one configuration for every batch size. The cost: the weight
+// is read once per tile, and a short call computes a whole tile.
 #ifndef ORCD_HOST_ENGINE_CUDA_COLUMN_TILED_GEMM_H_
 #define ORCD_HOST_ENGINE_CUDA_COLUMN_TILED_GEMM_H_
 
