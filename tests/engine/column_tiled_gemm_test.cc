@@ -2,8 +2,9 @@
 // device, whose GEMM gives a column the same bits whatever the call: tiled
 // calls must then write exactly the direct call's outputs, and nothing else
 // (not the rows between m and ldc, not the columns past n), whatever the
-// padding held from an earlier, wider call, and in blocks of rows too. Whether tiles make cuBLAS
-// batch-invariant is the GPU kit's question (cuda_step_test.cc's tiled run).
+// padding held from an earlier, wider call, and in blocks of rows too.
+// Whether tiles make cuBLAS batch-invariant is the GPU kit's question
+// (cuda_step_test.cc's tiled run).
 #include <gtest/gtest.h>
 
 #include <cstdint>
