@@ -311,8 +311,18 @@ void BatchScheduler::GatherStep(std::vector<std::shared_ptr<Sequence>>& seqs,
     const int64_t prompt_left = seq.prompt_tokens - static_cast<int64_t>(seq.fed);
     return prompt_left > 0 ? std::min(n, prompt_left) : std::min<int64_t>(n, 1);
   };
+  std::function<int64_t(int64_t)> prompt_beside;
+  if (options_.step_time_target.count() > 0) {
+    prompt_beside = [this](int64_t decode_tokens) {
+      const double target = std::chrono::duration<double>(options_.step_time_target).count();
+      // Unmeasured yet: a short chunk, which measures the price.
+      const int64_t fit =
+          step_cost_.PromptTokensWithin(target, decode_tokens).value_or(options_.min_prompt_chunk);
+      return std::max(fit, options_.min_prompt_chunk);
+    };
+  }
   for (const StepTake& take : ChooseMixedStep(candidates, options_.max_batched_tokens,
-                                              options_.prompt_batch_tokens, cut)) {
+                                              options_.prompt_batch_tokens, cut, prompt_beside)) {
     add(running_[take.index], take.tokens);
   }
 }
@@ -370,7 +380,12 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   };
   const auto vocab = static_cast<size_t>(vocab_);
   uint64_t tokens = 0;
-  for (const auto& p : parts) tokens += p.tokens.size();
+  int64_t prompt_tokens = 0;
+  for (const auto& p : parts) {
+    tokens += p.tokens.size();
+    prompt_tokens += p.prompt_tokens;
+  }
+  double step_seconds = 0;  // 0: not measured (the step failed)
   // A sequence alone in its step may stop inside it (between the plan's
   // instructions: a long prompt chunk is cancelled within milliseconds);
   // a shared step runs whole, and its sequences stop before their next one.
@@ -381,7 +396,9 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   }
   engine_.set_should_stop(std::move(stop_check));
   try {
+    const auto start = std::chrono::steady_clock::now();
     const std::span<const float> logits = engine_.Step(parts);
+    step_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::span<const int32_t> sampled = engine_.step_sampled();
     size_t row = 0, pick = 0;
     for (size_t i = 0; i < parts.size(); ++i) {
@@ -394,6 +411,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
       }
     }
   } catch (const std::exception& e) {
+    step_seconds = 0;
     engine_.set_should_stop({});
     if (parts.size() == 1) {
       finish(0, {}, -1, std::current_exception());
@@ -416,6 +434,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   }
   engine_.set_should_stop({});
   std::lock_guard lock(mu_);
+  step_cost_.Observe(prompt_tokens, static_cast<int64_t>(tokens) - prompt_tokens, step_seconds);
   ++stats_.steps;
   stats_.step_tokens += tokens;
   stats_.step_sequences += parts.size();

@@ -32,6 +32,7 @@
 
 #include "host/engine/engine.h"
 #include "host/generation/inference_service.h"
+#include "host/generation/step_cost.h"
 #include "host/generation/token_generator.h"
 
 namespace orcd {
@@ -54,6 +55,14 @@ struct SchedulerOptions {
   // Prefix caching: a finished request's answer is evaluated again as prompt
   // tokens and cached for the conversation's next turn (Sequence::fill).
   bool cache_answers = true;
+  // A step that carries generated tokens takes only the prompt tokens that
+  // fit this time beside them, by the step times measured so far
+  // (step_cost.h), and at least min_prompt_chunk: the longest a newcomer's
+  // prompt holds up the others' next token. 0: no bound but the budget.
+  std::chrono::microseconds step_time_target{0};
+  // Below this a prompt chunk's per-call costs (a weight panel unpacked per
+  // GEMM call) would slow the prompt more than the bound is worth.
+  int64_t min_prompt_chunk = 16;
 };
 
 class BatchScheduler {
@@ -142,6 +151,7 @@ class BatchScheduler {
   std::vector<std::shared_ptr<Sequence>> running_;  // admission order
   std::vector<std::shared_ptr<Sequence>> closing_;
   ServingStats stats_;
+  StepCostModel step_cost_;  // the steps' times, for step_time_target
   uint64_t preemptions_ = 0;
   uint64_t changes_ = 0;  // sequences asking or closing: what may unblock the loop
   // The step's parts (mixed_step.h).

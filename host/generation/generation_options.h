@@ -4,6 +4,7 @@
 #ifndef ORCD_HOST_GENERATION_GENERATION_OPTIONS_H_
 #define ORCD_HOST_GENERATION_GENERATION_OPTIONS_H_
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -43,6 +44,9 @@ struct GenerationOptions {
   int64_t max_batched_tokens = 512;  // tokens per step (decode tokens + prompt chunks)
   // CPU steps: another job's prompt chunk joins only below this many prompt tokens.
   int64_t prompt_batch_tokens = 32;
+  // Steps that carry generated tokens: prompt chunks sized to this time
+  // (SchedulerOptions::step_time_target); 0 = off.
+  std::chrono::microseconds step_time_target{std::chrono::milliseconds(500)};
   // CPU: prompt blocks stay cached for later requests that start the same way.
   bool prefix_cache = true;
   // With it: a finished answer is cached for the conversation's next turn.

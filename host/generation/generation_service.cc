@@ -273,6 +273,7 @@ class GenerationService final : public InferenceService {
       SchedulerOptions scheduler_options;
       scheduler_options.max_batched_tokens = config.max_batched_tokens;
       scheduler_options.prompt_batch_tokens = config.prompt_batch_tokens;
+      scheduler_options.step_time_target = config.step_time_target;
       scheduler_options.one_kind_per_part = on_cuda;
       scheduler_options.cache_answers = config.cache_answers;
       scheduler_ = std::make_unique<BatchScheduler>(*engine_, scheduler_options);
@@ -282,7 +283,11 @@ class GenerationService final : public InferenceService {
                {"kv_blocks", std::to_string(pool.blocks_total)},
                {"kv_block_tokens", std::to_string(pool.block_tokens)},
                {"max_batched_tokens", std::to_string(config.max_batched_tokens)},
-               {"prompt_batch_tokens", std::to_string(config.prompt_batch_tokens)}});
+               {"prompt_batch_tokens", std::to_string(config.prompt_batch_tokens)},
+               {"step_time_target_ms",
+                std::to_string(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(config.step_time_target)
+                        .count())}});
     }
     UpdateVramUsed();
     if (engine::cuda::CudaBackend* cuda = engine_->cuda_backend()) {

@@ -36,10 +36,14 @@ struct StepTake {
 
 // The candidates' takes, decoding ones first. `cut(index, n)`: how many of n
 // tokens the candidate may take in this step (a prompt step may have to end
-// at a given position: BatchScheduler::UpToPromptStop).
-std::vector<StepTake> ChooseMixedStep(std::span<const StepCandidate> candidates,
-                                      int64_t max_batched_tokens, int64_t prompt_batch_tokens,
-                                      const std::function<int64_t(size_t, int64_t)>& cut);
+// at a given position: BatchScheduler::UpToPromptStop). `prompt_beside(d)`,
+// when given: the prompt tokens a step may hold beside the d generated
+// tokens it took (d > 0), so that their next token is not held up by a
+// long chunk (BatchScheduler's step time target).
+std::vector<StepTake> ChooseMixedStep(
+    std::span<const StepCandidate> candidates, int64_t max_batched_tokens,
+    int64_t prompt_batch_tokens, const std::function<int64_t(size_t, int64_t)>& cut,
+    const std::function<int64_t(int64_t)>& prompt_beside = nullptr);
 
 }  // namespace orcd
 

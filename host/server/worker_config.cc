@@ -141,6 +141,8 @@ void SetConfigValue(WorkerConfig* c, const std::string& key, const std::string& 
     c->max_batched_tokens = ParseInt(key, v, 1, 8192);
   } else if (key == "server.prompt_batch_tokens") {
     c->prompt_batch_tokens = ParseInt(key, v, 1, 8192);
+  } else if (key == "server.step_time_target_ms") {
+    c->step_time_target_ms = ParseInt(key, v, 0, 60000);
   } else if (key == "server.prefix_cache") {
     c->prefix_cache = OneOf(key, v, {"on", "off"});
   } else if (key == "server.prefix_cache_answers") {
@@ -362,6 +364,7 @@ GenerationOptions GenerationOptionsFrom(const WorkerConfig& config) {
   o.slots = config.slots;
   o.max_batched_tokens = config.max_batched_tokens;
   o.prompt_batch_tokens = config.prompt_batch_tokens;
+  o.step_time_target = std::chrono::milliseconds(config.step_time_target_ms);
   o.prefix_cache = config.prefix_cache == "on";
   o.cache_answers = config.prefix_cache_answers == "on";
   o.kv_type = config.kv_type == "q8_0"  ? engine::KvType::kQ8_0

@@ -64,6 +64,9 @@ struct WorkerConfig {
   // A step adds another job's prompt chunk only while it holds fewer prompt
   // tokens than this (CPU): prompts are evaluated one after another.
   int64_t prompt_batch_tokens = 32;
+  // While jobs generate, a step's prompt chunk sized to last about this long
+  // (measured); 0 = up to max_batched_tokens.
+  int64_t step_time_target_ms = 500;
   // Prompt blocks kept for later requests that begin the same way (CPU).
   std::string prefix_cache = "on";
   // With it: finished answers cached for a conversation's next turn.

@@ -73,5 +73,35 @@ TEST(MixedStep, APromptStepCutShortEndsWhereItMust) {
   EXPECT_EQ(out, (Takes{{0, 16}, {1, 20}}));
 }
 
+TEST(MixedStep, BesideGeneratedTokensAPromptTakesOnlyWhatTheTimeTargetAllows) {
+  // Decoding 0 and 2, prompts of 300 and 10 tokens: the bound for two
+  // generated tokens is 40 prompt tokens; 40 of the first prompt, then the
+  // step is full.
+  const std::vector<StepCandidate> c = {{true, 1}, {true, 300}, {true, 1}, {true, 10}};
+  int64_t asked_for = -1;
+  const auto beside = [&](int64_t decode_tokens) {
+    asked_for = decode_tokens;
+    return int64_t{40};
+  };
+  const auto keep = [](size_t, int64_t n) { return n; };
+  Takes out;
+  for (const StepTake& t : ChooseMixedStep(c, 512, 32, keep, beside))
+    out.emplace_back(t.index, t.tokens);
+  EXPECT_EQ(out, (Takes{{0, 1}, {2, 1}, {1, 40}}));
+  EXPECT_EQ(asked_for, 2);
+  // Short prompts still share the step within the bound.
+  const std::vector<StepCandidate> shorts = {{true, 1}, {true, 12}, {true, 20}, {true, 30}};
+  out.clear();
+  for (const StepTake& t : ChooseMixedStep(shorts, 512, 64, keep, beside))
+    out.emplace_back(t.index, t.tokens);
+  EXPECT_EQ(out, (Takes{{0, 1}, {1, 12}, {2, 20}, {3, 8}}));
+  // Nobody generating: no bound but the budget (a prompt alone delays no one).
+  const std::vector<StepCandidate> alone = {{true, 300}};
+  out.clear();
+  for (const StepTake& t : ChooseMixedStep(alone, 512, 32, keep, beside))
+    out.emplace_back(t.index, t.tokens);
+  EXPECT_EQ(out, (Takes{{0, 300}}));
+}
+
 }  // namespace
 }  // namespace orcd

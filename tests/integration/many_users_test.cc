@@ -38,12 +38,14 @@ struct Backend {
 std::unique_ptr<WorkerProcess> StartWorker(int slots, int queue_depth, int delay_ms = 0,
                                            const std::string& model = "qwen2-tiny.Q4_K_M.gguf",
                                            const std::string& limits = "",
-                                           const Backend& backend = {}) {
+                                           const Backend& backend = {},
+                                           const std::string& server = "") {
   static int n = 0;
   const std::string cfg = TestFilePath("many-" + std::to_string(n++) + ".yaml");
   std::ofstream(cfg) << "worker_id: many\nlimits:\n  context_length: 512\n"
                      << limits << "server:\n  slots: " << slots
-                     << "\n  queue_depth: " << queue_depth << "\n";
+                     << "\n  queue_depth: " << queue_depth << "\n"
+                     << server;
   std::map<std::string, std::string> env = backend.env;
   if (delay_ms > 0) env["ORCD_DEBUG_TOKEN_DELAY_MS"] = std::to_string(delay_ms);
   auto w = std::make_unique<WorkerProcess>(
@@ -158,6 +160,76 @@ TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
   EXPECT_EQ(health->getValue<int>("slots_busy"), 0);
   EXPECT_EQ(health->getValue<int>("kv_blocks_free"), health->getValue<int>("kv_blocks_total"))
       << "every sequence's KV blocks came back";
+}
+
+// The count of steps whose token count fell in (lo, hi] (worker_step_tokens'
+// buckets, lo and hi two of its bounds).
+double StepsOfTokens(const std::string& metrics, const std::string& lo, const std::string& hi) {
+  const auto bucket = [&](const std::string& le) {
+    const std::string key = "\nworker_step_tokens_bucket{le=\"" + le + "\"} ";
+    const size_t at = metrics.find(key);
+    return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + key.size()));
+  };
+  return bucket(hi) - bucket(lo);
+}
+
+// A newcomer's long prompt while another job streams. With
+// server.step_time_target_ms (here 1 ms: always the least chunk, 16 tokens)
+// the prompt is evaluated 16 tokens a step beside the other's next token,
+// instead of in one long step that holds that token up; either way both
+// answers are bit for bit their solo ones (a prompt's chunking, now chosen
+// by measured times, never changes its bits).
+TEST(ManyUsers, ALongPromptIsChunkedBetweenAnotherJobsTokens) {
+  std::string words;
+  for (int i = 0; i < 30; ++i) words += "the rain in spain falls mainly on the plain ";
+  const std::string long_body =
+      R"({"model":"m","prompt":")" + words + R"(","max_tokens":12,"temperature":0.9,"seed":11})";
+  // Sampled, not greedy: a change in any logit bit would show in the text.
+  const std::string streamer = R"({"job_id":"s","prompt":"Once upon a time","max_tokens":200,)"
+                               R"("temperature":1.0,"seed":5})";
+  const auto tokens_of = [](SseStream& s) {  // the events after "started"
+    std::string out;
+    for (const SseEvent& e : s.ReadAll()) {
+      if (e.event != "started") out += e.event == "token" ? e.data : "|" + e.event;
+    }
+    return out;
+  };
+  for (const int target_ms : {0, 1}) {
+    SCOPED_TRACE("step_time_target_ms " + std::to_string(target_ms));
+    // No prefix cache: the long prompt's solo run would otherwise leave its
+    // blocks for the second run to map instead of evaluating.
+    auto w = StartWorker(
+        2, 2, 0, "qwen2-tiny.Q4_K_M.gguf", "", {},
+        "  prefix_cache: off\n  step_time_target_ms: " + std::to_string(target_ms) + "\n");
+    const HttpResponse long_solo = HttpPost(w->port(), "/v1/completions", long_body);
+    ASSERT_EQ(long_solo.status, 200) << long_solo.body;
+    ASSERT_GT(Parse(long_solo.body)->getObject("usage")->getValue<int>("prompt_tokens"), 64)
+        << "the prompt must need more than one 64-token bucket of a step";
+    SseStream streamer_solo(w->port(), "/execute", streamer);
+    const std::string streamed_solo = tokens_of(streamer_solo);
+    const double chunked_before = StepsOfTokens(HttpGet(w->port(), "/metrics").body, "16", "64");
+
+    SseStream stream(w->port(), "/execute", streamer);
+    ASSERT_EQ(stream.status(), 200);
+    ASSERT_EQ(stream.Next()->event, "started");
+    const std::optional<SseEvent> first = stream.Next();
+    ASSERT_TRUE(first.has_value());
+    ASSERT_EQ(first->event, "token");
+    const HttpResponse long_together = HttpPost(w->port(), "/v1/completions", long_body);
+    EXPECT_EQ(Text(long_together), Text(long_solo));
+    EXPECT_EQ(first->data + tokens_of(stream), streamed_solo)
+        << "the streaming job's tokens changed beside the long prompt";
+    const double chunked =
+        StepsOfTokens(HttpGet(w->port(), "/metrics").body, "16", "64") - chunked_before;
+    if (target_ms == 0) {
+      EXPECT_EQ(chunked, 0) << "unbounded, the prompt goes in one step";
+    } else {
+      // Steps of 16 prompt tokens and the streamer's 1; at least a few of
+      // them (the streamer may be a moment late for some step, which then
+      // takes more of the prompt).
+      EXPECT_GE(chunked, 3) << HttpGet(w->port(), "/metrics").body;
+    }
+  }
 }
 
 // orcd-host's CUDA backend on the emulated device, with the llama arch plugin

@@ -42,6 +42,7 @@ TEST(WorkerConfig, DocumentedExampleParsesToTheDefaults) {
   EXPECT_EQ(c.queue_depth, d.queue_depth);
   EXPECT_EQ(c.max_batched_tokens, d.max_batched_tokens);
   EXPECT_EQ(c.prompt_batch_tokens, d.prompt_batch_tokens);
+  EXPECT_EQ(c.step_time_target_ms, d.step_time_target_ms);
   EXPECT_EQ(c.kv_type, d.kv_type);
   EXPECT_EQ(c.prefix_cache_answers, d.prefix_cache_answers);
   EXPECT_EQ(c.prefix_cache, "on");
@@ -278,6 +279,12 @@ TEST(WorkerConfig, ManyUsersKeys) {
           .prompt_batch_tokens,
       512);
   EXPECT_THROW(ParseWorkerConfig("server: {prompt_batch_tokens: 0}\n", "w.yaml"), Error);
+  EXPECT_EQ(GenerationOptionsFrom(d).step_time_target, std::chrono::milliseconds(500));
+  EXPECT_EQ(GenerationOptionsFrom(ParseWorkerConfig("server: {step_time_target_ms: 0}\n", "w.yaml"))
+                .step_time_target.count(),
+            0)
+      << "0 turns the bound off";
+  EXPECT_THROW(ParseWorkerConfig("server: {step_time_target_ms: -1}\n", "w.yaml"), Error);
   EXPECT_TRUE(GenerationOptionsFrom(c).prefix_cache) << "prefix caching is on by default";
   const WorkerConfig off = ParseWorkerConfig("server: {prefix_cache: off}\n", "w.yaml");
   EXPECT_FALSE(GenerationOptionsFrom(off).prefix_cache);
