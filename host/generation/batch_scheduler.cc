@@ -435,6 +435,7 @@ void BatchScheduler::RunStep(std::vector<std::shared_ptr<Sequence>>& seqs,
   engine_.set_should_stop({});
   std::lock_guard lock(mu_);
   step_cost_.Observe(prompt_tokens, static_cast<int64_t>(tokens) - prompt_tokens, step_seconds);
+  if (step_seconds > 0) stats_.step_seconds_hist.Observe(step_seconds);
   ++stats_.steps;
   stats_.step_tokens += tokens;
   stats_.step_sequences += parts.size();

@@ -145,6 +145,9 @@ struct ServingStats {
   uint64_t answers_cached = 0;
   Histogram step_sequences_hist{{1, 2, 4, 8, 16, 32, 64, 128}};
   Histogram step_tokens_hist{{1, 4, 16, 64, 256, 512, 1024, 2048, 4096}};
+  // How long each step took (one that failed is not counted): with jobs
+  // generating, the gap a step puts between their tokens.
+  Histogram step_seconds_hist{{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}};
 };
 
 class InferenceService {

@@ -94,6 +94,10 @@ std::string Metrics::RenderServing(const ServingStats& s) {
   Header(&out, "worker_step_tokens", "histogram",
          "Tokens per engine step (decode tokens + prompt chunks).");
   s.step_tokens_hist.Render("worker_step_tokens", &out);
+  Header(&out, "worker_step_seconds", "histogram",
+         "Engine step durations (server.step_time_target_ms bounds those that carry prompt "
+         "chunks beside generated tokens).");
+  s.step_seconds_hist.Render("worker_step_seconds", &out);
   line("worker_preemptions_total", "counter",
        "Sequences preempted for KV blocks (they recompute when blocks are free again).",
        std::to_string(s.preemptions));

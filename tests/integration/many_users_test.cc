@@ -152,6 +152,7 @@ TEST(ManyUsers, EightAtOnceEachGetTheirSoloAnswer) {
   EXPECT_GT(value("worker_steps_total"), 0) << metrics;
   EXPECT_GT(value("worker_step_sequences_total"), 1.5 * value("worker_steps_total")) << metrics;
   EXPECT_EQ(value("worker_step_sequences_count"), value("worker_steps_total"));
+  EXPECT_EQ(value("worker_step_seconds_count"), value("worker_steps_total")) << "every step timed";
   // Every job's queue wait; every token gap after the first token (8 + 16 jobs).
   EXPECT_EQ(value("worker_queue_wait_seconds_count"), 24) << metrics;
   EXPECT_GE(value("worker_inter_token_latency_seconds_count"), 24 * 10) << metrics;
