@@ -1,7 +1,8 @@
 // The one owner of an engine serving many sequences (continuous batching). Each request runs its
 // own generation loop (GenerateTokens) on its own thread against a LogitSource from OpenSequence();
 // the scheduler's thread gathers whatever those sequences ask for into one engine step: one token
-// for every decoding sequence plus chunks of newcomers' prompts, at most max_batched_tokens in all,
+// for every decoding sequence plus chunks of newcomers' prompts, at most max_batched_tokens in all
+// and beside decoding sequences only the prompt tokens that fit step_time_target (step_cost.h),
 // so a long prompt is prefilled between the others' decode steps instead of stalling them. Each
 // request samples (on a device that samples: asks the step to, and every asked row of a step is
 // sampled there in one launch), checks its stop strings and writes to its client on its own

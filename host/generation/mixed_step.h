@@ -12,7 +12,9 @@
 // thus evaluated one after another: the first to come gets its first token after its own prompt,
 // not after all of theirs, at the same throughput (a prompt token costs the same in any step, and
 // each step still carries every decoding sequence's token); short prompts share a step, where the
-// step's fixed cost (reading every weight once) matters.
+// step's fixed cost (reading every weight once) matters. Beside decoding sequences a step may
+// also be held to fewer prompt tokens (`prompt_beside`: the scheduler's step time target), since
+// that step is the gap between two of their tokens.
 #ifndef ORCD_HOST_GENERATION_MIXED_STEP_H_
 #define ORCD_HOST_GENERATION_MIXED_STEP_H_
 
