@@ -154,6 +154,7 @@ void MessagesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   MessageObserver observer(*ticket, *parser, output, writer ? &*writer : nullptr, request);
   const GenerationResult r = RunJob(state_, id, std::move(input), observer,
                                     [&observer] { return observer.client_left(); });
+  lease.Release();  // before the answer's last bytes, as /execute
   parser->Finish(output);
   output.Finish();
   if (!IsNormalStop(r)) {

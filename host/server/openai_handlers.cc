@@ -221,6 +221,9 @@ void CompletionHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
     for (int c = 1; c < req.n; ++c) others.emplace_back(run, c);
     run(0);
   }
+  // Free before the answer's last bytes, as /execute: a client that reads
+  // them and sends its next request at once must find the worker ready.
+  lease.Release();
   int64_t completion_tokens = 0;
   const GenerationResult* failed = nullptr;
   for (const Choice& choice : choices) {

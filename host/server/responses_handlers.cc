@@ -173,6 +173,7 @@ void ResponsesHandler::handleRequest(Poco::Net::HTTPServerRequest& request,
   ResponseObserver observer(*ticket, *parser, output, writer ? &*writer : nullptr, request);
   const GenerationResult r = RunJob(state_, head.id, std::move(input), observer,
                                     [&observer] { return observer.client_left(); });
+  lease.Release();  // before the answer's last bytes, as /execute
   parser->Finish(output);
   const bool cut_short = r.stop_reason == "max_tokens" || r.stop_reason == "context_full";
   output.Finish(IsNormalStop(r) && !cut_short);

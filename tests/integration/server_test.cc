@@ -1,7 +1,8 @@
 // The real orcd-host on a loopback port with a fixture model on the CPU
 // backend, driven over HTTP: the SSE grammar, validation, busy rejection,
 // cancel, client disconnect, timeout, shutdown and SIGTERM, health, metrics,
-// seeded reproducibility and multibyte text.
+// seeded reproducibility, multibyte text, and the slot free for the next job
+// as soon as an answer ends, on every endpoint.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -138,6 +139,56 @@ TEST(Server, SecondRequestWhileBusyGets503AndFirstJobIsUndisturbed) {
   ASSERT_FALSE(rest.empty());
   EXPECT_EQ(rest.back().event, "end");
   EXPECT_EQ(Parse(rest.back().data)->getValue<int>("tokens_out"), 30);
+}
+
+// A client that reads the end of one answer and sends its next request at
+// once must find the single slot free, on every endpoint: the slot is given
+// back before the answer's last bytes, not after them (the bench once saw a
+// 503 in every 10-20 back-to-back requests to the OpenAI endpoints).
+TEST(Server, EveryEndpointTakesTheNextJobAsSoonAsTheLastOneEnds) {
+  auto w = StartWorker();
+  const std::string chat = R"("messages":[{"role":"user","content":"Hi"}],"temperature":0)";
+  // Streams are read up to their last event only, as SDK clients stop there.
+  const auto stream_to = [&](const std::string& path, const std::string& body,
+                             const std::string& last_event, const std::string& last_data) {
+    SseStream s(w->port(), path, body);
+    if (s.status() != 200) return "HTTP " + std::to_string(s.status()) + " " + s.error_body();
+    while (auto e = s.Next()) {
+      if ((!last_event.empty() && e->event == last_event) ||
+          (!last_data.empty() && e->data == last_data)) {
+        return std::string("ok");
+      }
+    }
+    return std::string("the stream ended without its last event");
+  };
+  const auto post = [&](const std::string& path, const std::string& body) {
+    const HttpResponse r = HttpPost(w->port(), path, body);
+    return r.status == 200 ? std::string("ok") : "HTTP " + std::to_string(r.status) + " " + r.body;
+  };
+  for (int round = 0; round < 10; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_EQ(post("/v1/completions", R"({"prompt":"Hello","max_tokens":2,"temperature":0})"),
+              "ok");
+    EXPECT_EQ(stream_to("/v1/completions",
+                        R"({"prompt":"Hello","max_tokens":2,"temperature":0,"stream":true})", "",
+                        "[DONE]"),
+              "ok");
+    EXPECT_EQ(post("/v1/chat/completions", "{" + chat + R"(,"max_tokens":2})"), "ok");
+    EXPECT_EQ(stream_to("/v1/chat/completions", "{" + chat + R"(,"max_tokens":2,"stream":true})",
+                        "", "[DONE]"),
+              "ok");
+    EXPECT_EQ(post("/v1/messages", "{" + chat + R"(,"max_tokens":2})"), "ok");
+    EXPECT_EQ(stream_to("/v1/messages", "{" + chat + R"(,"max_tokens":2,"stream":true})",
+                        "message_stop", ""),
+              "ok");
+    EXPECT_EQ(post("/v1/responses", R"({"input":"Hi","max_output_tokens":2,"temperature":0})"),
+              "ok");
+    EXPECT_EQ(stream_to("/v1/responses",
+                        R"({"input":"Hi","max_output_tokens":2,"temperature":0,"stream":true})",
+                        "response.incomplete", ""),
+              "ok");
+    EXPECT_EQ(stream_to("/execute", Job("next-" + std::to_string(round), 2), "end", ""), "ok");
+  }
 }
 
 TEST(Server, CancelEndsTheStreamWithCancelledWithin100ms) {
