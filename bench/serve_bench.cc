@@ -11,7 +11,9 @@
 // words (an application's system prompt: what prefix caching serves), then
 // its own. Reported: aggregate output tok/s (streamed text chunks: one per
 // token on both servers), requests/s, time to first token and inter-token
-// latency percentiles, errors, and the server's peak RSS (--pid). With
+// latency percentiles, errors (a refusal, a stream cut short of [DONE] or
+// carrying an error), answers that ended well without any text (not timed;
+// random-weight files give some), and the server's peak RSS (--pid). With
 // --response-format F every request carries F's JSON as its response_format
 // (structured output's cost under many users). With --turns T each measured
 // request is a conversation of T turns: every later turn's prompt is the
@@ -124,6 +126,9 @@ std::string NextUserTurn(const Options& o, int64_t i, int64_t t, int pmin, int p
 }
 
 struct Sample {
+  // The stream ended with [DONE] and no error chunk. An answer may still
+  // carry no text (a random-weight model's greedy pick can be the end token
+  // or tokens that print nothing): served, but without a first token to time.
   bool ok = false;
   double ttft_ms = 0;
   std::vector<double> gaps_ms;  // between streamed tokens
@@ -165,9 +170,14 @@ Sample Run(const Poco::URI& uri, const Options& o, const Request& r) {
     if (response.getStatus() != Poco::Net::HTTPResponse::HTTP_OK) return s;
     double last = t0;
     std::string line;
+    bool done = false, error_chunk = false;
     while (std::getline(in, line)) {
       if (line.rfind("data: ", 0) != 0) continue;
-      if (line.find("[DONE]") != std::string::npos) break;
+      if (line.find("[DONE]") != std::string::npos) {
+        done = true;
+        break;
+      }
+      if (line.rfind("data: {\"error\"", 0) == 0) error_chunk = true;
       // A chunk with text: "text":"..." that is not empty.
       const size_t at = line.find("\"text\":\"");
       if (at == std::string::npos || line.compare(at + 8, 1, "\"") == 0) continue;
@@ -181,7 +191,7 @@ Sample Run(const Poco::URI& uri, const Options& o, const Request& r) {
       last = now;
       ++s.tokens;
     }
-    s.ok = s.tokens > 0;
+    s.ok = done && !error_chunk;
   } catch (const std::exception&) {
     s.ok = false;
   }
@@ -299,12 +309,16 @@ int run_serve(const Args& args) {
   }
   const double wall = now_seconds() - t0;
 
-  int errors = 0;
+  int errors = 0, empty_answers = 0;
   int64_t tokens = 0;
   std::vector<double> ttft, gaps, later_ttft;  // later: the turns after a conversation's first
   for (const Sample& s : samples) {
     if (!s.ok) {
       ++errors;
+      continue;
+    }
+    if (s.tokens == 0) {
+      ++empty_answers;
       continue;
     }
     tokens += s.tokens;
@@ -324,6 +338,7 @@ int run_serve(const Args& args) {
         "\"output_tokens\":[%d,%d],\"cpu\":%s,"
         "\"wall_s\":%s,\"output_tokens_total\":%lld,\"output_tok_s\":%s,\"requests_per_s\":%s,"
         "\"ttft_ms\":{\"p50\":%s,\"p99\":%s},\"itl_ms\":{\"p50\":%s,\"p99\":%s},\"errors\":%d,"
+        "\"empty_answers\":%d,"
         "\"rss_kb\":{\"before\":%lld,\"after\":%lld,\"peak\":%lld}}\n",
         json_string(o.url).c_str(), o.clients, o.requests, o.warmup, static_cast<long long>(o.seed),
         pmin, pmax, static_cast<long long>(o.shared_prefix_words), static_cast<long long>(o.turns),
@@ -333,14 +348,14 @@ int run_serve(const Args& args) {
         static_cast<long long>(tokens), json_number(tok_s).c_str(), json_number(req_s).c_str(),
         json_number(Percentile(ttft, 50)).c_str(), json_number(Percentile(ttft, 99)).c_str(),
         json_number(Percentile(gaps, 50)).c_str(), json_number(Percentile(gaps, 99)).c_str(),
-        errors, static_cast<long long>(rss_before), static_cast<long long>(rss_after),
-        static_cast<long long>(rss_peak));
+        errors, empty_answers, static_cast<long long>(rss_before),
+        static_cast<long long>(rss_after), static_cast<long long>(rss_peak));
   } else {
     std::printf(
         "%s, %d clients, %d requests: %.1f output tok/s, %.2f req/s, TTFT p50 %.0f p99 %.0f ms, "
-        "inter-token p50 %.1f p99 %.1f ms, %d errors, peak RSS %lld kB\n",
+        "inter-token p50 %.1f p99 %.1f ms, %d errors, %d answers without text, peak RSS %lld kB\n",
         o.url.c_str(), o.clients, o.requests, tok_s, req_s, Percentile(ttft, 50),
-        Percentile(ttft, 99), Percentile(gaps, 50), Percentile(gaps, 99), errors,
+        Percentile(ttft, 99), Percentile(gaps, 50), Percentile(gaps, 99), errors, empty_answers,
         static_cast<long long>(rss_peak));
   }
   return errors == 0 ? 0 : 1;
