@@ -1,6 +1,9 @@
 // Runs one job for any endpoint (/execute, /v1/*): deadline (the configured
 // timeout, or input.deadline when sooner), generation, metrics and the
-// execute_start/execute_end log lines. The caller holds the slot.
+// execute_start/execute_end log lines. The caller holds the slot, and frees
+// it (JobLease::Release) once its jobs returned, before it writes the
+// answer's end: a client that reads the end and sends its next request at
+// once must find the slot free (Server.EveryEndpointTakesTheNextJob...).
 #ifndef ORCD_HOST_SERVER_JOB_RUNNER_H_
 #define ORCD_HOST_SERVER_JOB_RUNNER_H_
 
